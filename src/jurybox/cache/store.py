@@ -1,0 +1,67 @@
+"""SQLite response cache (WAL), values stored as JSON.
+
+Only what an endpoint answered is stored (the text, usage, latency, finish reason). API errors
+are never stored. A response whose text later fails to parse *is* stored: it is what the
+endpoint said, rerunning reproduces the same recorded failure at no cost, and a better parser
+can re-read it. Parsing is never part of the cache.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from pathlib import Path
+
+from ..providers import ChatResponse
+
+__all__ = ["ResponseCache", "SCHEMA_VERSION"]
+
+SCHEMA_VERSION = 1
+
+
+class ResponseCache:
+    """A persistent key -> ChatResponse map.
+
+    Args:
+        path: the SQLite file (created with parent folders), or ``":memory:"``.
+
+    Safe for one process with many asyncio tasks (calls are short and synchronous); several
+    processes may share one file (WAL, busy timeout 30 s).
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None,
+                                   check_same_thread=False)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute("CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT)")
+        self._db.execute("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, "
+                         "value TEXT NOT NULL, created REAL NOT NULL)")
+        self._db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)",
+                         (str(SCHEMA_VERSION),))
+
+    def get(self, key: str) -> ChatResponse | None:
+        """The stored response for ``key``, or None."""
+        row = self._db.execute("SELECT value FROM responses WHERE key = ?", (key,)).fetchone()
+        return None if row is None else ChatResponse.model_validate(json.loads(row[0]))
+
+    def put(self, key: str, response: ChatResponse) -> None:
+        """Store ``response`` under ``key`` (first write wins)."""
+        self._db.execute("INSERT OR IGNORE INTO responses VALUES (?, ?, ?)",
+                         (key, response.model_dump_json(), time.time()))
+
+    def __len__(self) -> int:
+        return self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+
+    def clear(self) -> int:
+        """Delete every response; returns how many were deleted."""
+        n = len(self)
+        self._db.execute("DELETE FROM responses")
+        return n
+
+    def close(self) -> None:
+        self._db.close()

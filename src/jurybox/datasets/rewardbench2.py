@@ -1,0 +1,45 @@
+"""RewardBench 2 rows (allenai/reward-bench 2) as best-of-N listwise items.
+
+Row schema: ``id, prompt, chosen (list), rejected (list), subset, ...`` (ODC-BY). Candidates are
+``chosen + rejected`` in that order, gold = the chosen indices. RewardBench 2 stores the correct
+answer first, which is why protocols never show dataset order.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ._rows import iter_rows, require
+from ._validate import IdTracker, check_file, make_item
+from .items import ListwiseItem
+
+__all__ = ["load_rewardbench2"]
+
+
+def load_rewardbench2(path: str | Path, *, subset: str | None = "Factuality") -> list[ListwiseItem]:
+    """Load RewardBench 2 rows from a local .jsonl or .parquet file.
+
+    Args:
+        path: the file (parquet needs ``pip install 'jurybox[parquet]'``).
+        subset: keep rows whose ``subset`` equals this (e.g. ``"Factuality"``); None keeps all.
+
+    Returns:
+        One item per kept row, ``item_id`` = the row's ``id``, group = its subset.
+
+    Raises:
+        DataError: missing file or field, empty prompt, fewer than 2 candidates, duplicate id.
+    """
+    path = check_file(Path(path))
+    items, ids = [], IdTracker(path)
+    for line, row in iter_rows(path):
+        row_subset = require(path, line, row, "subset", str)
+        if subset is not None and row_subset != subset:
+            continue
+        item_id = str(require(path, line, row, "id", (str, int)))
+        chosen = list(require(path, line, row, "chosen", (list, tuple)))
+        rejected = list(require(path, line, row, "rejected", (list, tuple)))
+        ids.add(item_id, line)
+        items.append(make_item(path, line, item_id=item_id, prompt=row.get("prompt"),
+                               candidates=chosen + rejected, gold=range(len(chosen)),
+                               group=row_subset, candidates_field="chosen/rejected"))
+    return items

@@ -1,0 +1,67 @@
+"""TruthfulQA (Lin et al., 2022) as best-of-N listwise items.
+
+Source: sylinrl/TruthfulQA, TruthfulQA.csv (Apache-2.0). An item is the best answer (gold) plus
+the best incorrect answer plus further distinct incorrect answers, up to n candidates in all.
+Dataset order puts the gold first; protocols always shuffle before showing (see
+``protocols.permutations.base_order``).
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+from ..errors import DataError
+from ._validate import IdTracker, check_file, make_item
+from .items import ListwiseItem
+
+__all__ = ["load_truthfulqa", "TRUTHFULQA_COLUMNS"]
+
+TRUTHFULQA_COLUMNS = ("Question", "Best Answer", "Best Incorrect Answer", "Incorrect Answers")
+
+
+def load_truthfulqa(path: str | Path, *, n: int = 4) -> list[ListwiseItem]:
+    """Load TruthfulQA.csv as listwise items with up to ``n`` candidates each.
+
+    Args:
+        path: the CSV (columns include Question, Best Answer, Best Incorrect Answer,
+            Incorrect Answers; incorrect answers separated by ``"; "``).
+        n: candidates per item, >= 2. Questions with fewer distinct answers get fewer.
+
+    Returns:
+        Items with ids ``tqa-<row>`` (0-based data row), gold = {0}, group = Category.
+
+    Raises:
+        DataError: missing file or columns, empty question or answer (file, line, field).
+        ValueError: n < 2.
+    """
+    if n < 2:
+        raise ValueError(f"n must be >= 2, got {n!r}")
+    path = check_file(Path(path))
+    with path.open(newline="", encoding="utf-8") as fh:
+        reader = csv.DictReader(fh)
+        missing = [c for c in TRUTHFULQA_COLUMNS if c not in (reader.fieldnames or [])]
+        if missing:
+            raise DataError(path, f"missing column(s) {missing!r}; found {reader.fieldnames!r}",
+                            line=1, field=missing[0])
+        items, ids = [], IdTracker(path, field="Question")
+        for row_no, row in enumerate(reader):
+            line = reader.line_num
+            best = (row["Best Answer"] or "").strip()
+            wrong = [(row["Best Incorrect Answer"] or "").strip()]
+            for text in (row["Incorrect Answers"] or "").split(";"):
+                text = text.strip()
+                if text and text not in wrong and text != best:
+                    wrong.append(text)
+            if not best:
+                raise DataError(path, "empty best answer", line=line, field="Best Answer")
+            if not wrong[0]:
+                raise DataError(path, "empty best incorrect answer", line=line,
+                                field="Best Incorrect Answer")
+            question = row["Question"]
+            ids.add((question or "").strip(), line)
+            items.append(make_item(path, line, item_id=f"tqa-{row_no}", prompt=question,
+                                   candidates=[best, *wrong][:n], gold=[0],
+                                   group=row.get("Category") or None, prompt_field="Question",
+                                   candidates_field="Incorrect Answers"))
+    return items

@@ -1,0 +1,109 @@
+"""The one error tree of jurybox.
+
+Every error a user can cause or meet derives from :class:`JuryboxError`; the CLI prints its
+message on one line and exits with code 2. Messages show the bad value with ``!r`` and what is
+allowed.
+
+- :class:`ConfigError`: a missing key, extra or bad option, with the exact fix.
+- :class:`DataError`: a bad input file, naming file, line and field.
+- :class:`ProviderError`: an endpoint that cannot be used (unreachable, auth, rate limit,
+  timeout); subclasses say whether a retry may help.
+- :class:`ParseError`: judge output that cannot be used; carries the raw text.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "JuryboxError",
+    "ConfigError",
+    "DataError",
+    "ProviderError",
+    "RetryableProviderError",
+    "RateLimitError",
+    "ServerError",
+    "TimeoutError_",
+    "ParseError",
+    "missing_extra",
+]
+
+
+class JuryboxError(Exception):
+    """Base of every jurybox error."""
+
+
+class ConfigError(JuryboxError):
+    """Configuration is missing or wrong; the message says the exact fix."""
+
+
+class DataError(JuryboxError):
+    """A dataset or ratings file is bad.
+
+    Args:
+        path: the file.
+        message: what is wrong and what is allowed.
+        line: 1-based line (for CSV, the header is line 1), or None for the whole file.
+        field: the column or JSON field, or None.
+    """
+
+    def __init__(self, path: object, message: str, *, line: int | None = None,
+                 field: str | None = None) -> None:
+        self.path = str(path)
+        self.line = line
+        self.field = field
+        self.message = message
+        where = self.path if line is None else f"{self.path}:{line}"
+        what = f" field {field!r}:" if field else ""
+        super().__init__(f"{where}:{what} {message}")
+
+
+class ProviderError(JuryboxError):
+    """An endpoint failed in a way a retry will not fix (auth, bad request, unreachable)."""
+
+    def __init__(self, message: str, *, status: int | None = None) -> None:
+        self.status = status
+        super().__init__(message)
+
+
+class RetryableProviderError(ProviderError):
+    """An endpoint failure a retry may fix (429, 5xx, timeout, dropped connection).
+
+    Attributes:
+        retry_after: seconds the server asked to wait (``Retry-After``), or None.
+    """
+
+    def __init__(self, message: str, *, status: int | None = None,
+                 retry_after: float | None = None) -> None:
+        self.retry_after = retry_after
+        super().__init__(message, status=status)
+
+
+class RateLimitError(RetryableProviderError):
+    """HTTP 429."""
+
+
+class ServerError(RetryableProviderError):
+    """HTTP 5xx."""
+
+
+class TimeoutError_(RetryableProviderError):  # noqa: N801 - avoid shadowing the builtin
+    """The request took longer than the client timeout."""
+
+
+class ParseError(JuryboxError):
+    """Judge output could not be used.
+
+    Attributes:
+        raw: the judge's raw text.
+        kind: ``"parse"`` (no usable answer) or ``"refusal"`` (the judge declined).
+    """
+
+    def __init__(self, message: str, *, raw: str = "", kind: str = "parse") -> None:
+        self.raw = raw
+        self.kind = kind
+        super().__init__(message)
+
+
+def missing_extra(package: str, extra: str) -> ConfigError:
+    """The error for an optional dependency that is not installed, with the exact fix."""
+    return ConfigError(
+        f"{package!r} is not installed; install it with: pip install 'jurybox[{extra}]'")

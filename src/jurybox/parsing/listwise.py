@@ -1,0 +1,116 @@
+"""Parse and validate a listwise judgment against the request that produced it."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ..errors import ParseError
+from .extract import json_objects, looks_like_refusal
+
+__all__ = ["CandidateJudgment", "ListwiseJudgment", "parse_listwise"]
+
+_FLAGS = ("major_factual_error", "hallucinated_specificity", "calibrated_uncertainty")
+
+
+@dataclass(frozen=True)
+class CandidateJudgment:
+    """A judge's view of one shown candidate: score in [0, 100] plus three flags."""
+
+    score: float
+    major_factual_error: bool
+    hallucinated_specificity: bool
+    calibrated_uncertainty: bool
+
+
+@dataclass(frozen=True)
+class ListwiseJudgment:
+    """One parsed listwise call, by label in shown order.
+
+    Attributes:
+        labels: the labels shown, e.g. ('A', 'B', 'C', 'D').
+        candidates: label -> judgment.
+        ranking: every label once, best first.
+        rationale: the judge's short rationale ('' if absent).
+    """
+
+    labels: tuple[str, ...]
+    candidates: dict[str, CandidateJudgment]
+    ranking: tuple[str, ...]
+    rationale: str
+
+
+def _score(label: str, value: object) -> float:
+    if isinstance(value, bool):
+        raise ParseError(f"score of {label} must be a number 0-100, got {value!r}")
+    if isinstance(value, str):
+        try:
+            value = float(value.strip().rstrip("%"))
+        except ValueError:
+            raise ParseError(f"score of {label} must be a number 0-100, got {value!r}") from None
+    if not isinstance(value, (int, float)) or math.isnan(value) or not 0 <= value <= 100:
+        raise ParseError(f"score of {label} must be a number 0-100, got {value!r}")
+    return float(value)
+
+
+def _flag(label: str, name: str, value: object) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("true", "false", "yes", "no"):
+        return value.strip().lower() in ("true", "yes")
+    raise ParseError(f"{name} of {label} must be true or false, got {value!r}")
+
+
+def _validate(obj: dict, labels: tuple[str, ...]) -> ListwiseJudgment:
+    per = obj.get("candidates", obj.get("scores"))
+    if not isinstance(per, dict):
+        raise ParseError('missing "candidates" object mapping each label to its judgment')
+    unknown = sorted(set(per) - set(labels))
+    missing = [lab for lab in labels if lab not in per]
+    if unknown or missing:
+        raise ParseError(f"candidates must be exactly {list(labels)}; missing {missing}, "
+                         f"unknown {unknown}")
+    judged = {}
+    for lab in labels:
+        entry = per[lab]
+        if not isinstance(entry, dict):
+            entry = {"score": entry}
+        if "score" not in entry:
+            raise ParseError(f"candidate {lab} has no score")
+        absent = [f for f in _FLAGS if f not in entry]
+        if absent:
+            raise ParseError(f"candidate {lab} lacks {absent}")
+        judged[lab] = CandidateJudgment(_score(lab, entry["score"]),
+                                        *(_flag(lab, f, entry[f]) for f in _FLAGS))
+    ranking = obj.get("ranking")
+    if not isinstance(ranking, list) or sorted(map(str, ranking)) != sorted(labels):
+        raise ParseError(f"ranking must list every label exactly once {list(labels)}, "
+                         f"got {ranking!r}")
+    rationale = obj.get("rationale", "")
+    return ListwiseJudgment(labels=labels, candidates=judged,
+                            ranking=tuple(str(r) for r in ranking),
+                            rationale=rationale if isinstance(rationale, str) else str(rationale))
+
+
+def parse_listwise(text: str, labels: tuple[str, ...]) -> ListwiseJudgment:
+    """Extract a listwise judgment for ``labels`` from raw judge text.
+
+    Accepts JSON in code fences, in prose or after ``<think>`` blocks; the last object that
+    validates wins. Scores may be numbers or numeric strings (0-100); flags booleans or
+    "true"/"false" strings.
+
+    Raises:
+        ParseError: no object validates (message = the first validation error, for the re-ask;
+            ``kind="refusal"`` when the text reads as a refusal). ``raw`` holds the text.
+    """
+    first_error: ParseError | None = None
+    for obj in json_objects(text):
+        try:
+            return _validate(obj, labels)
+        except ParseError as exc:
+            first_error = first_error or exc
+    if first_error is not None:
+        raise ParseError(str(first_error), raw=text)
+    if looks_like_refusal(text):
+        raise ParseError("the judge refused", raw=text, kind="refusal")
+    raise ParseError("no JSON object found in the reply", raw=text)

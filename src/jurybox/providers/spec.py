@@ -1,0 +1,85 @@
+"""Model spec strings (``provider/model``) and the endpoints they default to."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from ..errors import ConfigError
+from .openai_compat import OpenAICompatibleProvider, Transport
+
+__all__ = ["ModelSpec", "parse_spec", "make_provider", "PROVIDERS"]
+
+
+@dataclass(frozen=True)
+class _ProviderDefaults:
+    base_url: str
+    key_env: str | None      # environment variable holding the key
+    key_required: bool
+
+
+#: Known providers: default base URL, key variable, whether a key is required.
+PROVIDERS: dict[str, _ProviderDefaults] = {
+    "openai": _ProviderDefaults("https://api.openai.com/v1", "OPENAI_API_KEY", True),
+    "openrouter": _ProviderDefaults("https://openrouter.ai/api/v1", "OPENROUTER_API_KEY", True),
+    "vllm": _ProviderDefaults("http://localhost:8000/v1", "VLLM_API_KEY", False),
+    "sglang": _ProviderDefaults("http://localhost:30000/v1", None, False),
+    "ollama": _ProviderDefaults("http://localhost:11434/v1", None, False),
+    "llamacpp": _ProviderDefaults("http://localhost:8080/v1", None, False),
+    "lmstudio": _ProviderDefaults("http://localhost:1234/v1", None, False),
+    "sim": _ProviderDefaults("", None, False),
+}
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A parsed ``provider/model`` string."""
+
+    provider: str
+    model: str
+
+    def __str__(self) -> str:
+        return f"{self.provider}/{self.model}"
+
+
+def parse_spec(spec: str) -> ModelSpec:
+    """Parse ``provider/model`` (``sim`` alone means ``sim/judge``).
+
+    Raises:
+        ConfigError: no provider, unknown provider, or empty model.
+    """
+    if spec == "sim":
+        return ModelSpec("sim", "judge")
+    provider, sep, model = spec.partition("/")
+    if not sep or not model:
+        raise ConfigError(f"model spec {spec!r} must look like 'provider/model' "
+                          f"(providers: {', '.join(PROVIDERS)})")
+    if provider not in PROVIDERS:
+        raise ConfigError(f"unknown provider {provider!r} in {spec!r}; choose one of "
+                          f"{', '.join(PROVIDERS)} (any OpenAI-compatible server: "
+                          f"'vllm/<model>' with --base-url)")
+    return ModelSpec(provider, model)
+
+
+def make_provider(spec: ModelSpec, *, base_url: str | None = None, api_key: str | None = None,
+                  timeout_s: float = 60.0, transport: Transport = "aiohttp"
+                  ) -> OpenAICompatibleProvider:
+    """Build the provider for a non-simulated spec.
+
+    The key comes from ``api_key``, else ``JURYBOX_API_KEY``, else the provider's own variable
+    (``OPENAI_API_KEY`` for openai).
+
+    Raises:
+        ConfigError: a required key is missing (the message names the variable), or the spec
+            is ``sim`` (the simulated judge is started by ``jurybox.sim``).
+    """
+    if spec.provider == "sim":
+        raise ConfigError("the simulated judge is started with jurybox.sim.SimServer")
+    defaults = PROVIDERS[spec.provider]
+    key = api_key or os.environ.get("JURYBOX_API_KEY") or (
+        os.environ.get(defaults.key_env) if defaults.key_env else None)
+    if defaults.key_required and not key:
+        raise ConfigError(f"{spec} needs an API key: export {defaults.key_env}=... "
+                          f"(or JURYBOX_API_KEY)")
+    return OpenAICompatibleProvider(spec.provider, spec.model, base_url or defaults.base_url,
+                                    api_key=key, timeout_s=timeout_s, transport=transport)

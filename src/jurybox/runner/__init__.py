@@ -1,0 +1,8 @@
+"""Async execution of judge jobs: concurrency, retries, cache, re-ask."""
+
+from .records import CallRecord, Failure, FailureKind, Outcome, Totals
+from .retry import RetryPolicy
+from .runner import Job, Runner, reask_request
+
+__all__ = ["CallRecord", "Failure", "FailureKind", "Job", "Outcome", "RetryPolicy", "Runner",
+           "Totals", "reask_request"]

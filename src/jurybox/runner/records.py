@@ -1,0 +1,82 @@
+"""What the runner reports: one record per model call, one outcome per job, running totals."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Generic, Literal, TypeVar
+
+from pydantic import BaseModel
+
+from ..providers import Usage
+
+__all__ = ["CallRecord", "Failure", "FailureKind", "Outcome", "Totals"]
+
+T = TypeVar("T")
+FailureKind = Literal["api", "parse", "refusal"]
+
+
+class CallRecord(BaseModel):
+    """One model call as written to calls.jsonl.
+
+    Attributes:
+        key: the cache key of the request.
+        meta: the job's metadata (item, protocol, permutation ...), plus ``reask`` = 0/1.
+        text: raw text the endpoint returned ('' on API failure).
+        cached: True when served from the cache (no model call made).
+        usage, latency_s: from the endpoint (latency of the successful attempt).
+        attempts: HTTP attempts made (0 when cached).
+        error: the final API error message, or None.
+        parse_error: why the text could not be used, or None.
+    """
+
+    key: str
+    meta: dict[str, Any]
+    text: str = ""
+    cached: bool = False
+    usage: Usage = Usage()
+    latency_s: float = 0.0
+    attempts: int = 0
+    error: str | None = None
+    parse_error: str | None = None
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A call that produced no usable judgment (never a score)."""
+
+    kind: FailureKind
+    message: str
+    raw: str = ""
+
+
+@dataclass(frozen=True)
+class Outcome(Generic[T]):
+    """The result of one job: a parsed value or a failure, never both."""
+
+    value: T | None
+    failure: Failure | None
+    key: str
+
+    @property
+    def ok(self) -> bool:
+        return self.failure is None
+
+
+@dataclass
+class Totals:
+    """Running counters (for the progress bar and run.json)."""
+
+    jobs: int = 0
+    model_calls: int = 0
+    cache_hits: int = 0
+    retries: int = 0
+    reasks: int = 0
+    failures: dict[str, int] = field(default_factory=lambda: {"api": 0, "parse": 0, "refusal": 0})
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"jobs": self.jobs, "model_calls": self.model_calls,
+                "cache_hits": self.cache_hits, "retries": self.retries, "reasks": self.reasks,
+                "failures": dict(self.failures), "prompt_tokens": self.prompt_tokens,
+                "completion_tokens": self.completion_tokens}

@@ -1,0 +1,164 @@
+"""Run judge jobs against a provider: bounded concurrency, retries, cache, one re-ask.
+
+The runner never knows what a candidate is: a :class:`Job` is a request, a parse function and
+metadata. A failure after the last retry or the re-ask becomes a recorded :class:`Failure`,
+never an exception that kills the run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from ..cache import ResponseCache, cache_key
+from ..errors import ParseError, ProviderError, RetryableProviderError
+from ..providers import ChatRequest, ChatResponse, Message, Provider
+from .records import CallRecord, Failure, Outcome, Totals
+from .retry import RetryPolicy
+
+__all__ = ["Job", "Runner", "reask_request"]
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Job(Generic[T]):
+    """One judgment to obtain.
+
+    Attributes:
+        request: what to send.
+        parse: turns raw text into a value; raises ParseError when it cannot.
+        meta: JSON-able metadata copied into every CallRecord (item id, protocol, ...).
+    """
+
+    request: ChatRequest
+    parse: Callable[[str], T]
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+def reask_request(request: ChatRequest, raw: str, error: str) -> ChatRequest:
+    """The follow-up request after unusable output: the conversation, the judge's reply, and
+    the validation error with a request to answer again in the asked format."""
+    follow_up = (f"Your reply could not be used: {error}. Reply again with only the JSON "
+                 f"object in the format asked for above.")
+    return request.model_copy(update={"messages": request.messages + (
+        Message(role="assistant", content=raw), Message(role="user", content=follow_up))})
+
+
+class Runner:
+    """Executes jobs.
+
+    Args:
+        provider: the endpoint.
+        cache: response cache, or None for none.
+        concurrency: most model calls in flight at once (default 16).
+        retry: retry policy.
+        reask: re-ask once with the validation error when output cannot be parsed.
+        on_call: called with every CallRecord (calls.jsonl, progress bar).
+        rng: random generator for jitter (seeded in tests).
+    """
+
+    def __init__(self, provider: Provider, *, cache: ResponseCache | None = None,
+                 concurrency: int = 16, retry: RetryPolicy | None = None, reask: bool = True,
+                 on_call: Callable[[CallRecord], None] | None = None,
+                 rng: random.Random | None = None) -> None:
+        if concurrency < 1:
+            raise ValueError(f"concurrency must be >= 1, got {concurrency}")
+        self.provider, self.cache, self.reask = provider, cache, reask
+        self.retry = retry or RetryPolicy()
+        self.on_call = on_call
+        self.totals = Totals()
+        self._identity = provider.cache_identity()
+        self._slots = asyncio.Semaphore(concurrency)
+        self._inflight: dict[str, asyncio.Future] = {}
+        self._rng = rng or random.Random()
+
+    async def run(self, job: Job[T]) -> Outcome[T]:
+        """Obtain one judgment: cache or endpoint, parse, re-ask once on a parse failure."""
+        self.totals.jobs += 1
+        request, key = job.request, cache_key(self._identity, job.request)
+        first_key = key
+        for reask in (0, 1):
+            record = await self._fetch(key, request, {**job.meta, "reask": reask})
+            if record.error is not None:
+                self.totals.failures["api"] += 1
+                self._emit(record)
+                return Outcome(None, Failure("api", record.error), first_key)
+            try:
+                value = job.parse(record.text)
+            except ParseError as exc:
+                record.parse_error = str(exc)
+                self._emit(record)
+                if reask == 0 and self.reask:
+                    self.totals.reasks += 1
+                    request = reask_request(request, record.text, str(exc))
+                    key = cache_key(self._identity, request)
+                    continue
+                self.totals.failures[exc.kind] += 1
+                return Outcome(None, Failure(exc.kind, str(exc), record.text), first_key)
+            self._emit(record)
+            return Outcome(value, None, first_key)
+        raise AssertionError("unreachable")
+
+    def _emit(self, record: CallRecord) -> None:
+        if self.on_call is not None:
+            self.on_call(record)
+
+    async def _fetch(self, key: str, request: ChatRequest, meta: dict) -> CallRecord:
+        """A CallRecord for ``request``: from the cache, a call already in flight, or the
+        endpoint."""
+        if self.cache is not None and (hit := self.cache.get(key)) is not None:
+            self.totals.cache_hits += 1
+            return self._record(key, meta, hit, cached=True, attempts=0)
+        if key in self._inflight:
+            record = await asyncio.shield(self._inflight[key])
+            self.totals.cache_hits += 1
+            return record.model_copy(update={"meta": meta, "cached": True, "attempts": 0})
+        future = asyncio.get_running_loop().create_future()
+        self._inflight[key] = future
+        try:
+            record = await self._call(key, request, meta)
+            future.set_result(record)
+            return record
+        except BaseException as exc:
+            future.set_exception(exc)
+            future.exception()  # mark retrieved: waiters see it, nobody else must
+            raise
+        finally:
+            del self._inflight[key]
+
+    async def _call(self, key: str, request: ChatRequest, meta: dict) -> CallRecord:
+        error = "no attempt made"
+        for attempt in range(self.retry.attempts):
+            async with self._slots:
+                self.totals.model_calls += 1
+                try:
+                    response = await self.provider.complete(request)
+                except RetryableProviderError as exc:
+                    error, retry_after = str(exc), exc.retry_after
+                except ProviderError as exc:
+                    return CallRecord(key=key, meta=meta, attempts=attempt + 1, error=str(exc))
+                else:
+                    if self.cache is not None:
+                        self.cache.put(key, response)
+                    return self._record(key, meta, response, cached=False, attempts=attempt + 1)
+            if attempt + 1 < self.retry.attempts:
+                self.totals.retries += 1
+                delay = self.retry.delay(attempt, retry_after, self._rng)
+                log.debug("retrying %s in %.2fs after: %s", key[:12], delay, error)
+                await asyncio.sleep(delay)
+        return CallRecord(key=key, meta=meta, attempts=self.retry.attempts,
+                          error=f"gave up after {self.retry.attempts} attempts: {error}")
+
+    def _record(self, key: str, meta: dict, response: ChatResponse, *, cached: bool,
+                attempts: int) -> CallRecord:
+        if not cached:
+            self.totals.prompt_tokens += response.usage.prompt_tokens
+            self.totals.completion_tokens += response.usage.completion_tokens
+        return CallRecord(key=key, meta=meta, text=response.text, cached=cached,
+                          usage=response.usage, latency_s=response.latency_s, attempts=attempts)

@@ -1,0 +1,8 @@
+"""The simulated judge: an OpenAI-compatible, position-biased, noisy server on 127.0.0.1."""
+
+from .config import BIAS_PRESETS, Faults, SimConfig, bias_vector
+from .judge import SimAnswer, SimJudge
+from .server import SIM_MODEL, SimServer, make_app, serve_forever
+
+__all__ = ["BIAS_PRESETS", "SIM_MODEL", "Faults", "SimAnswer", "SimConfig", "SimJudge",
+           "SimServer", "bias_vector", "make_app", "serve_forever"]

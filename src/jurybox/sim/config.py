@@ -1,0 +1,84 @@
+"""Configuration of the simulated judge: latent quality, position bias, noise, faults."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = ["SimConfig", "Faults", "BIAS_PRESETS", "bias_vector"]
+
+#: Named position-bias vectors, points added to the score of the candidate shown at each
+#: position (position 0 first); positions past the end reuse the last value.
+BIAS_PRESETS: dict[str, tuple[float, ...]] = {
+    "none": (0.0,),
+    "primacy": (14.0, 4.0, 0.0, -2.0),
+    "recency": (-2.0, 0.0, 4.0, 14.0),
+}
+
+
+def bias_vector(bias: str | tuple[float, ...] | list[float], n: int) -> tuple[float, ...]:
+    """The bias added at each of ``n`` positions (a preset name or explicit values).
+
+    For ``recency`` the preset is aligned to the last position.
+    """
+    if isinstance(bias, str):
+        values = BIAS_PRESETS[bias]
+        if bias == "recency":
+            values = (values[0],) * max(0, n - len(values)) + values[-n:]
+    else:
+        values = tuple(bias)
+    return tuple(values[min(i, len(values) - 1)] for i in range(n)) if values else (0.0,) * n
+
+
+class Faults(BaseModel):
+    """Fault injection, decided per (request, attempt) from a hash, so runs are repeatable.
+
+    Rates are probabilities in [0, 1] per HTTP attempt; ``first_*`` counts make every distinct
+    request fail its first N attempts that way (for retry tests).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    rate_429: float = Field(0.0, ge=0, le=1)
+    rate_500: float = Field(0.0, ge=0, le=1)
+    rate_slow: float = Field(0.0, ge=0, le=1)
+    rate_malformed: float = Field(0.0, ge=0, le=1)
+    rate_truncated: float = Field(0.0, ge=0, le=1)
+    rate_refusal: float = Field(0.0, ge=0, le=1)
+    first_429: int = Field(0, ge=0)
+    first_500: int = Field(0, ge=0)
+    retry_after_s: float = Field(0.0, ge=0, description="Retry-After sent with 429, seconds")
+    slow_s: float = Field(120.0, ge=0, description="how long a slow answer takes, seconds")
+
+
+class SimConfig(BaseModel):
+    """How the simulated judge behaves.
+
+    Attributes:
+        seed: fixes the per-candidate noise (the judge's stable misjudgments).
+        gold_quality / other_quality: latent score of correct / incorrect candidates, 0-100.
+        candidate_noise: sd of the fixed per-candidate offset (points).
+        call_noise: sd of the per-call noise, seeded by the request (points).
+        bias: position-bias preset (``none``, ``primacy``, ``recency``) or explicit vector.
+        style: ``plain`` (bare JSON) or ``mixed`` (also fenced JSON, ``<think>`` blocks,
+            prose around JSON and scores as strings, as real judges write).
+        latency_ms / latency_jitter_ms: answer delay, milliseconds.
+        faults: fault injection.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    seed: int = 0
+    gold_quality: float = 68.0
+    other_quality: float = 50.0
+    candidate_noise: float = 9.0
+    call_noise: float = 5.0
+    bias: Literal["none", "primacy", "recency"] | tuple[float, ...] = "primacy"
+    style: Literal["plain", "mixed"] = "mixed"
+    latency_ms: float = Field(0.0, ge=0)
+    latency_jitter_ms: float = Field(0.0, ge=0)
+    faults: Faults = Faults()
+
+    def identity(self) -> dict:
+        """What changes successful answers (for cache keys): everything but latency and
+        faults."""
+        return self.model_dump(mode="json", exclude={"latency_ms", "latency_jitter_ms", "faults"})

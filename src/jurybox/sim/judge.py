@@ -1,0 +1,140 @@
+"""The simulated judge's behaviour, separate from HTTP: text in, answer (or fault) out.
+
+It reads a listwise prompt back (question and labelled candidate blocks), finds each candidate
+among the items it was loaded with, and scores it: latent quality (gold or not) + a fixed
+per-candidate offset + the position bias of where it was shown + per-call noise seeded by the
+request. Every random draw is a hash of its inputs, so the same request gets the same answer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import random
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from ..datasets import ListwiseItem
+from ..protocols.prompts import CANDIDATE_BLOCK, QUESTION_BLOCK, escape_text
+from .config import SimConfig, bias_vector
+
+__all__ = ["SimJudge", "SimAnswer"]
+
+_HEDGES = re.compile(r"\b(no comment|not sure|unclear|unknown|depends|i don't know|"
+                     r"uncertain|there is no|no one knows|it is not known)\b", re.I)
+
+
+def _u(*parts: object) -> float:
+    """Uniform [0, 1) from a hash of ``parts``."""
+    digest = hashlib.sha256("\x1f".join(map(str, parts)).encode()).digest()
+    return int.from_bytes(digest[:8], "big") / 2 ** 64
+
+
+def _gauss(*parts: object) -> float:
+    return random.Random(_u(*parts)).gauss(0.0, 1.0)
+
+
+@dataclass(frozen=True)
+class SimAnswer:
+    """What the server should do: an HTTP status and either text or an error body."""
+
+    status: int = 200
+    text: str = ""
+    finish_reason: str = "stop"
+    delay_s: float = 0.0
+    retry_after_s: float | None = None
+
+
+class SimJudge:
+    """A position-biased, noisy judge that knows which candidates are correct.
+
+    Args:
+        items: the items whose candidates it will recognise.
+        config: behaviour.
+    """
+
+    def __init__(self, items: Iterable[ListwiseItem] = (), config: SimConfig | None = None):
+        self.config = config or SimConfig()
+        self._gold: dict[tuple[str, str], bool] = {}
+        for item in items:
+            question = escape_text(item.prompt)
+            for i, text in enumerate(item.candidates):
+                self._gold[(question, escape_text(text))] = i in item.gold
+
+    def quality(self, question: str, text: str) -> float:
+        """Latent quality of a candidate (before position bias and call noise)."""
+        cfg = self.config
+        gold = self._gold.get((question, text))
+        base = cfg.gold_quality if gold else cfg.other_quality
+        if gold is None:  # unknown candidate: midway, still stable
+            base = (cfg.gold_quality + cfg.other_quality) / 2
+        return base + cfg.candidate_noise * _gauss("cand", cfg.seed, question, text)
+
+    def answer(self, body: dict, attempt: int) -> SimAnswer:
+        """Answer one chat-completions body; ``attempt`` counts earlier identical bodies."""
+        cfg, faults = self.config, self.config.faults
+        ident = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
+        delay = (cfg.latency_ms + cfg.latency_jitter_ms * _u("lat", ident, attempt)) / 1000
+        if attempt < faults.first_429:
+            return SimAnswer(429, "rate limited (injected)", delay_s=delay,
+                             retry_after_s=faults.retry_after_s)
+        if attempt < faults.first_429 + faults.first_500:
+            return SimAnswer(500, "server error (injected)", delay_s=delay)
+        roll = _u("fault", ident, attempt)
+        for rate, answer in ((faults.rate_429, SimAnswer(429, "rate limited (injected)",
+                                                         retry_after_s=faults.retry_after_s)),
+                             (faults.rate_500, SimAnswer(500, "server error (injected)")),
+                             (faults.rate_slow, SimAnswer(200, "", delay_s=faults.slow_s))):
+            if roll < rate:
+                return SimAnswer(answer.status, answer.text, delay_s=delay + answer.delay_s,
+                                 retry_after_s=answer.retry_after_s)
+            roll -= rate
+        text = self._listwise_text(body, ident)
+        roll = _u("output", ident)
+        if roll < faults.rate_malformed:
+            text = "Candidate A looks best overall, then B. {ranking: A B}"
+        elif roll < faults.rate_malformed + faults.rate_truncated:
+            return SimAnswer(200, text[: len(text) // 2], finish_reason="length", delay_s=delay)
+        elif roll < faults.rate_malformed + faults.rate_truncated + faults.rate_refusal:
+            text = "I'm sorry, but I can't help with judging these answers."
+        return SimAnswer(200, text, delay_s=delay)
+
+    def _listwise_text(self, body: dict, ident: str) -> str:
+        user = next((m.get("content", "") for m in body.get("messages", [])
+                     if m.get("role") == "user"), "")
+        blocks = CANDIDATE_BLOCK.findall(user)
+        if not blocks:
+            return "I can only judge prompts that show labelled candidates."
+        question_match = QUESTION_BLOCK.search(user)
+        question = question_match.group(2) if question_match else ""
+        cfg = self.config
+        call = f"{ident}:{body.get('seed')}"
+        bias = bias_vector(cfg.bias, len(blocks))
+        judged = {}
+        for pos, (label, _tag, text) in enumerate(blocks):
+            score = (self.quality(question, text) + bias[pos]
+                     + cfg.call_noise * _gauss("call", call, label))
+            score = min(100, max(0, round(score)))
+            judged[label] = {"score": score, "major_factual_error": score < 45,
+                             "hallucinated_specificity": _u("spec", call, label) < 0.1,
+                             "calibrated_uncertainty": bool(_HEDGES.search(text))}
+        ranking = sorted(judged, key=lambda lab: (-judged[lab]["score"], lab))
+        return self._styled({"candidates": judged, "ranking": ranking,
+                             "rationale": f"{ranking[0]} is the most accurate."}, call)
+
+    def _styled(self, answer: dict, call: str) -> str:
+        if self.config.style == "plain":
+            return json.dumps(answer)
+        roll = math.floor(_u("style", call) * 5)
+        if roll == 1:
+            return f"```json\n{json.dumps(answer, indent=1)}\n```"
+        if roll == 2:
+            return f"<think>Compare each candidate with what is known.</think>\n{json.dumps(answer)}"
+        if roll == 3:
+            return f"Here is my assessment.\n{json.dumps(answer)}\nI hope this helps."
+        if roll == 4:
+            for entry in answer["candidates"].values():
+                entry["score"] = str(entry["score"])
+        return json.dumps(answer)

@@ -1,0 +1,149 @@
+"""The simulated judge as an OpenAI-compatible HTTP server on 127.0.0.1.
+
+``POST /v1/chat/completions`` answers like an OpenAI endpoint (choices, usage); ``GET
+/v1/models`` lists the model ``judge``. :class:`SimServer` runs it in a background thread with
+its own event loop, so the caller's loop (and its client CPU) stays separate.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import threading
+import time
+from collections import Counter
+from typing import Any
+
+from aiohttp import web
+
+from ..providers import OpenAICompatibleProvider
+from .judge import SimJudge
+
+__all__ = ["make_app", "SimServer", "SIM_MODEL"]
+
+SIM_MODEL = "judge"
+
+
+def make_app(judge: SimJudge) -> web.Application:
+    """An aiohttp application serving ``judge``."""
+    attempts: Counter[str] = Counter()
+
+    async def completions(request: web.Request) -> web.Response:
+        raw = await request.read()
+        try:
+            body = json.loads(raw)
+        except json.JSONDecodeError:
+            return web.json_response({"error": {"message": "invalid JSON body"}}, status=400)
+        ident = hashlib.sha256(raw).hexdigest()
+        attempt = attempts[ident]
+        attempts[ident] += 1
+        answer = judge.answer(body, attempt)
+        if answer.delay_s:
+            await asyncio.sleep(answer.delay_s)
+        if answer.status != 200:
+            headers = ({"Retry-After": f"{answer.retry_after_s:g}"}
+                       if answer.retry_after_s is not None else None)
+            return web.json_response({"error": {"message": answer.text}}, status=answer.status,
+                                     headers=headers)
+        prompt_chars = sum(len(m.get("content", "")) for m in body.get("messages", []))
+        return web.json_response({
+            "id": f"sim-{ident[:12]}", "object": "chat.completion", "created": int(time.time()),
+            "model": body.get("model", SIM_MODEL),
+            "choices": [{"index": 0, "finish_reason": answer.finish_reason,
+                         "message": {"role": "assistant", "content": answer.text}}],
+            "usage": {"prompt_tokens": prompt_chars // 4 + 1,
+                      "completion_tokens": len(answer.text) // 4 + 1,
+                      "total_tokens": (prompt_chars + len(answer.text)) // 4 + 2},
+        })
+
+    async def models(_: web.Request) -> web.Response:
+        return web.json_response({"object": "list", "data": [{"id": SIM_MODEL, "object": "model"}]})
+
+    app = web.Application(client_max_size=64 * 1024 * 1024)
+    app.router.add_post("/v1/chat/completions", completions)
+    app.router.add_get("/v1/models", models)
+    return app
+
+
+class SimServer:
+    """Runs the simulated judge on 127.0.0.1 in a background thread.
+
+    Use as a context manager::
+
+        with SimServer(SimJudge(items)) as server:
+            provider = server.provider()
+
+    Args:
+        judge: the behaviour.
+        port: TCP port, 0 for any free port (read ``server.port`` after start).
+    """
+
+    def __init__(self, judge: SimJudge, *, host: str = "127.0.0.1", port: int = 0) -> None:
+        self.judge, self.host, self.port = judge, host, port
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._runner: web.AppRunner | None = None
+
+    @property
+    def base_url(self) -> str:
+        return f"http://{self.host}:{self.port}/v1"
+
+    def provider(self, *, timeout_s: float = 60.0, transport: str = "aiohttp"
+                 ) -> OpenAICompatibleProvider:
+        """A provider for this server; its cache identity is the judge's configuration (not the
+        port, which changes between runs)."""
+        return OpenAICompatibleProvider("sim", SIM_MODEL, self.base_url, timeout_s=timeout_s,
+                                        transport=transport,  # type: ignore[arg-type]
+                                        identity={"provider": "sim", "model": SIM_MODEL,
+                                                  "config": self.judge.config.identity()})
+
+    def start(self) -> SimServer:
+        ready = threading.Event()
+        errors: list[BaseException] = []
+
+        def serve() -> None:
+            loop = asyncio.new_event_loop()
+            self._loop = loop
+            asyncio.set_event_loop(loop)
+            try:
+                loop.run_until_complete(self._start_site())
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller
+                errors.append(exc)
+                ready.set()
+                return
+            ready.set()
+            loop.run_forever()
+            loop.run_until_complete(self._runner.cleanup())  # type: ignore[union-attr]
+            loop.close()
+
+        self._thread = threading.Thread(target=serve, name="jurybox-sim", daemon=True)
+        self._thread.start()
+        ready.wait()
+        if errors:
+            raise errors[0]
+        return self
+
+    async def _start_site(self) -> None:
+        self._runner = web.AppRunner(make_app(self.judge), access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, self.host, self.port)
+        await site.start()
+        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+
+    def stop(self) -> None:
+        if self._loop is not None and self._thread is not None:
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(timeout=10)
+            self._loop = self._thread = None
+
+    def __enter__(self) -> SimServer:
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+
+def serve_forever(judge: SimJudge, *, host: str = "127.0.0.1", port: int = 8765) -> None:
+    """Serve in the foreground until interrupted (``jurybox serve-sim``)."""
+    web.run_app(make_app(judge), host=host, port=port, access_log=None, print=None)
