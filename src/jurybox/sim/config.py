@@ -79,6 +79,9 @@ class SimConfig(BaseModel):
     faults: Faults = Faults()
 
     def identity(self) -> dict:
-        """What changes successful answers (for cache keys): everything but latency and
-        faults."""
-        return self.model_dump(mode="json", exclude={"latency_ms", "latency_jitter_ms", "faults"})
+        """What changes successful answers (for cache keys): everything but latency and the
+        HTTP-level faults (429, 500, slow), which never produce a cached answer."""
+        return self.model_dump(mode="json", exclude={
+            "latency_ms": True, "latency_jitter_ms": True,
+            "faults": {"rate_429", "rate_500", "rate_slow", "first_429", "first_500",
+                       "retry_after_s", "slow_s"}})

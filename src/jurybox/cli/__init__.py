@@ -1,0 +1,29 @@
+"""The ``jurybox`` command line: thin commands over the library."""
+
+from __future__ import annotations
+
+import logging
+import os
+
+import typer
+
+from .bench import bench
+from .cache_cmd import cache
+from .demo import demo
+from .serve_sim import serve_sim
+
+__all__ = ["app", "main"]
+
+app = typer.Typer(help="jurybox: robust, reproducible LLM-as-a-judge evaluation.",
+                  no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
+app.command()(demo)
+app.command()(bench)
+app.command("serve-sim")(serve_sim)
+app.command()(cache)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    logging.basicConfig(level=os.environ.get("JURYBOX_LOG_LEVEL", "WARNING"),
+                        format="%(levelname)s %(name)s: %(message)s")
+    app()

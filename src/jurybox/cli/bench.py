@@ -1,0 +1,120 @@
+"""``jurybox bench``: judge a listwise dataset with several protocols."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from ..bench import BenchConfig, run_bench
+from ..errors import ConfigError
+from ..protocols import PROTOCOLS, Weights
+from ..runner import RetryPolicy
+from ..sim import Faults, SimConfig
+from ._common import BenchProgress, default_cache, default_out, fail_cleanly, print_bench_result
+
+
+def parse_faults(text: str) -> Faults:
+    """``rate_429=0.05,rate_malformed=0.02`` -> Faults (ConfigError on a bad entry)."""
+    values = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        name, sep, value = part.partition("=")
+        if not sep or name not in Faults.model_fields:
+            raise ConfigError(f"--sim-faults entry {part!r} must be NAME=VALUE with NAME in "
+                              f"{sorted(Faults.model_fields)}")
+        values[name] = float(value)
+    return Faults(**values)
+
+
+def parse_weights(text: str) -> Weights:
+    """``0.5,0.25,0.2,0.05`` -> Weights (mean, borda, vote, uncertainty)."""
+    parts = [p for p in text.split(",") if p.strip()]
+    if len(parts) != 4:
+        raise ConfigError(f"--weights needs 4 numbers (mean,borda,vote,uncertainty), got {text!r}")
+    return Weights(*map(float, parts))
+
+
+@fail_cleanly
+def bench(
+    dataset: Annotated[str, typer.Argument(
+        help="Bundled name (truthfulqa, rewardbench2-sample) or a file: TruthfulQA CSV, "
+             "RewardBench 2 .jsonl/.parquet, or listwise .jsonl (id, prompt, candidates, gold).")],
+    model: Annotated[str, typer.Option(
+        envvar="JURYBOX_MODEL", help="provider/model: openai/gpt-4o-mini, vllm/<model>, "
+        "ollama/<model>, llamacpp/<model>, or sim (the simulated judge).")] = "sim",
+    protocols: Annotated[str, typer.Option(
+        envvar="JURYBOX_PROTOCOLS", help=f"Comma list of {sorted(PROTOCOLS)}; the first is "
+        "the baseline for paired tests.")] = "direct,pcf",
+    k: Annotated[int, typer.Option(envvar="JURYBOX_K", min=1,
+                                   help="PCF permutations per item.")] = 7,
+    limit: Annotated[Optional[int], typer.Option(
+        envvar="JURYBOX_LIMIT", min=1, help="Judge a seeded sample of N items (default all).")
+    ] = None,
+    seed: Annotated[int, typer.Option(envvar="JURYBOX_SEED",
+                                      help="Run seed: item sample, orders, decoding.")] = 0,
+    out: Annotated[Optional[Path], typer.Option(
+        envvar="JURYBOX_OUT", help="Run directory (default runs/bench-<dataset>-<model>-<hash>)."
+        " Rerunning into it resumes.")] = None,
+    cache: Annotated[Optional[Path], typer.Option(
+        envvar="JURYBOX_CACHE", help="SQLite response cache [default: ~/.cache/jurybox/"
+        "cache.sqlite].")] = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the cache.")
+                        ] = False,
+    base_url: Annotated[Optional[str], typer.Option(
+        envvar="JURYBOX_BASE_URL", help="Endpoint base URL, e.g. http://localhost:8000/v1 "
+        "(default per provider).")] = None,
+    concurrency: Annotated[int, typer.Option(envvar="JURYBOX_CONCURRENCY", min=1,
+                                             help="Model calls in flight at once.")] = 16,
+    retries: Annotated[int, typer.Option(envvar="JURYBOX_ATTEMPTS", min=1,
+                                         help="Attempts per call (429/5xx/timeouts).")] = 6,
+    timeout: Annotated[float, typer.Option(envvar="JURYBOX_TIMEOUT",
+                                           help="Per-request timeout, seconds.")] = 60.0,
+    transport: Annotated[str, typer.Option(
+        envvar="JURYBOX_TRANSPORT", help="HTTP client: aiohttp (lean) or sdk (openai SDK).")
+    ] = "aiohttp",
+    subset: Annotated[str, typer.Option(envvar="JURYBOX_SUBSET",
+                                        help="RewardBench 2 subset ('all' for every row).")
+                      ] = "Factuality",
+    n_candidates: Annotated[int, typer.Option(envvar="JURYBOX_N_CANDIDATES", min=2,
+                                              help="Candidates per TruthfulQA item.")] = 4,
+    tolerance: Annotated[float, typer.Option(envvar="JURYBOX_TOLERANCE",
+                                             help="Winners within this many C_i points.")] = 0.5,
+    weights: Annotated[str, typer.Option(envvar="JURYBOX_WEIGHTS",
+                                         help="C_i weights: mean,borda,vote,uncertainty.")
+                       ] = "0.5,0.25,0.2,0.05",
+    temperature: Annotated[float, typer.Option(envvar="JURYBOX_TEMPERATURE", min=0.0)] = 0.0,
+    max_tokens: Annotated[int, typer.Option(envvar="JURYBOX_MAX_TOKENS", min=1)] = 1024,
+    sim_bias: Annotated[str, typer.Option(envvar="JURYBOX_SIM_BIAS",
+                                          help="Simulated judge: none, primacy or recency.")
+                        ] = "primacy",
+    sim_latency_ms: Annotated[float, typer.Option(envvar="JURYBOX_SIM_LATENCY_MS",
+                                                  help="Simulated judge latency, ms.")] = 0.0,
+    sim_faults: Annotated[str, typer.Option(
+        envvar="JURYBOX_SIM_FAULTS", help="Simulated faults, e.g. rate_429=0.05,"
+        "rate_malformed=0.02 (rates per attempt).")] = "",
+) -> None:
+    """Judge a listwise (best-of-N) dataset with direct and permutation-consensus judging,
+    and compare them with paired statistics."""
+    if sim_bias not in ("none", "primacy", "recency"):
+        raise ConfigError(f"--sim-bias must be none, primacy or recency, got {sim_bias!r}")
+    names = tuple(p.strip() for p in protocols.split(",") if p.strip())
+    for name in names:
+        if name not in PROTOCOLS:
+            raise ConfigError(f"unknown protocol {name!r}; choose from {sorted(PROTOCOLS)}")
+    config = BenchConfig(
+        dataset=dataset, model=model, protocols=names, k=k, limit=limit, seed=seed,
+        subset=None if subset == "all" else subset, n_candidates=n_candidates,
+        tolerance=tolerance, weights=parse_weights(weights), temperature=temperature,
+        max_tokens=max_tokens, base_url=base_url,
+        sim=SimConfig(bias=sim_bias, latency_ms=sim_latency_ms, faults=parse_faults(sim_faults),
+                      seed=seed))
+    out = out or default_out("bench", config.as_dict())
+    with BenchProgress() as progress:
+        result = run_bench(config, out, cache_path=None if no_cache else (cache or default_cache()),
+                           concurrency=concurrency, retry=RetryPolicy(attempts=retries),
+                           timeout_s=timeout, transport=transport, on_call=progress.on_call,
+                           on_item=progress.on_item, on_start=progress.on_start)
+    judge = "SIMULATED judge" if result.simulated else model
+    print_bench_result(result, f"{result.summary['dataset']}: {result.n_items} items, "
+                               f"judge {judge}")

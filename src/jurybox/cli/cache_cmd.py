@@ -1,0 +1,31 @@
+"""``jurybox cache``: inspect or clear the response cache."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from ..cache import ResponseCache
+from ._common import console, default_cache, fail_cleanly
+
+
+@fail_cleanly
+def cache(
+    action: Annotated[str, typer.Argument(help="info or clear")] = "info",
+    path: Annotated[Optional[Path], typer.Option(envvar="JURYBOX_CACHE",
+                                                 help="Cache file.")] = None,
+) -> None:
+    """Show where the response cache is and how many responses it holds, or clear it."""
+    path = path or default_cache()
+    if action not in ("info", "clear"):
+        raise ValueError(f"action must be 'info' or 'clear', got {action!r}")
+    store = ResponseCache(path)
+    try:
+        if action == "clear":
+            console.print(f"deleted {store.clear()} responses from {path}")
+        else:
+            console.print(f"{path}: {len(store)} responses")
+    finally:
+        store.close()
