@@ -66,4 +66,5 @@ async def judge_items(items: Sequence[ListwiseItem], protocols: Sequence[Listwis
     finally:
         for task in tasks:
             task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
     return len(todo)

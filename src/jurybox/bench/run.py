@@ -101,10 +101,16 @@ def run_bench(config: BenchConfig, out: str | Path, *, cache_path: str | Path | 
               on_start: Callable[[int, int], None] | None = None) -> BenchResult:
     """Run (or resume) a listwise bench and write its run directory.
 
+    Order of work: load and check the data, build the protocols, build the provider (a
+    missing key fails here), check a real endpoint answers, and only then open the run
+    directory and judge.
+
     Args:
         config: the run definition.
         out: run directory.
         cache_path: SQLite cache file, or None for no cache.
+        concurrency: model calls in flight at once.
+        on_call / on_item: called per call record / finished item (progress display).
         on_start: called with (items in run, items already done) before judging.
 
     Raises:
@@ -116,61 +122,71 @@ def run_bench(config: BenchConfig, out: str | Path, *, cache_path: str | Path | 
     protocols = [build_protocol(name, k=config.k, seed=config.seed, weights=config.weights,
                                 tolerance=config.tolerance, temperature=config.temperature,
                                 max_tokens=config.max_tokens) for name in config.protocols]
-    rundir = RunDir(out, config.as_dict())
-    cache = ResponseCache(cache_path) if cache_path else None
-    started, t0 = datetime.now(timezone.utc).isoformat(), time.perf_counter()
-    status, runner = "running", None
-    try:
-        with open_provider(config, items, timeout_s=timeout_s, transport=transport) as (
-                provider, simulated):
-            manifest = {"jurybox_version": __version__, "command": sys.argv, "status": status,
-                        "dataset": {"name": dataset.name, "path": str(dataset.path),
-                                    "format": dataset.format, "sha256": dataset.sha256,
-                                    "n_items": len(items)},
-                        "model": {"spec": config.model, "simulated": simulated,
-                                  "endpoint": provider.cache_identity()},
-                        "seed": config.seed, "started": started}
-            rundir.write_manifest(manifest)
+    with open_provider(config, items, timeout_s=timeout_s, transport=transport) as (
+            provider, simulated):
+        manifest = {"jurybox_version": __version__, "command": sys.argv,
+                    "dataset": {"name": dataset.name, "path": str(dataset.path),
+                                "format": dataset.format, "sha256": dataset.sha256,
+                                "n_items": len(items)},
+                    "model": {"spec": config.model, "simulated": simulated,
+                              "endpoint": provider.cache_identity()},
+                    "seed": config.seed}
 
-            def record_call(record: CallRecord) -> None:
-                rundir.append_call(record.model_dump(mode="json"))
-                if on_call is not None:
-                    on_call(record)
-
-            async def main() -> int:
-                nonlocal runner
-                runner = Runner(provider, cache=cache, concurrency=concurrency, retry=retry,
-                                on_call=record_call)
-                try:
-                    if not simulated:
-                        await provider.check()
-                    if on_start is not None:
-                        on_start(len(items), sum(all((it.item_id, p.name) in rundir.done
-                                                     for p in protocols) for it in items))
-                    return await judge_items(items, protocols, runner, rundir,
-                                             workers=concurrency, on_item=on_item)
-                finally:
-                    await provider.aclose()
-
+        async def main() -> tuple[RunDir, int, dict]:
             try:
-                judged_now = asyncio.run(main())
-                status = "complete"
-            except (KeyboardInterrupt, asyncio.CancelledError):
-                status = "interrupted"
-                raise KeyboardInterrupt from None
+                if not simulated:
+                    await provider.check()
+                rundir = RunDir(out, config.as_dict())
+                cache = ResponseCache(cache_path) if cache_path else None
+                try:
+                    runner = Runner(provider, cache=cache, concurrency=concurrency, retry=retry,
+                                    on_call=_tee(rundir, on_call))
+                    judged = await _judge(rundir, manifest, items, protocols, runner,
+                                          concurrency, on_item, on_start)
+                    return rundir, judged, runner.totals.as_dict()
+                finally:
+                    rundir.close()
+                    if cache is not None:
+                        cache.close()
             finally:
-                totals = runner.totals.as_dict() if runner else {}
-                manifest.update(status=status, totals=totals,
-                                finished=datetime.now(timezone.utc).isoformat(),
-                                seconds=round(time.perf_counter() - t0, 3))
-                rundir.write_manifest(manifest)
-    finally:
-        rundir.close()
-        if cache is not None:
-            cache.close()
+                await provider.aclose()
+
+        rundir, judged_now, totals = asyncio.run(main())
     summary = summarize(read_jsonl(rundir.items_path), list(config.protocols),
                         item_ids=[it.item_id for it in items], seed=config.seed)
     summary.update(n_items=len(items), simulated=simulated, model=config.model,
                    dataset=dataset.name, totals=totals)
     rundir.write_summary(summary)
     return BenchResult(summary, rundir.path, totals, judged_now, len(items), simulated)
+
+
+def _tee(rundir: RunDir, on_call: Callable[[CallRecord], None] | None
+         ) -> Callable[[CallRecord], None]:
+    """Write every call record to calls.jsonl, then pass it on."""
+    def record(call: CallRecord) -> None:
+        rundir.append_call(call.model_dump(mode="json"))
+        if on_call is not None:
+            on_call(call)
+    return record
+
+
+async def _judge(rundir: RunDir, manifest: dict, items: list, protocols: list, runner: Runner,
+                 workers: int, on_item: Callable | None, on_start: Callable | None) -> int:
+    """Judge with the manifest kept current: status running, then complete or interrupted."""
+    t0 = time.perf_counter()
+    manifest.update(status="running", started=datetime.now(timezone.utc).isoformat())
+    rundir.write_manifest(manifest)
+    status = "interrupted"
+    try:
+        if on_start is not None:
+            on_start(len(items), sum(all((it.item_id, p.name) in rundir.done for p in protocols)
+                                     for it in items))
+        judged = await judge_items(items, protocols, runner, rundir, workers=workers,
+                                   on_item=on_item)
+        status = "complete"
+        return judged
+    finally:
+        manifest.update(status=status, totals=runner.totals.as_dict(),
+                        finished=datetime.now(timezone.utc).isoformat(),
+                        seconds=round(time.perf_counter() - t0, 3))
+        rundir.write_manifest(manifest)

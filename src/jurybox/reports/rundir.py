@@ -49,6 +49,19 @@ def write_json_atomic(path: Path, value: Any) -> None:
     os.replace(tmp, path)
 
 
+def _drop_partial_tail(path: Path) -> None:
+    """Cut a last line that a crash left without its newline, so appends start clean."""
+    if not path.exists() or path.stat().st_size == 0:
+        return
+    with path.open("rb+") as fh:
+        fh.seek(-1, os.SEEK_END)
+        if fh.read(1) == b"\n":
+            return
+        fh.seek(0)
+        data = fh.read()
+        fh.truncate(data.rfind(b"\n") + 1)
+
+
 def read_jsonl(path: Path) -> list[dict]:
     """Records of a JSONL file; a trailing partial line (interrupted write) is skipped."""
     if not path.exists():
@@ -86,6 +99,8 @@ class RunDir:
                                  if (stored or {}).get(k) != self.config.get(k))
                 raise ConfigError(f"{self.path} holds a run with a different configuration "
                                   f"(differs in {changed}); use another --out or delete it")
+        for path in (self.items_path, self.calls_path):
+            _drop_partial_tail(path)
         self.done: dict[tuple[str, str], dict] = {
             (r["item_id"], r["protocol"]): r for r in read_jsonl(self.items_path)}
         self._calls = (self.path / "calls.jsonl").open("a", encoding="utf-8")

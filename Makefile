@@ -1,0 +1,24 @@
+# Two commands on a fresh machine: `make demo` and `make test`. Each creates .venv if needed.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN     = $(VENV)/bin
+
+.PHONY: demo test bench-throughput clean
+
+$(BIN)/jurybox: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@
+
+demo: $(BIN)/jurybox
+	$(BIN)/jurybox demo
+
+test: $(BIN)/jurybox
+	$(BIN)/python -m pytest -q
+
+bench-throughput: $(BIN)/jurybox
+	$(BIN)/python benchmarks/throughput.py
+
+clean:
+	rm -rf $(VENV) runs

@@ -1,0 +1,95 @@
+import json
+import signal
+
+import pytest
+
+from jurybox.bench import BenchConfig, run_bench
+from jurybox.errors import ConfigError
+from jurybox.reports import read_jsonl
+from jurybox.runner import RetryPolicy
+from jurybox.sim import Faults, SimConfig
+
+FAST = RetryPolicy(attempts=6, base_s=0)
+CONFIG = BenchConfig(dataset="truthfulqa", limit=24, k=7, sim=SimConfig(bias="primacy"))
+
+
+def _bench(tmp_path, name="run", config=CONFIG, **kwargs):
+    return run_bench(config, tmp_path / name, cache_path=tmp_path / f"{name}.sqlite",
+                     retry=FAST, concurrency=4, **kwargs)
+
+
+def test_run_directory_contents_and_direct_call_is_shared_with_pcf(tmp_path):
+    result = _bench(tmp_path)
+    out = result.out
+    manifest = json.loads((out / "run.json").read_text())
+    assert manifest["status"] == "complete" and manifest["model"]["simulated"] is True
+    assert manifest["dataset"]["sha256"].startswith("b8d8ef1e")
+    items = read_jsonl(out / "items.jsonl")
+    assert len(items) == 48  # 24 items x 2 protocols
+    calls = read_jsonl(out / "calls.jsonl")
+    planned_pcf = result.summary["protocols"]["pcf"]["calls_planned"]
+    # direct's call is PCF's permutation 0: model calls = PCF's planned calls, not + 24
+    assert result.totals["model_calls"] == planned_pcf == len(calls)
+    assert all(c["text"] for c in calls)
+    assert json.loads((out / "summary.json").read_text())["n_items"] == 24
+
+
+def test_rerun_makes_zero_calls_and_new_folder_hits_cache(tmp_path):
+    first = _bench(tmp_path)
+    again = _bench(tmp_path)
+    assert again.totals["model_calls"] == 0 and again.judged_now == 0
+    assert again.summary["protocols"] == first.summary["protocols"]
+    elsewhere = run_bench(CONFIG, tmp_path / "other", cache_path=tmp_path / "run.sqlite",
+                          retry=FAST)
+    assert elsewhere.totals["model_calls"] == 0
+    assert elsewhere.totals["cache_hits"] == first.totals["model_calls"]
+
+
+def test_resume_after_interrupt(tmp_path):
+    seen = []
+
+    def interrupt_after_five(item):  # a real Ctrl-C: SIGINT to this process
+        seen.append(item.item_id)
+        if len(seen) == 5:
+            signal.raise_signal(signal.SIGINT)
+
+    with pytest.raises(KeyboardInterrupt):
+        _bench(tmp_path, on_item=interrupt_after_five)
+    out = tmp_path / "run"
+    assert json.loads((out / "run.json").read_text())["status"] == "interrupted"
+    done = {r["item_id"] for r in read_jsonl(out / "items.jsonl")}
+    assert len(done) >= 5
+    # then a crash mid-write: a cut-short last line must be dropped, not merged with the next
+    with (out / "items.jsonl").open("a") as fh:
+        fh.write('{"item_id": "tqa-')
+    resumed = _bench(tmp_path)
+    assert resumed.judged_now == 24 - len(done)
+    uninterrupted = _bench(tmp_path, name="clean")
+    assert resumed.summary["protocols"] == uninterrupted.summary["protocols"]
+    assert _bench(tmp_path).totals["model_calls"] == 0
+
+
+def test_changed_config_in_same_folder_is_refused(tmp_path):
+    _bench(tmp_path)
+    with pytest.raises(ConfigError, match=r"differs in \['k'\]"):
+        _bench(tmp_path, config=BenchConfig(dataset="truthfulqa", limit=24, k=3))
+
+
+def test_pcf_beats_direct_under_primacy_bias(tmp_path):
+    config = BenchConfig(dataset="truthfulqa", limit=120, k=7, sim=SimConfig(bias="primacy"))
+    s = _bench(tmp_path, config=config).summary["protocols"]
+    assert s["pcf"]["accuracy"]["accuracy"] > s["direct"]["accuracy"]["accuracy"]
+    assert s["pcf"]["vs_baseline"]["improvements"] > s["pcf"]["vs_baseline"]["regressions"]
+    # the primacy-biased judge picks position A far above the 1/4 an unbiased judge would
+    assert s["direct"]["order"]["win_rate_by_position"][0] > 0.35
+
+
+def test_failures_are_counted_never_scored(tmp_path):
+    config = BenchConfig(dataset="truthfulqa", limit=10, k=3,
+                         sim=SimConfig(faults=Faults(rate_refusal=1.0)))
+    result = _bench(tmp_path, config=config)
+    s = result.summary["protocols"]
+    assert s["pcf"]["accuracy"]["n"] == 0 and s["pcf"]["accuracy"]["coverage"] == 0
+    assert s["pcf"]["items_failed"] == 10 and s["pcf"]["calls_failed"]["refusal"] == 30
+    items = read_jsonl(result.out / "items.jsonl")
+    assert all(r["credit"] is None and r["winners"] == [] for r in items)

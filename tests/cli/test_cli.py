@@ -1,0 +1,63 @@
+import json
+
+from typer.testing import CliRunner
+
+from jurybox.cli import app
+
+runner = CliRunner()
+
+
+def test_bench_end_to_end_and_rerun(tmp_path):
+    args = ["bench", "rewardbench2-sample", "--model", "sim", "--k", "4", "--out",
+            str(tmp_path / "run"), "--cache", str(tmp_path / "c.sqlite")]
+    first = runner.invoke(app, args)
+    assert first.exit_code == 0, first.output
+    assert "SIMULATED" in first.output and "pcf" in first.output
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert summary["n_items"] == 8 and summary["protocols"]["pcf"]["calls_planned"] == 32
+    second = runner.invoke(app, args)
+    assert second.exit_code == 0 and "model calls this run: 0" in second.output
+
+
+def _one_line_error(result, *fragments):
+    assert result.exit_code == 2, result.output
+    lines = [ln for ln in result.output.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error:"), result.output
+    assert "Traceback" not in result.output
+    for fragment in fragments:
+        assert fragment in lines[0]
+
+
+def test_bad_inputs_exit_2_with_one_line(tmp_path):
+    missing = runner.invoke(app, ["bench", str(tmp_path / "none.jsonl"), "--out",
+                                  str(tmp_path / "o")])
+    _one_line_error(missing, "none.jsonl", "file not found")
+
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps({"id": "a", "prompt": "Q?", "candidates": ["x"], "gold": 0}) + "\n")
+    _one_line_error(runner.invoke(app, ["bench", str(bad), "--out", str(tmp_path / "o2")]),
+                    "bad.jsonl:1", "'candidates'", "at least 2")
+
+    cols = tmp_path / "cols.csv"
+    cols.write_text("Question,Answer\nQ?,A\n")
+    _one_line_error(runner.invoke(app, ["bench", str(cols), "--out", str(tmp_path / "o3")]),
+                    "cols.csv:1", "'Best Answer'")
+
+    _one_line_error(runner.invoke(app, ["bench", "truthfulqa", "--protocols", "direct,magic",
+                                        "--out", str(tmp_path / "o4")]), "unknown protocol")
+
+
+def test_missing_api_key_fails_before_any_work(tmp_path, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("JURYBOX_API_KEY", raising=False)
+    result = runner.invoke(app, ["bench", "truthfulqa", "--model", "openai/gpt-4o-mini",
+                                 "--out", str(tmp_path / "o")])
+    _one_line_error(result, "OPENAI_API_KEY")
+    assert not (tmp_path / "o" / "calls.jsonl").exists()
+
+
+def test_help_names_units_and_defaults():
+    result = runner.invoke(app, ["bench", "--help"])
+    assert result.exit_code == 0
+    for fragment in ("--k", "--concurrency", "seconds", "JURYBOX_MODEL"):
+        assert fragment in result.output

@@ -1,0 +1,62 @@
+import pytest
+
+from jurybox.parsing import CandidateJudgment, ListwiseJudgment
+from jurybox.protocols import RunView, Weights, consensus, credit, run_view, winners
+
+# Hand-worked example, n = 3 candidates, K' = 3 runs (candidate-indexed):
+#   run 1: scores (80, 60, 40), ranks (1, 2, 3), uncertain (F, F, T)
+#   run 2: scores (70, 70, 50), ranks (2, 1, 3), uncertain (F, F, F)   <- 0 and 1 tie on score
+#   run 3: scores (50, 90, 30), ranks (2, 1, 3), uncertain (F, T, T)
+# mean   = (200/3, 220/3, 40)
+# Borda  = 100/(3*2) * sum(n - r) = 100/6 * (4, 5, 0) = (66.667, 83.333, 0)
+# vote   = run1 {0}: 1/3 to 0; run2 {0,1}: 1/6 each; run3 {1}: 1/3 to 1 -> (0.5, 0.5, 0)
+# unc    = (0, 1/3, 2/3)
+# C_0 = .5*66.667 + .25*66.667 + .2*50 + .05*0      = 60.0
+# C_1 = .5*73.333 + .25*83.333 + .2*50 + .05*33.333 = 69.1667
+# C_2 = .5*40     + 0          + 0     + .05*66.667 = 23.3333
+RUNS = [RunView((0, 1, 2), (80, 60, 40), (1, 2, 3), (False, False, True)),
+        RunView((1, 2, 0), (70, 70, 50), (2, 1, 3), (False, False, False)),
+        RunView((2, 0, 1), (50, 90, 30), (2, 1, 3), (False, True, True))]
+
+
+def test_consensus_on_hand_worked_three_runs():
+    agg = consensus(RUNS)
+    assert agg.mean == pytest.approx((200 / 3, 220 / 3, 40))
+    assert agg.borda == pytest.approx((400 / 6, 500 / 6, 0))
+    assert agg.vote == pytest.approx((0.5, 0.5, 0))
+    assert agg.uncertainty == pytest.approx((0, 1 / 3, 2 / 3))
+    assert agg.combined == pytest.approx((60.0, 69.1666667, 23.3333333))
+    assert winners(agg.combined) == (1,)
+
+
+def test_custom_weights():
+    agg = consensus(RUNS, weights=Weights(mean=1, borda=0, vote=0, uncertainty=0))
+    assert agg.combined == pytest.approx(agg.mean)
+
+
+def test_tie_credit_within_tolerance():
+    won = winners((50.0, 50.3, 20.0), tolerance=0.5)
+    assert won == (0, 1)
+    assert credit(won, {0}) == 0.5
+    assert credit(won, {2}) == 0.0
+    assert winners((50.0, 50.6, 20.0), tolerance=0.5) == (1,)
+
+
+def test_run_view_maps_shown_labels_back_to_candidates():
+    # shown order (2, 0, 1): label A showed candidate 2, B -> 0, C -> 1
+    flags = dict(major_factual_error=False, hallucinated_specificity=False)
+    j = ListwiseJudgment(("A", "B", "C"), {
+        "A": CandidateJudgment(10, calibrated_uncertainty=True, **flags),
+        "B": CandidateJudgment(90, calibrated_uncertainty=False, **flags),
+        "C": CandidateJudgment(50, calibrated_uncertainty=False, **flags)},
+        ("B", "C", "A"), "")
+    view = run_view(j, (2, 0, 1))
+    assert view.scores == (90, 50, 10)
+    assert view.ranks == (1, 2, 3)
+    assert view.uncertain == (False, False, True)
+    assert view.top == 0 and view.order.index(view.top) == 1
+
+
+def test_consensus_needs_a_run():
+    with pytest.raises(ValueError):
+        consensus([])
