@@ -96,3 +96,16 @@ def test_gold_out_of_range(tmp_path):
     path = _rows(tmp_path, [{"id": "a", "prompt": "Q?", "candidates": ["x", "y"], "gold": 5}])
     with pytest.raises(DataError, match="field 'gold'"):
         load_listwise_jsonl(path)
+
+
+def test_rewardbench2_from_parquet(tmp_path):
+    pq = pytest.importorskip("pyarrow.parquet")
+    import pyarrow as pa
+
+    rows = [json.loads(line) for line in
+            load_listwise("rewardbench2-sample").path.read_text().splitlines()]
+    path = tmp_path / "rb2.parquet"
+    pq.write_table(pa.Table.from_pylist(rows), path)
+    ds = load_listwise(str(path))
+    assert ds.format == "rewardbench2" and len(ds.items) == 8
+    assert ds.items[3].candidates == tuple(rows[3]["chosen"] + rows[3]["rejected"])

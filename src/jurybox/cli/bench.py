@@ -59,8 +59,8 @@ def bench(
     cache: Annotated[Optional[Path], typer.Option(
         envvar="JURYBOX_CACHE", help="SQLite response cache [default: ~/.cache/jurybox/"
         "cache.sqlite].")] = None,
-    no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the cache.")
-                        ] = False,
+    no_cache: Annotated[bool, typer.Option("--no-cache", envvar="JURYBOX_NO_CACHE",
+                                           help="Do not read or write the cache.")] = False,
     base_url: Annotated[Optional[str], typer.Option(
         envvar="JURYBOX_BASE_URL", help="Endpoint base URL, e.g. http://localhost:8000/v1 "
         "(default per provider).")] = None,

@@ -28,5 +28,6 @@ __all__ = [
     "permutation_set",
     "register",
     "request_tag",
+    "run_view",
     "winners",
 ]

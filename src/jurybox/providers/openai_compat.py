@@ -16,7 +16,7 @@ from typing import Any, Literal
 import aiohttp
 
 from ..errors import (ConfigError, ProviderError, RateLimitError, RetryableProviderError,
-                      ServerError, TimeoutError_, missing_extra)
+                      ServerError, TimeoutError_)
 from .base import ChatRequest, ChatResponse, Usage
 
 __all__ = ["OpenAICompatibleProvider", "Transport"]
@@ -132,10 +132,7 @@ class OpenAICompatibleProvider:
                                         completion_tokens=usage.get("completion_tokens") or 0))
 
     async def _complete_sdk(self, request: ChatRequest) -> ChatResponse:
-        try:
-            import openai
-        except ImportError:
-            raise missing_extra("openai", "openai") from None
+        import openai  # imported lazily: it costs ~0.6 s
         if self._sdk is None:
             self._sdk = openai.AsyncOpenAI(base_url=self.base_url, api_key=self.api_key or "none",
                                            timeout=self.timeout_s, max_retries=0)

@@ -1,0 +1,20 @@
+"""Every package's __all__ names exist, and every public module-level name it re-exports from
+its own modules is listed (httpx's test_exported_members does the same)."""
+
+import importlib
+
+import pytest
+
+PACKAGES = ["jurybox", "jurybox.datasets", "jurybox.providers", "jurybox.sim", "jurybox.runner",
+            "jurybox.cache", "jurybox.parsing", "jurybox.protocols", "jurybox.stats",
+            "jurybox.reports", "jurybox.bench"]
+
+
+@pytest.mark.parametrize("name", PACKAGES)
+def test_all_is_exact(name):
+    module = importlib.import_module(name)
+    exported = set(module.__all__)
+    assert all(hasattr(module, n) for n in exported)
+    public = {n for n, v in vars(module).items() if not n.startswith("_")
+              and not isinstance(v, type(module))}
+    assert public - exported == set(), f"{name} exports names missing from __all__"
