@@ -115,6 +115,6 @@ def bench(
                            concurrency=concurrency, retry=RetryPolicy(attempts=retries),
                            timeout_s=timeout, transport=transport, on_call=progress.on_call,
                            on_item=progress.on_item, on_start=progress.on_start)
-    judge = "SIMULATED judge" if result.simulated else model
+    judge = "SIMULATED (loopback sim server)" if result.simulated else model
     print_bench_result(result, f"{result.summary['dataset']}: {result.n_items} items, "
-                               f"judge {judge}")
+                               f"judge: {judge}")
