@@ -61,3 +61,30 @@ def test_help_names_units_and_defaults():
     assert result.exit_code == 0
     for fragment in ("--k", "--concurrency", "seconds", "JURYBOX_MODEL"):
         assert fragment in result.output
+
+
+def test_bad_options_are_one_line_errors(tmp_path):
+    out = ["--out", str(tmp_path / "o"), "--cache", str(tmp_path / "c.sqlite")]
+    _one_line_error(runner.invoke(app, ["bench", "truthfulqa", "--protocols", ",", *out]),
+                    "--protocols names no protocol")
+    _one_line_error(runner.invoke(app, ["bench", "truthfulqa", "--tolerance", "-1", *out]),
+                    "tolerance must be >= 0")
+    _one_line_error(runner.invoke(app, ["bench", "truthfulqa", "--weights", "0,0,0,0", *out]),
+                    "--weights needs 4 numbers >= 0")
+    _one_line_error(runner.invoke(app, ["bench", "truthfulqa", "--sim-faults", "rate_429=2",
+                                        *out]), "--sim-faults: rate_429")
+    _one_line_error(runner.invoke(app, ["bench", "truthfulqa", "--sim-faults", "rate_429=abc",
+                                        *out]), "'abc' is not a number")
+    _one_line_error(runner.invoke(app, ["bench", "truthfulqa", "--cache", str(tmp_path),
+                                        "--out", str(tmp_path / "o5")]),
+                    "as the response cache")
+    _one_line_error(runner.invoke(app, ["serve-sim", "--bias", "sideways"]),
+                    "--bias must be one of")
+
+
+def test_a_run_where_every_call_failed_exits_1(tmp_path):
+    result = runner.invoke(app, ["bench", "rewardbench2-sample", "--k", "2", "--sim-faults",
+                                 "rate_refusal=1", "--out", str(tmp_path / "o"), "--cache",
+                                 str(tmp_path / "c.sqlite")])
+    assert result.exit_code == 1
+    assert "no item was judged: every call failed" in result.output

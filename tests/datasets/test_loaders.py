@@ -109,3 +109,24 @@ def test_rewardbench2_from_parquet(tmp_path):
     ds = load_listwise(str(path))
     assert ds.format == "rewardbench2" and len(ds.items) == 8
     assert ds.items[3].candidates == tuple(rows[3]["chosen"] + rows[3]["rejected"])
+
+
+def test_duplicate_candidate_texts_are_refused(tmp_path):
+    path = _rows(tmp_path, [{"id": "a", "prompt": "Q?", "candidates": ["x", "y", " x"], "gold": 0}])
+    with pytest.raises(DataError, match=r":1: field 'candidates': candidates 0 and 2 are the same"):
+        load_listwise_jsonl(path)
+
+
+def test_rewardbench2_without_chosen(tmp_path):
+    path = _rows(tmp_path, [{"id": 1, "prompt": "Q?", "chosen": [], "rejected": ["a", "b"],
+                             "subset": "Factuality"}])
+    with pytest.raises(DataError, match=r":1: field 'chosen': no chosen"):
+        load_rewardbench2(path)
+
+
+def test_non_utf8_file_names_the_line(tmp_path):
+    path = tmp_path / "d.jsonl"
+    path.write_bytes(b'{"id": "a", "prompt": "Q?", "candidates": ["x", "y"], "gold": 0}\n'
+                     b'{"id": "b", "prompt": "\xff"}\n')
+    with pytest.raises(DataError, match=r"d\.jsonl:2: not UTF-8 text"):
+        load_listwise_jsonl(path)

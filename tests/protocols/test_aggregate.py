@@ -60,3 +60,9 @@ def test_run_view_maps_shown_labels_back_to_candidates():
 def test_consensus_needs_a_run():
     with pytest.raises(ValueError):
         consensus([])
+
+
+@pytest.mark.parametrize("values", [(0, 0, 0, 0), (-1, 1, 0, 0)])
+def test_weights_must_be_non_negative_with_a_positive_sum(values):
+    with pytest.raises(ValueError, match="weights must be >= 0"):
+        Weights(*values)

@@ -73,3 +73,51 @@ def test_both_transports_read_text_and_usage_from_the_loopback_judge(sim, transp
     assert '"ranking"' in response.text
     assert response.usage.prompt_tokens > 100 and response.usage.completion_tokens > 10
     assert response.finish_reason == "stop"
+
+
+def test_check_catches_a_base_url_without_v1_and_recognises_the_sim(sim):
+    async def check(provider):
+        try:
+            await provider.check()
+        finally:
+            await provider.aclose()
+
+    with sim() as server:
+        root = f"http://127.0.0.1:{server.port}"
+        with pytest.raises(ProviderError, match="answered 404: is the base URL right"):
+            asyncio.run(check(OpenAICompatibleProvider("vllm", "judge", root)))
+        served = OpenAICompatibleProvider("vllm", "judge", f"{root}/v1")
+        assert served.simulated is False
+        asyncio.run(check(served))
+        assert served.simulated is True  # reached through serve-sim, still labelled simulated
+
+
+def test_a_non_json_body_is_a_provider_error_naming_the_url():
+    from aiohttp import web
+
+    async def html(_request):
+        return web.Response(text="<html>welcome</html>", content_type="text/html")
+
+    async def main():
+        app = web.Application()
+        app.router.add_post("/v1/chat/completions", html)
+        runner = web.AppRunner(app)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        port = site._server.sockets[0].getsockname()[1]
+        provider = OpenAICompatibleProvider("vllm", "m", f"http://127.0.0.1:{port}/v1")
+        try:
+            await provider.complete(listwise_request("Q?", ["a", "b"], tag="0"))
+        finally:
+            await provider.aclose()
+            await runner.cleanup()
+
+    with pytest.raises(ProviderError, match=r"/v1/chat/completions answered 200 with a body "
+                                            r"that is not JSON \(b'<html>welcome"):
+        asyncio.run(main())
+
+
+def test_timeout_must_be_positive():
+    with pytest.raises(ConfigError, match="timeout must be > 0"):
+        OpenAICompatibleProvider("vllm", "m", "http://127.0.0.1:1/v1", timeout_s=0)

@@ -155,3 +155,22 @@ def test_retry_policy_honours_retry_after_and_caps():
     assert all(0 <= policy.delay(a, None, rng) <= min(30, 0.5 * 2 ** a) for a in range(10))
     assert policy.delay(0, 999.0, rng) == 30
     assert RetryPolicy(base_s=0).delay(5, None, rng) == 0
+
+
+def test_unexpected_client_errors_are_recorded_failures():
+    runner = Runner(ScriptedProvider([KeyError("boom")]), retry=FAST_RETRY)
+    outcome = asyncio.run(runner.run(Job(REQ, _parse_int)))
+    assert outcome.failure.kind == "api" and "unexpected KeyError" in outcome.failure.message
+
+
+def test_many_failures_in_a_row_stop_the_run():
+    provider = ScriptedProvider([ProviderError("HTTP 404: no such model")] * 5)
+    runner = Runner(provider, retry=FAST_RETRY, abort_after=3)
+
+    async def main():
+        for _ in range(5):
+            await runner.run(Job(REQ, _parse_int))
+
+    with pytest.raises(ProviderError, match="3 calls in a row failed; last error: HTTP 404"):
+        asyncio.run(main())
+    assert len(provider.requests) == 3

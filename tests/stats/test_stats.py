@@ -45,12 +45,15 @@ def test_no_non_ties_gives_nan_p():
 
 
 def test_order_diagnostics():
-    # item 1: picks (0, 0, 1) -> flips, disagreement 1/3; item 2: (2, 2) -> no flip, 0
-    # item 3: one run, left out of flip rate. Positions over all 6 runs: 0,1,0 | 1,3 | 0
-    # -> win rate (3/6, 2/6, 0, 1/6)
-    res = order_diagnostics([[0, 0, 1], [2, 2], [1]], [[0, 1, 0], [1, 3], [0]])
+    # item 1 (n=4): picks (0, 0, 1) -> flips, disagreement 1/3; item 2 (n=4): (2, 2) -> no
+    # flip, 0; item 3 (n=2): one run, left out of the flip rate.
+    # Positions, n=4 runs: 0,1,0 | 1,3 -> (2/5, 2/5, 0, 1/5); n=2 runs: 1 -> (0, 1)
+    res = order_diagnostics([[0, 0, 1], [2, 2], [1]], [[0, 1, 0], [1, 3], [1]], [4, 4, 2])
     assert res.n_items == 2
     assert res.flip_rate == 0.5
     assert res.mean_disagreement == pytest.approx(1 / 6)
-    assert res.win_rate_by_position == pytest.approx((3 / 6, 2 / 6, 0, 1 / 6))
-    assert res.n_runs == 6
+    assert res.win_rate_by_position == {4: pytest.approx((2 / 5, 2 / 5, 0, 1 / 5)),
+                                        2: pytest.approx((0, 1))}
+    assert res.n_runs == {2: 1, 4: 5}
+    with pytest.raises(ValueError):
+        order_diagnostics([[0]], [[3]], [2])

@@ -16,7 +16,7 @@ from typing import Any
 from .. import __version__
 from ..cache import ResponseCache
 from ..datasets import LoadedDataset, load_listwise
-from ..errors import ConfigError
+from ..errors import ConfigError, ProviderError
 from ..protocols import Weights, build_protocol
 from ..providers import Provider, make_provider, parse_spec
 from ..reports import RunDir, read_jsonl
@@ -51,7 +51,8 @@ class BenchConfig:
     def as_dict(self) -> dict[str, Any]:
         d = {k: getattr(self, k) for k in self.__dataclass_fields__}
         d["weights"] = vars(self.weights)
-        d["sim"] = self.sim.model_dump(mode="json") if self.model == "sim" else None
+        d["sim"] = (self.sim.model_dump(mode="json", exclude={"latency_ms", "latency_jitter_ms"})
+                    if self.model == "sim" else None)
         d["protocols"] = list(self.protocols)
         return d
 
@@ -136,11 +137,13 @@ def run_bench(config: BenchConfig, out: str | Path, *, cache_path: str | Path | 
             try:
                 if not simulated:
                     await provider.check()
-                rundir = RunDir(out, config.as_dict())
+                rundir = RunDir(out, {**config.as_dict(), "dataset_sha256": dataset.sha256})
                 cache = ResponseCache(cache_path) if cache_path else None
                 try:
                     runner = Runner(provider, cache=cache, concurrency=concurrency, retry=retry,
                                     on_call=_tee(rundir, on_call))
+                    # a simulated judge reached through serve-sim is known after check()
+                    manifest["model"]["simulated"] = provider.simulated
                     judged = await _judge(rundir, manifest, items, protocols, runner,
                                           concurrency, on_item, on_start)
                     return rundir, judged, runner.totals.as_dict()
@@ -152,6 +155,7 @@ def run_bench(config: BenchConfig, out: str | Path, *, cache_path: str | Path | 
                 await provider.aclose()
 
         rundir, judged_now, totals = asyncio.run(main())
+        simulated = provider.simulated
     summary = summarize(read_jsonl(rundir.items_path), list(config.protocols),
                         item_ids=[it.item_id for it in items], seed=config.seed)
     summary.update(n_items=len(items), simulated=simulated, model=config.model,
@@ -172,10 +176,11 @@ def _tee(rundir: RunDir, on_call: Callable[[CallRecord], None] | None
 
 async def _judge(rundir: RunDir, manifest: dict, items: list, protocols: list, runner: Runner,
                  workers: int, on_item: Callable | None, on_start: Callable | None) -> int:
-    """Judge with the manifest kept current: status running, then complete or interrupted."""
+    """Judge with the manifest kept current: status running, then complete or interrupted
+    (or failed, when the runner stops on consecutive API failures)."""
     t0 = time.perf_counter()
-    manifest.update(status="running", started=datetime.now(timezone.utc).isoformat())
-    rundir.write_manifest(manifest)
+    session = {"status": "running", "started": datetime.now(timezone.utc).isoformat()}
+    rundir.write_manifest(manifest, session)
     status = "interrupted"
     try:
         if on_start is not None:
@@ -185,8 +190,11 @@ async def _judge(rundir: RunDir, manifest: dict, items: list, protocols: list, r
                                    on_item=on_item)
         status = "complete"
         return judged
+    except ProviderError:
+        status = "failed"
+        raise
     finally:
-        manifest.update(status=status, totals=runner.totals.as_dict(),
-                        finished=datetime.now(timezone.utc).isoformat(),
-                        seconds=round(time.perf_counter() - t0, 3))
-        rundir.write_manifest(manifest)
+        session.update(status=status, totals=runner.totals.as_dict(),
+                       finished=datetime.now(timezone.utc).isoformat(),
+                       seconds=round(time.perf_counter() - t0, 3))
+        rundir.write_manifest(manifest, session)

@@ -33,7 +33,8 @@ def summarize(records: Iterable[dict], protocols: Sequence[str], *, item_ids: It
     for p, recs in by_protocol.items():
         acc = accuracy(list(credits[p].values()), seed=seed)
         order = order_diagnostics([r["top_picks"] for r in recs.values()],
-                                  [r["top_positions"] for r in recs.values()])
+                                  [r["top_positions"] for r in recs.values()],
+                                  [r["n_candidates"] for r in recs.values()])
         failures = Counter(kind for r in recs.values() for kind in r["failures"])
         entry = {"accuracy": asdict(acc), "order": asdict(order),
                  "calls_planned": sum(r["n_calls"] for r in recs.values()),

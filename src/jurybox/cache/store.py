@@ -13,6 +13,7 @@ import sqlite3
 import time
 from pathlib import Path
 
+from ..errors import ConfigError
 from ..providers import ChatResponse
 
 __all__ = ["ResponseCache", "SCHEMA_VERSION"]
@@ -26,16 +27,26 @@ class ResponseCache:
     Args:
         path: the SQLite file (created with parent folders), or ``":memory:"``.
 
+    Raises:
+        ConfigError: the file cannot be opened as a cache (a folder, not SQLite, no access).
+
     Safe for one process with many asyncio tasks (calls are short and synchronous); several
     processes may share one file (WAL, busy timeout 30 s).
     """
 
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
-        if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None,
-                                   check_same_thread=False)
+        try:
+            if self.path != ":memory:":
+                Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None,
+                                       check_same_thread=False)
+            self._setup()
+        except (sqlite3.Error, OSError) as exc:
+            raise ConfigError(f"cannot use {self.path!r} as the response cache ({exc}); pass "
+                              f"another --cache file or --no-cache") from None
+
+    def _setup(self) -> None:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT)")
@@ -61,6 +72,7 @@ class ResponseCache:
         """Delete every response; returns how many were deleted."""
         n = len(self)
         self._db.execute("DELETE FROM responses")
+        self._db.execute("VACUUM")
         return n
 
     def close(self) -> None:

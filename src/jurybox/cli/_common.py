@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pydantic
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -32,15 +33,24 @@ def fail_cleanly(fn: Callable) -> Callable:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
+        except pydantic.ValidationError as exc:
+            problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'value'}: {e['msg']}"
+                                 for e in exc.errors())
+            _error(f"invalid {exc.title} setting: {problems}")
+            raise typer.Exit(2) from None
         except (JuryboxError, ValueError) as exc:
-            err_console.print(f"[bold red]error:[/] {exc}", markup=True, highlight=False,
-                              soft_wrap=True)
+            _error(str(exc))
             raise typer.Exit(2) from None
         except KeyboardInterrupt:
-            err_console.print("\ninterrupted: everything finished so far is saved; run the same "
-                              "command again to resume.")
+            print("\ninterrupted: everything finished so far is saved; run the same command "
+                  "again to resume.", file=sys.stderr)
             raise typer.Exit(130) from None
     return wrapper
+
+
+def _error(message: str) -> None:
+    """One line on stderr, never wrapped or marked up."""
+    print(f"error: {' '.join(message.split())}", file=sys.stderr)
 
 
 def default_cache() -> Path:
@@ -98,12 +108,21 @@ class BenchProgress:
         self.progress.stop()
 
 
-def _pct(x: float | None) -> str:
-    return "—" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.1f}"
+def _missing(x: float | None) -> bool:
+    return x is None or (isinstance(x, float) and math.isnan(x))
+
+
+def _pct(x: float | None, sign: bool = False) -> str:
+    return "—" if _missing(x) else f"{100 * x:+.1f}" if sign else f"{100 * x:.1f}"
+
+
+def _ci(low: float | None, high: float | None, sign: bool = False) -> str:
+    return "" if _missing(low) or _missing(high) else \
+        f" [{_pct(low, sign)}, {_pct(high, sign)}]"
 
 
 def _p(x: float | None) -> str:
-    if x is None or (isinstance(x, float) and math.isnan(x)):
+    if _missing(x):
         return "—"
     return f"{x:.2g}" if x < 0.001 else f"{x:.3f}"
 
@@ -117,16 +136,23 @@ def summary_table(summary: dict, title: str) -> Table:
         table.add_column(col, justify="left" if col == "protocol" else "right", no_wrap=True)
     for name, s in summary["protocols"].items():
         acc, order = s["accuracy"], s["order"]
-        lo, hi = acc["confidence_interval"]
         vs = s.get("vs_baseline")
-        diff = (f"{100 * vs['difference']:+.1f} [{100 * vs['confidence_interval'][0]:+.1f}, "
-                f"{100 * vs['confidence_interval'][1]:+.1f}]") if vs and vs["n"] else "—"
+        diff = (_pct(vs["difference"], sign=True) + _ci(*vs["confidence_interval"], sign=True)
+                if vs and vs["n"] else "—")
         table.add_row(name, str(acc["n"]), _pct(acc["coverage"]),
-                      f"{_pct(acc['accuracy'])} [{_pct(lo)}, {_pct(hi)}]", diff,
+                      _pct(acc["accuracy"]) + _ci(*acc["confidence_interval"]), diff,
                       f"{vs['improvements']}/{vs['regressions']}" if vs else "—",
                       _p(vs["p_value"]) if vs else "—", str(s["calls_planned"]),
                       str(sum(s["calls_failed"].values())), _pct(order["flip_rate"]))
     return table
+
+
+def exit_if_nothing_judged(result: Any) -> None:
+    """Exit 1 when no protocol judged any item: every call failed (see calls.jsonl)."""
+    if all(s["accuracy"]["n"] == 0 for s in result.summary["protocols"].values()):
+        _error(f"no item was judged: every call failed; the raw answers and errors are in "
+               f"{result.out / 'calls.jsonl'}")
+        raise typer.Exit(1)
 
 
 def print_bench_result(result: Any, title: str) -> None:
@@ -138,9 +164,10 @@ def print_bench_result(result: Any, title: str) -> None:
                   f"{t.get('cache_hits', 0)}  retries: {t.get('retries', 0)}  re-asks: "
                   f"{t.get('reasks', 0)}  failed judgments: {failed}  tokens: "
                   f"{t.get('prompt_tokens', 0) + t.get('completion_tokens', 0):,}")
-    pos = result.summary["protocols"].get("pcf", {}).get("order", {}).get("win_rate_by_position")
-    if pos:
-        console.print("top pick by shown position (pcf runs): " + "  ".join(
-            f"{chr(65 + i)} {100 * w:.0f}%" for i, w in enumerate(pos)))
+    for name, s in result.summary["protocols"].items():
+        for n, rates in s["order"]["win_rate_by_position"].items():
+            console.print(f"top pick by shown position, {name}, {n}-candidate items "
+                          f"(unbiased: {100 / int(n):.0f}% each): " + "  ".join(
+                              f"{chr(65 + i)} {100 * w:.0f}%" for i, w in enumerate(rates)))
     console.print(f"run directory: {result.out}  (run.json, calls.jsonl, items.jsonl, "
                   f"summary.json)")

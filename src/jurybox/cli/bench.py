@@ -5,34 +5,55 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Optional
 
+import pydantic
 import typer
 
 from ..bench import BenchConfig, run_bench
 from ..errors import ConfigError
 from ..protocols import PROTOCOLS, Weights
 from ..runner import RetryPolicy
-from ..sim import Faults, SimConfig
-from ._common import BenchProgress, default_cache, default_out, fail_cleanly, print_bench_result
+from ..providers import PROVIDERS
+from ..sim import BIAS_PRESETS, Faults, SimConfig
+from ._common import (BenchProgress, default_cache, default_out, exit_if_nothing_judged,
+                      fail_cleanly, print_bench_result)
 
 
-def parse_faults(text: str) -> Faults:
+def parse_faults(text: str, option: str = "--sim-faults") -> Faults:
     """``rate_429=0.05,rate_malformed=0.02`` -> Faults (ConfigError on a bad entry)."""
     values = {}
     for part in filter(None, (p.strip() for p in text.split(","))):
         name, sep, value = part.partition("=")
         if not sep or name not in Faults.model_fields:
-            raise ConfigError(f"--sim-faults entry {part!r} must be NAME=VALUE with NAME in "
+            raise ConfigError(f"{option} entry {part!r} must be NAME=VALUE with NAME in "
                               f"{sorted(Faults.model_fields)}")
-        values[name] = float(value)
-    return Faults(**values)
+        try:
+            values[name] = float(value)
+        except ValueError:
+            raise ConfigError(f"{option} entry {part!r}: {value!r} is not a number") from None
+    try:
+        return Faults(**values)
+    except pydantic.ValidationError as exc:
+        problems = "; ".join(f"{e['loc'][0]}: {e['msg']}" for e in exc.errors())
+        raise ConfigError(f"{option}: {problems}") from None
+
+
+def check_bias(bias: str, option: str) -> str:
+    """The bias preset, or ConfigError naming the option."""
+    if bias not in BIAS_PRESETS:
+        raise ConfigError(f"{option} must be one of {sorted(BIAS_PRESETS)}, got {bias!r}")
+    return bias
 
 
 def parse_weights(text: str) -> Weights:
     """``0.5,0.25,0.2,0.05`` -> Weights (mean, borda, vote, uncertainty)."""
     parts = [p for p in text.split(",") if p.strip()]
-    if len(parts) != 4:
-        raise ConfigError(f"--weights needs 4 numbers (mean,borda,vote,uncertainty), got {text!r}")
-    return Weights(*map(float, parts))
+    try:
+        if len(parts) != 4:
+            raise ValueError
+        return Weights(*map(float, parts))
+    except ValueError as exc:
+        raise ConfigError(f"--weights needs 4 numbers >= 0 with a positive sum "
+                          f"(mean,borda,vote,uncertainty), got {text!r} {exc or ''}") from None
 
 
 @fail_cleanly
@@ -41,8 +62,9 @@ def bench(
         help="Bundled name (truthfulqa, rewardbench2-sample) or a file: TruthfulQA CSV, "
              "RewardBench 2 .jsonl/.parquet, or listwise .jsonl (id, prompt, candidates, gold).")],
     model: Annotated[str, typer.Option(
-        envvar="JURYBOX_MODEL", help="provider/model: openai/gpt-4o-mini, vllm/<model>, "
-        "ollama/<model>, llamacpp/<model>, or sim (the simulated judge).")] = "sim",
+        envvar="JURYBOX_MODEL", help="provider/model, e.g. openai/gpt-4o-mini or vllm/<model>; "
+        f"providers: {', '.join(p for p in PROVIDERS if p != 'sim')}; or sim (the simulated "
+        "judge, started on 127.0.0.1).")] = "sim",
     protocols: Annotated[str, typer.Option(
         envvar="JURYBOX_PROTOCOLS", help=f"Comma list of {sorted(PROTOCOLS)}; the first is "
         "the baseline for paired tests.")] = "direct,pcf",
@@ -52,13 +74,14 @@ def bench(
         envvar="JURYBOX_LIMIT", min=1, help="Judge a seeded sample of N items (default all).")
     ] = None,
     seed: Annotated[int, typer.Option(envvar="JURYBOX_SEED",
-                                      help="Run seed: item sample, orders, decoding.")] = 0,
+                                      help="Run seed: item sample, orders, decoding seed sent "
+                                      "to the endpoint, and the simulated judge's noise.")] = 0,
     out: Annotated[Optional[Path], typer.Option(
         envvar="JURYBOX_OUT", help="Run directory (default runs/bench-<dataset>-<model>-<hash>)."
         " Rerunning into it resumes.")] = None,
     cache: Annotated[Optional[Path], typer.Option(
-        envvar="JURYBOX_CACHE", help="SQLite response cache [default: ~/.cache/jurybox/"
-        "cache.sqlite].")] = None,
+        envvar="JURYBOX_CACHE", help="SQLite response cache (default "
+        "~/.cache/jurybox/cache.sqlite).")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", envvar="JURYBOX_NO_CACHE",
                                            help="Do not read or write the cache.")] = False,
     base_url: Annotated[Optional[str], typer.Option(
@@ -66,9 +89,11 @@ def bench(
         "(default per provider).")] = None,
     concurrency: Annotated[int, typer.Option(envvar="JURYBOX_CONCURRENCY", min=1,
                                              help="Model calls in flight at once.")] = 16,
-    retries: Annotated[int, typer.Option(envvar="JURYBOX_ATTEMPTS", min=1,
-                                         help="Attempts per call (429/5xx/timeouts).")] = 6,
-    timeout: Annotated[float, typer.Option(envvar="JURYBOX_TIMEOUT",
+    attempts: Annotated[int, typer.Option(
+        envvar="JURYBOX_ATTEMPTS", min=1, help="Attempts per call, first try included: 429, "
+        "5xx and timeouts are retried with exponential backoff and jitter, honouring "
+        "Retry-After.")] = 6,
+    timeout: Annotated[float, typer.Option(envvar="JURYBOX_TIMEOUT", min=0.001,
                                            help="Per-request timeout, seconds.")] = 60.0,
     transport: Annotated[str, typer.Option(
         envvar="JURYBOX_TRANSPORT", help="HTTP client: aiohttp (lean) or sdk (openai SDK).")
@@ -83,22 +108,26 @@ def bench(
     weights: Annotated[str, typer.Option(envvar="JURYBOX_WEIGHTS",
                                          help="C_i weights: mean,borda,vote,uncertainty.")
                        ] = "0.5,0.25,0.2,0.05",
-    temperature: Annotated[float, typer.Option(envvar="JURYBOX_TEMPERATURE", min=0.0)] = 0.0,
-    max_tokens: Annotated[int, typer.Option(envvar="JURYBOX_MAX_TOKENS", min=1)] = 1024,
+    temperature: Annotated[float, typer.Option(envvar="JURYBOX_TEMPERATURE", min=0.0,
+                                               help="Judge sampling temperature.")] = 0.0,
+    max_tokens: Annotated[int, typer.Option(envvar="JURYBOX_MAX_TOKENS", min=1,
+                                            help="Judge completion budget, tokens.")] = 1024,
     sim_bias: Annotated[str, typer.Option(envvar="JURYBOX_SIM_BIAS",
                                           help="Simulated judge: none, primacy or recency.")
                         ] = "primacy",
     sim_latency_ms: Annotated[float, typer.Option(envvar="JURYBOX_SIM_LATENCY_MS",
                                                   help="Simulated judge latency, ms.")] = 0.0,
     sim_faults: Annotated[str, typer.Option(
-        envvar="JURYBOX_SIM_FAULTS", help="Simulated faults, e.g. rate_429=0.05,"
-        "rate_malformed=0.02 (rates per attempt).")] = "",
+        envvar="JURYBOX_SIM_FAULTS", help="Simulated faults (default none), e.g. "
+        "rate_429=0.05,rate_500=0.02,rate_slow=0.01,rate_malformed=0.02,rate_truncated=0.01,"
+        "rate_refusal=0.01 (probabilities per attempt).")] = "",
 ) -> None:
     """Judge a listwise (best-of-N) dataset with direct and permutation-consensus judging,
     and compare them with paired statistics."""
-    if sim_bias not in ("none", "primacy", "recency"):
-        raise ConfigError(f"--sim-bias must be none, primacy or recency, got {sim_bias!r}")
+    check_bias(sim_bias, "--sim-bias")
     names = tuple(p.strip() for p in protocols.split(",") if p.strip())
+    if not names:
+        raise ConfigError(f"--protocols names no protocol; choose from {sorted(PROTOCOLS)}")
     for name in names:
         if name not in PROTOCOLS:
             raise ConfigError(f"unknown protocol {name!r}; choose from {sorted(PROTOCOLS)}")
@@ -112,9 +141,10 @@ def bench(
     out = out or default_out("bench", config.as_dict())
     with BenchProgress() as progress:
         result = run_bench(config, out, cache_path=None if no_cache else (cache or default_cache()),
-                           concurrency=concurrency, retry=RetryPolicy(attempts=retries),
+                           concurrency=concurrency, retry=RetryPolicy(attempts=attempts),
                            timeout_s=timeout, transport=transport, on_call=progress.on_call,
                            on_item=progress.on_item, on_start=progress.on_start)
-    judge = "SIMULATED (loopback sim server)" if result.simulated else model
+    judge = f"SIMULATED ({model})" if result.simulated else model
     print_bench_result(result, f"{result.summary['dataset']}: {result.n_items} items, "
                                f"judge: {judge}")
+    exit_if_nothing_judged(result)

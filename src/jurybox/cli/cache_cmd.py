@@ -21,6 +21,9 @@ def cache(
     path = path or default_cache()
     if action not in ("info", "clear"):
         raise ValueError(f"action must be 'info' or 'clear', got {action!r}")
+    if not path.exists():
+        console.print(f"{path}: no cache yet")
+        return
     store = ResponseCache(path)
     try:
         if action == "clear":

@@ -9,7 +9,8 @@ import typer
 
 from ..bench import BenchConfig, run_bench
 from ..sim import Faults, SimConfig
-from ._common import BenchProgress, console, default_cache, fail_cleanly, print_bench_result
+from ._common import (BenchProgress, console, default_cache, exit_if_nothing_judged, fail_cleanly,
+                      print_bench_result)
 
 BANNER = (
     "[bold yellow]The judge in this demo is SIMULATED[/]: a local OpenAI-compatible server on "
@@ -31,8 +32,8 @@ def demo(
     out: Annotated[Path, typer.Option(envvar="JURYBOX_OUT", help="Run directory.")
                    ] = Path("runs/demo"),
     cache: Annotated[Optional[Path], typer.Option(
-        envvar="JURYBOX_CACHE", help="SQLite response cache [default: ~/.cache/jurybox/"
-        "cache.sqlite].")] = None,
+        envvar="JURYBOX_CACHE", help="SQLite response cache (default "
+        "~/.cache/jurybox/cache.sqlite).")] = None,
     limit: Annotated[int, typer.Option(envvar="JURYBOX_LIMIT", min=1,
                                        help="TruthfulQA items to judge.")] = 200,
     seed: Annotated[int, typer.Option(envvar="JURYBOX_SEED", help="Run seed.")] = 0,
@@ -49,3 +50,4 @@ def demo(
     print_bench_result(result, f"TruthfulQA, {result.n_items} items, SIMULATED primacy-biased "
                                f"judge: direct (1 call) vs PCF (K=7)")
     console.print(REAL)
+    exit_if_nothing_judged(result)

@@ -11,8 +11,13 @@ from ..errors import DataError, missing_extra
 
 def iter_jsonl(path: Path) -> Iterator[tuple[int, dict]]:
     """Yield (line number, object) for each non-blank line; DataError on bad JSON."""
-    with path.open(encoding="utf-8") as fh:
-        for line_no, line in enumerate(fh, start=1):
+    with path.open("rb") as fh:
+        for line_no, raw in enumerate(fh, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise DataError(path, f"not UTF-8 text ({exc.reason} at byte {exc.start})",
+                                line=line_no) from None
             if not line.strip():
                 continue
             try:

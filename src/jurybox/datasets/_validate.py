@@ -36,6 +36,13 @@ def make_item(path: Path, line: int, *, item_id: str, prompt: object, candidates
         if not isinstance(text, str) or not text.strip():
             raise DataError(path, f"candidate {i} is empty or not text: {text!r}",
                             line=line, field=candidates_field)
+    seen: dict[str, int] = {}
+    for i, text in enumerate(candidates):
+        if text.strip() in seen:
+            raise DataError(path, f"candidates {seen[text.strip()]} and {i} are the same text "
+                            f"{text.strip()!r:.60}; credit would be a coin toss",
+                            line=line, field=candidates_field)
+        seen[text.strip()] = i
     gold_set = frozenset(gold)
     if not gold_set or not all(0 <= g < len(candidates) for g in gold_set):
         raise DataError(path, f"gold indices {sorted(gold_set)!r} must be a non-empty subset of "

@@ -54,7 +54,7 @@ def _sniff(path: Path) -> str:
         return "truthfulqa"
     first = ""
     if path.suffix != ".parquet":
-        with path.open(encoding="utf-8") as fh:
+        with path.open(encoding="utf-8", errors="replace") as fh:
             first = next((ln for ln in fh if ln.strip()), "")
     if path.suffix == ".parquet" or ('"chosen"' in first and '"rejected"' in first):
         return "rewardbench2"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..errors import DataError
 from ._rows import iter_rows, require
 from ._validate import IdTracker, check_file, make_item
 from .items import ListwiseItem
@@ -38,6 +39,8 @@ def load_rewardbench2(path: str | Path, *, subset: str | None = "Factuality") ->
         item_id = str(require(path, line, row, "id", (str, int)))
         chosen = list(require(path, line, row, "chosen", (list, tuple)))
         rejected = list(require(path, line, row, "rejected", (list, tuple)))
+        if not chosen:
+            raise DataError(path, "no chosen (correct) response", line=line, field="chosen")
         ids.add(item_id, line)
         items.append(make_item(path, line, item_id=item_id, prompt=row.get("prompt"),
                                candidates=chosen + rejected, gold=range(len(chosen)),

@@ -38,6 +38,13 @@ def load_truthfulqa(path: str | Path, *, n: int = 4) -> list[ListwiseItem]:
     if n < 2:
         raise ValueError(f"n must be >= 2, got {n!r}")
     path = check_file(Path(path))
+    try:
+        return _read(path, n)
+    except UnicodeDecodeError as exc:
+        raise DataError(path, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+
+
+def _read(path: Path, n: int) -> list[ListwiseItem]:
     with path.open(newline="", encoding="utf-8") as fh:
         reader = csv.DictReader(fh)
         missing = [c for c in TRUTHFULQA_COLUMNS if c not in (reader.fieldnames or [])]

@@ -67,6 +67,11 @@ class Weights:
     vote: float = 0.20
     uncertainty: float = 0.05
 
+    def __post_init__(self) -> None:
+        values = (self.mean, self.borda, self.vote, self.uncertainty)
+        if any(w < 0 for w in values) or sum(values) <= 0:
+            raise ValueError(f"weights must be >= 0 with a positive sum, got {values}")
+
 
 @dataclass(frozen=True)
 class Consensus:

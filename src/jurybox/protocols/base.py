@@ -37,6 +37,7 @@ class ListwiseDecision:
 
     Attributes:
         item_id, protocol: what was judged, how.
+        n_candidates: the item's n.
         n_calls: calls planned; n_ok: calls that gave a usable judgment.
         winners: winning candidate indices (empty when the item failed).
         credit: share of winners that are gold, in [0, 1]; None when no call succeeded.
@@ -48,6 +49,7 @@ class ListwiseDecision:
 
     item_id: str
     protocol: str
+    n_candidates: int
     n_calls: int
     n_ok: int
     winners: tuple[int, ...]

@@ -46,6 +46,8 @@ class PCFProtocol:
                  tolerance: float = 0.5, temperature: float = 0.0, max_tokens: int = 1024):
         if k < 1:
             raise ValueError(f"k must be >= 1, got {k}")
+        if tolerance < 0:
+            raise ValueError(f"tolerance must be >= 0 points, got {tolerance}")
         self.k, self.seed, self.weights, self.tolerance = k, seed, weights, tolerance
         self.temperature, self.max_tokens = temperature, max_tokens
 
@@ -73,7 +75,8 @@ class PCFProtocol:
                outcomes: list[Outcome[ListwiseJudgment]]) -> ListwiseDecision:
         runs = [run_view(o.value, c.order) for c, o in zip(calls, outcomes) if o.ok]
         failures = tuple(o.failure.kind for o in outcomes if o.failure is not None)
-        common = dict(item_id=item.item_id, protocol=self.name, n_calls=len(calls),
+        common = dict(item_id=item.item_id, protocol=self.name, n_candidates=item.n,
+                      n_calls=len(calls),
                       n_ok=len(runs), gold=tuple(sorted(item.gold)), failures=failures)
         if not runs:
             return ListwiseDecision(winners=(), credit=None, **common)

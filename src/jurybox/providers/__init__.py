@@ -1,11 +1,12 @@
 """Model endpoints behind one narrow async interface."""
 
 from .base import ChatRequest, ChatResponse, Message, Provider, Usage
-from .openai_compat import OpenAICompatibleProvider, Transport
+from .openai_compat import SIM_OWNER, OpenAICompatibleProvider, Transport
 from .spec import PROVIDERS, ModelSpec, make_provider, parse_spec
 
 __all__ = [
     "PROVIDERS",
+    "SIM_OWNER",
     "ChatRequest",
     "ChatResponse",
     "Message",

@@ -77,10 +77,12 @@ class Provider(Protocol):
     Attributes:
         name: provider name as in the model spec (``openai``, ``vllm``, ``sim`` ...).
         model: the model name sent to the endpoint.
+        simulated: True when the endpoint is jurybox's simulated judge (reports say so).
     """
 
     name: str
     model: str
+    simulated: bool
 
     def cache_identity(self) -> dict[str, Any]:
         """What identifies this endpoint in cache keys (provider, base URL, model)."""

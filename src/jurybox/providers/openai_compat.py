@@ -10,6 +10,7 @@ ServerError, timeouts -> TimeoutError_, other 4xx -> ProviderError.
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from typing import Any, Literal
 
@@ -19,9 +20,13 @@ from ..errors import (ConfigError, ProviderError, RateLimitError, RetryableProvi
                       ServerError, TimeoutError_)
 from .base import ChatRequest, ChatResponse, Usage
 
-__all__ = ["OpenAICompatibleProvider", "Transport"]
+__all__ = ["OpenAICompatibleProvider", "Transport", "SIM_OWNER"]
 
 Transport = Literal["aiohttp", "sdk"]
+
+#: ``owned_by`` of the simulated judge's models; a provider that sees it knows the judge is
+#: simulated, however it was reached.
+SIM_OWNER = "jurybox-sim"
 
 
 def _retry_after(value: str | None) -> float | None:
@@ -62,12 +67,15 @@ class OpenAICompatibleProvider:
     def __init__(self, name: str, model: str, base_url: str, *, api_key: str | None = None,
                  timeout_s: float = 60.0, transport: Transport = "aiohttp",
                  identity: dict[str, Any] | None = None, max_connections: int = 1024) -> None:
+        if not timeout_s > 0:
+            raise ConfigError(f"timeout must be > 0 seconds, got {timeout_s!r}")
         if transport not in ("aiohttp", "sdk"):
             raise ConfigError(f"unknown transport {transport!r}; choose 'aiohttp' or 'sdk'")
         self.name, self.model = name, model
         self.base_url = base_url.rstrip("/")
         self.api_key, self.timeout_s, self.transport = api_key, timeout_s, transport
         self._identity = identity
+        self.simulated = name == "sim"  # also set by check() when the server says so
         self._max_connections = max_connections
         self._session: aiohttp.ClientSession | None = None
         self._sdk: Any = None
@@ -112,15 +120,22 @@ class OpenAICompatibleProvider:
                 if resp.status != 200:
                     _raise_for_status(resp.status, await resp.text(),
                                       resp.headers.get("Retry-After"))
-                data = await resp.json(content_type=None)
+                body = await resp.read()
         except asyncio.TimeoutError:
             raise TimeoutError_(f"no answer within {self.timeout_s:g} s") from None
         except aiohttp.ClientError as exc:
             raise RetryableProviderError(f"connection failed: {exc}") from None
+        try:
+            data = json.loads(body)
+        except ValueError:
+            raise ProviderError(f"{self.base_url}/chat/completions answered 200 with a body that "
+                                f"is not JSON ({body[:80]!r}); is the base URL right?") from None
         return self._response(data, time.perf_counter() - start)
 
     @staticmethod
-    def _response(data: dict[str, Any], latency: float) -> ChatResponse:
+    def _response(data: Any, latency: float) -> ChatResponse:
+        if not isinstance(data, dict):
+            raise ProviderError(f"the endpoint's answer is not a chat completion: {data!r:.120}")
         try:
             choice = data["choices"][0]
             text = choice["message"].get("content") or ""
@@ -146,6 +161,10 @@ class OpenAICompatibleProvider:
         except openai.APIStatusError as exc:
             _raise_for_status(exc.status_code, str(exc.message),
                               exc.response.headers.get("retry-after"))
+        if not hasattr(completion, "model_dump"):  # the SDK hands back raw text it cannot parse
+            raise ProviderError(f"{self.base_url}/chat/completions answered with a body that is "
+                                f"not a chat completion ({str(completion)[:80]!r}); is the base "
+                                f"URL right?")
         return self._response(completion.model_dump(), time.perf_counter() - start)
 
     async def check(self) -> None:
@@ -157,7 +176,15 @@ class OpenAICompatibleProvider:
                 if resp.status in (401, 403):
                     raise ProviderError(f"{self.base_url} refused the API key "
                                         f"(HTTP {resp.status})", status=resp.status)
-        except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
+                if resp.status == 404:
+                    raise ProviderError(f"GET {self.base_url}/models answered 404: is the base URL "
+                                        f"right? (it usually ends in /v1)", status=404)
+                if resp.status == 200:
+                    listing = await resp.json(content_type=None)
+                    owners = {m.get("owned_by") for m in (listing or {}).get("data", [])
+                              if isinstance(m, dict)} if isinstance(listing, dict) else set()
+                    self.simulated = SIM_OWNER in owners
+        except (aiohttp.ClientError, asyncio.TimeoutError, ValueError) as exc:
             raise ProviderError(f"cannot reach {self.base_url} ({type(exc).__name__}: {exc}); "
                                 f"is the server running? set --base-url or JURYBOX_BASE_URL")
 

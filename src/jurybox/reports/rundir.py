@@ -9,9 +9,12 @@ Files (each record carries ``schema`` = SCHEMA_VERSION):
 - ``items.jsonl``: per (item, protocol) decisions and credits, appended as each item finishes.
 - ``summary.json``: the aggregate statistics, written atomically at the end.
 
-Rerunning into the same directory with the same configuration resumes: finished
-(item, protocol) pairs are read back from items.jsonl and not judged again (a line cut short by
-a crash is ignored and that item judged again, mostly from the cache).
+Rerunning into the same directory with the same configuration (and the same dataset bytes)
+resumes: finished (item, protocol) pairs are read back from items.jsonl and not judged again.
+Decisions with an API failure (after all retries) are judged again, since such failures are
+transient and never cached; the newer line supersedes the older one. A line cut short by a
+crash is dropped. Each run of the command is a session in run.json; totals add up over
+sessions. calls.jsonl logs every session's calls (a call served from the cache says so).
 """
 
 from __future__ import annotations
@@ -76,6 +79,20 @@ def read_jsonl(path: Path) -> list[dict]:
     return records
 
 
+def _add_totals(sessions: list[dict]) -> dict[str, Any]:
+    """Sum numeric totals (and nested counts such as failures by kind) over sessions."""
+    out: dict[str, Any] = {}
+    for session in sessions:
+        for key, value in (session.get("totals") or {}).items():
+            if isinstance(value, dict):
+                inner = out.setdefault(key, {})
+                for k, v in value.items():
+                    inner[k] = inner.get(k, 0) + v
+            elif isinstance(value, (int, float)):
+                out[key] = out.get(key, 0) + value
+    return out
+
+
 class RunDir:
     """A run directory opened for writing (or resuming).
 
@@ -102,7 +119,10 @@ class RunDir:
         for path in (self.items_path, self.calls_path):
             _drop_partial_tail(path)
         self.done: dict[tuple[str, str], dict] = {
-            (r["item_id"], r["protocol"]): r for r in read_jsonl(self.items_path)}
+            (r["item_id"], r["protocol"]): r for r in read_jsonl(self.items_path)
+            if "api" not in r.get("failures", ())}
+        self.sessions: list[dict] = (json.loads(previous.read_text(encoding="utf-8"))
+                                     .get("sessions", []) if previous.exists() else [])
         self._calls = (self.path / "calls.jsonl").open("a", encoding="utf-8")
         self._items = self.items_path.open("a", encoding="utf-8")
 
@@ -134,9 +154,15 @@ class RunDir:
         self._append(self._items, record)
         self.done[(record["item_id"], record["protocol"])] = record
 
-    def write_manifest(self, manifest: dict[str, Any]) -> None:
-        write_json_atomic(self.manifest_path, {"schema": SCHEMA_VERSION, **manifest,
-                                               "config": self.config})
+    def write_manifest(self, manifest: dict[str, Any], session: dict[str, Any]) -> None:
+        """Write run.json: ``manifest`` plus this session (started, finished, seconds, status,
+        totals) after the earlier sessions; top-level ``status`` is this session's and
+        ``totals`` the sum over sessions."""
+        sessions = [*self.sessions, session]
+        write_json_atomic(self.manifest_path, {
+            "schema": SCHEMA_VERSION, **manifest, "status": session.get("status"),
+            "started": sessions[0].get("started"), "totals": _add_totals(sessions),
+            "sessions": sessions, "config": self.config})
 
     def write_summary(self, summary: dict[str, Any]) -> None:
         write_json_atomic(self.summary_path, {"schema": SCHEMA_VERSION, **summary})

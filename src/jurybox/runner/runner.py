@@ -61,12 +61,16 @@ class Runner:
         reask: re-ask once with the validation error when output cannot be parsed.
         on_call: called with every CallRecord (calls.jsonl, progress bar).
         rng: random generator for jitter (seeded in tests).
+        abort_after: raise ProviderError when this many calls in a row end in an API failure
+            (after their retries) with no success between them: a wrong URL, key or model
+            fails every call, and a run should stop rather than record thousands of failures.
+            None never aborts.
     """
 
     def __init__(self, provider: Provider, *, cache: ResponseCache | None = None,
                  concurrency: int = 16, retry: RetryPolicy | None = None, reask: bool = True,
                  on_call: Callable[[CallRecord], None] | None = None,
-                 rng: random.Random | None = None) -> None:
+                 rng: random.Random | None = None, abort_after: int | None = 25) -> None:
         if concurrency < 1:
             raise ValueError(f"concurrency must be >= 1, got {concurrency}")
         self.provider, self.cache, self.reask = provider, cache, reask
@@ -77,6 +81,8 @@ class Runner:
         self._slots = asyncio.Semaphore(concurrency)
         self._inflight: dict[str, asyncio.Future] = {}
         self._rng = rng or random.Random()
+        self.abort_after = abort_after
+        self._failed_in_a_row = 0
 
     async def run(self, job: Job[T]) -> Outcome[T]:
         """Obtain one judgment: cache or endpoint, parse, re-ask once on a parse failure."""
@@ -88,7 +94,12 @@ class Runner:
             if record.error is not None:
                 self.totals.failures["api"] += 1
                 self._emit(record)
+                self._failed_in_a_row += 1
+                if self.abort_after is not None and self._failed_in_a_row >= self.abort_after:
+                    raise ProviderError(f"stopping: {self._failed_in_a_row} calls in a row failed; "
+                                        f"last error: {record.error}")
                 return Outcome(None, Failure("api", record.error), first_key)
+            self._failed_in_a_row = 0
             try:
                 value = job.parse(record.text)
             except ParseError as exc:
@@ -143,6 +154,10 @@ class Runner:
                     error, retry_after = str(exc), exc.retry_after
                 except ProviderError as exc:
                     return CallRecord(key=key, meta=meta, attempts=attempt + 1, error=str(exc))
+                except Exception as exc:  # noqa: BLE001 - a bug in a client is a failure too
+                    log.exception("unexpected error from %s", self.provider.name)
+                    return CallRecord(key=key, meta=meta, attempts=attempt + 1,
+                                      error=f"unexpected {type(exc).__name__}: {exc}")
                 else:
                     if self.cache is not None:
                         self.cache.put(key, response)

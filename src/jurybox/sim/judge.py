@@ -99,6 +99,9 @@ class SimJudge:
             return SimAnswer(200, text[: len(text) // 2], finish_reason="length", delay_s=delay)
         elif roll < faults.rate_malformed + faults.rate_truncated + faults.rate_refusal:
             text = "I'm sorry, but I can't help with judging these answers."
+        budget = 4 * int(body.get("max_tokens") or 1 << 30)  # ~4 characters a token
+        if len(text) > budget:
+            return SimAnswer(200, text[:budget], finish_reason="length", delay_s=delay)
         return SimAnswer(200, text, delay_s=delay)
 
     def _listwise_text(self, body: dict, ident: str) -> str:

@@ -17,7 +17,7 @@ from typing import Any
 
 from aiohttp import web
 
-from ..providers import OpenAICompatibleProvider
+from ..providers import SIM_OWNER, OpenAICompatibleProvider
 from .judge import SimJudge
 
 __all__ = ["make_app", "SimServer", "SIM_MODEL"]
@@ -58,7 +58,8 @@ def make_app(judge: SimJudge) -> web.Application:
         })
 
     async def models(_: web.Request) -> web.Response:
-        return web.json_response({"object": "list", "data": [{"id": SIM_MODEL, "object": "model"}]})
+        return web.json_response({"object": "list", "data": [
+            {"id": SIM_MODEL, "object": "model", "owned_by": SIM_OWNER}]})
 
     app = web.Application(client_max_size=64 * 1024 * 1024)
     app.router.add_post("/v1/chat/completions", completions)

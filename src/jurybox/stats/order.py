@@ -20,35 +20,47 @@ class OrderDiagnostics:
         mean_disagreement: mean over those items of 1 - (runs agreeing with the modal top
             pick) / K'.
         n_items: items counted in flip_rate.
-        win_rate_by_position: share of successful runs whose top pick was shown at position p
-            (0-based), for every position up to the largest n; 1/n each without position bias.
-        n_runs: runs counted in win_rate_by_position.
+        win_rate_by_position: for each candidate count n, the share of successful runs (of
+            n-candidate items) whose top pick was shown at position p (0-based), p < n; an
+            unbiased judge gives 1/n each. Counts are kept apart because pooling items of
+            different n would bias late positions down even for an unbiased judge.
+        n_runs: for each n, the runs counted.
     """
 
     flip_rate: float
     mean_disagreement: float
     n_items: int
-    win_rate_by_position: tuple[float, ...]
-    n_runs: int
+    win_rate_by_position: dict[int, tuple[float, ...]]
+    n_runs: dict[int, int]
 
 
 def order_diagnostics(top_picks: Sequence[Sequence[int]],
-                      top_positions: Sequence[Sequence[int]]) -> OrderDiagnostics:
+                      top_positions: Sequence[Sequence[int]],
+                      n_candidates: Sequence[int]) -> OrderDiagnostics:
     """Diagnostics from per-item top picks (candidate ids) and their shown positions.
 
     Args:
         top_picks: per item, the candidate ranked first in each successful run.
         top_positions: per item, the shown position of that candidate in each run.
+        n_candidates: per item, its number of candidates.
+
+    Raises:
+        ValueError: sequences of different lengths, or a position >= its item's n.
     """
+    if not len(top_picks) == len(top_positions) == len(n_candidates):
+        raise ValueError("top_picks, top_positions and n_candidates must have one entry an item")
     multi = [picks for picks in top_picks if len(picks) >= 2]
     flips = [len(set(p)) > 1 for p in multi]
     disagreement = [1 - Counter(p).most_common(1)[0][1] / len(p) for p in multi]
-    positions = Counter(pos for item in top_positions for pos in item)
-    n_runs = sum(positions.values())
-    width = max(positions) + 1 if positions else 0
+    by_n: dict[int, Counter] = {}
+    for positions, n in zip(top_positions, n_candidates):
+        if any(not 0 <= p < n for p in positions):
+            raise ValueError(f"a shown position in {list(positions)} is outside 0..{n - 1}")
+        by_n.setdefault(n, Counter()).update(positions)
+    runs = {n: sum(c.values()) for n, c in sorted(by_n.items()) if sum(c.values())}
     return OrderDiagnostics(
         flip_rate=sum(flips) / len(flips) if flips else math.nan,
         mean_disagreement=sum(disagreement) / len(disagreement) if disagreement else math.nan,
         n_items=len(multi),
-        win_rate_by_position=tuple(positions[p] / n_runs for p in range(width)),
-        n_runs=n_runs)
+        win_rate_by_position={n: tuple(by_n[n][p] / runs[n] for p in range(n)) for n in runs},
+        n_runs=runs)
