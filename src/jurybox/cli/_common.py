@@ -165,7 +165,10 @@ def print_bench_result(result: Any, title: str) -> None:
                   f"{t.get('reasks', 0)}  failed judgments: {failed}  tokens: "
                   f"{t.get('prompt_tokens', 0) + t.get('completion_tokens', 0):,}")
     for name, s in result.summary["protocols"].items():
-        for n, rates in s["order"]["win_rate_by_position"].items():
+        runs = s["order"]["n_runs"]
+        if runs:  # the most common candidate count; the others are in summary.json
+            n = max(runs, key=lambda key: runs[key])
+            rates = s["order"]["win_rate_by_position"][n]
             console.print(f"top pick by shown position, {name}, {n}-candidate items "
                           f"(unbiased: {100 / int(n):.0f}% each): " + "  ".join(
                               f"{chr(65 + i)} {100 * w:.0f}%" for i, w in enumerate(rates)))
