@@ -7,6 +7,7 @@ import os
 
 import typer
 
+from ..runner import tune_gc
 from .bench import bench
 from .cache_cmd import cache
 from .demo import demo
@@ -26,4 +27,5 @@ def main() -> None:
     """Console-script entry point."""
     logging.basicConfig(level=os.environ.get("JURYBOX_LOG_LEVEL", "WARNING"),
                         format="%(levelname)s %(name)s: %(message)s")
+    tune_gc()
     app()

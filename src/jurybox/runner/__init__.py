@@ -1,8 +1,9 @@
 """Async execution of judge jobs: concurrency, retries, cache, re-ask."""
 
+from .gc_tuning import tune_gc
 from .records import CallRecord, Failure, FailureKind, Outcome, Totals
 from .retry import RetryPolicy
 from .runner import Job, Runner, reask_request
 
 __all__ = ["CallRecord", "Failure", "FailureKind", "Job", "Outcome", "RetryPolicy", "Runner",
-           "Totals", "reask_request"]
+           "Totals", "reask_request", "tune_gc"]
