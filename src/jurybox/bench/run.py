@@ -82,16 +82,16 @@ def select_items(dataset: LoadedDataset, limit: int | None, seed: int) -> list:
 
 @contextmanager
 def open_provider(config: BenchConfig, items: list, *, timeout_s: float = 60.0,
-                  transport: str = "aiohttp") -> Iterator[tuple[Provider, bool]]:
-    """Yield (provider, simulated) for ``config.model``; for ``sim`` a loopback simulated
-    judge loaded with ``items`` runs for the duration."""
+                  transport: str = "aiohttp") -> Iterator[Provider]:
+    """Yield the provider for ``config.model``; for ``sim`` a loopback simulated judge loaded
+    with ``items`` runs for the duration."""
     spec = parse_spec(config.model)
     if spec.provider == "sim":
         with SimServer(SimJudge(items, config.sim)) as server:
-            yield server.provider(timeout_s=timeout_s, transport=transport), True
+            yield server.provider(timeout_s=timeout_s, transport=transport)
     else:
         yield make_provider(spec, base_url=config.base_url, timeout_s=timeout_s,
-                            transport=transport), False  # type: ignore[arg-type]
+                            transport=transport)  # type: ignore[arg-type]
 
 
 def run_bench(config: BenchConfig, out: str | Path, *, cache_path: str | Path | None,
@@ -123,19 +123,18 @@ def run_bench(config: BenchConfig, out: str | Path, *, cache_path: str | Path | 
     protocols = [build_protocol(name, k=config.k, seed=config.seed, weights=config.weights,
                                 tolerance=config.tolerance, temperature=config.temperature,
                                 max_tokens=config.max_tokens) for name in config.protocols]
-    with open_provider(config, items, timeout_s=timeout_s, transport=transport) as (
-            provider, simulated):
+    with open_provider(config, items, timeout_s=timeout_s, transport=transport) as provider:
         manifest = {"jurybox_version": __version__, "command": sys.argv,
                     "dataset": {"name": dataset.name, "path": str(dataset.path),
                                 "format": dataset.format, "sha256": dataset.sha256,
                                 "n_items": len(items)},
-                    "model": {"spec": config.model, "simulated": simulated,
+                    "model": {"spec": config.model, "simulated": provider.simulated,
                               "endpoint": provider.cache_identity()},
                     "seed": config.seed}
 
         async def main() -> tuple[RunDir, int, dict]:
             try:
-                if not simulated:
+                if parse_spec(config.model).provider != "sim":
                     await provider.check()
                 rundir = RunDir(out, {**config.as_dict(), "dataset_sha256": dataset.sha256})
                 cache = ResponseCache(cache_path) if cache_path else None
@@ -155,7 +154,7 @@ def run_bench(config: BenchConfig, out: str | Path, *, cache_path: str | Path | 
                 await provider.aclose()
 
         rundir, judged_now, totals = asyncio.run(main())
-        simulated = provider.simulated
+    simulated = provider.simulated
     summary = summarize(read_jsonl(rundir.items_path), list(config.protocols),
                         item_ids=[it.item_id for it in items], seed=config.seed)
     summary.update(n_items=len(items), simulated=simulated, model=config.model,
