@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 
-.PHONY: demo test bench-throughput clean
+.PHONY: demo test lint bench-throughput clean
 
 $(BIN)/jurybox: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -16,6 +16,10 @@ demo: $(BIN)/jurybox
 
 test: $(BIN)/jurybox
 	$(BIN)/python -m pytest -q
+
+lint: $(BIN)/jurybox
+	$(BIN)/python -m pip install --quiet ruff
+	$(BIN)/ruff check src tests benchmarks
 
 bench-throughput: $(BIN)/jurybox
 	$(BIN)/python benchmarks/throughput.py

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import socket
 import statistics
 import subprocess
@@ -80,7 +81,7 @@ class Timer:
 
 
 async def run_jurybox(base_url: str, c: int, warm: list[ChatRequest], reqs: list[ChatRequest],
-                      transport: str, timer: Timer) -> None:
+                      timer: Timer, *, transport: str) -> None:
     provider = OpenAICompatibleProvider("sim", "judge", base_url, transport=transport,
                                         timeout_s=60)
     runner = Runner(provider, cache=None, concurrency=c, retry=RetryPolicy(attempts=1))
@@ -165,12 +166,13 @@ def main() -> None:
                 tag = f"{name}-{c}-{time.time_ns()}"
                 warm, reqs = requests(c, f"warm-{tag}"), requests(n, tag)
                 run = {
-                    "jurybox": lambda t: run_jurybox(base_url, c, warm, reqs, "aiohttp", t),
-                    "jurybox-sdk": lambda t: run_jurybox(base_url, c, warm, reqs, "sdk", t),
-                    "openai": lambda t: run_plain_openai(base_url, c, warm, reqs, t),
-                    "aiohttp": lambda t: run_bare_aiohttp(base_url, c, warm, reqs, t),
+                    "jurybox": functools.partial(run_jurybox, transport="aiohttp"),
+                    "jurybox-sdk": functools.partial(run_jurybox, transport="sdk"),
+                    "openai": run_plain_openai,
+                    "aiohttp": run_bare_aiohttp,
                 }[name]
-                row = measure(name, run, n, c, latency_s)
+                row = measure(name, functools.partial(run, base_url, c, warm, reqs), n, c,
+                              latency_s)
                 rows.append(row)
                 print(f"c={c:4d}  {name:12s} {row['calls']:6d} calls  {row['rate']:8.1f} calls/s  "
                       f"{row['pct']:5.1f}% of ideal  {row['cpu_ms']:.2f} ms CPU/call", flush=True)

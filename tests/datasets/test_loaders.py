@@ -74,7 +74,8 @@ def test_fewer_than_two_candidates(tmp_path):
 def test_duplicate_ids_name_both_lines(tmp_path):
     row = {"id": "a", "prompt": "Q?", "candidates": ["x", "y"], "gold": 0}
     path = _rows(tmp_path, [row, {**row, "prompt": "Other?"}])
-    with pytest.raises(DataError, match=r":2: field 'id': duplicate id 'a' \(first seen on line 1\)"):
+    with pytest.raises(DataError,
+                       match=r":2: field 'id': duplicate id 'a' \(first seen on line 1\)"):
         load_listwise_jsonl(path)
 
 

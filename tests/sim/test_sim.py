@@ -30,7 +30,8 @@ def test_same_request_same_answer_and_seed_changes_noise():
     item = make_items(1)[0]
     judge = SimJudge([item], SimConfig())
     assert _answer(judge, item, (0, 1, 2, 3)).text == _answer(judge, item, (0, 1, 2, 3)).text
-    assert _answer(judge, item, (0, 1, 2, 3)).text != _answer(judge, item, (0, 1, 2, 3), seed=1).text
+    reseeded = _answer(judge, item, (0, 1, 2, 3), seed=1)
+    assert _answer(judge, item, (0, 1, 2, 3)).text != reseeded.text
 
 
 def test_bias_presets():

@@ -42,7 +42,8 @@ def demo(
     the simulated, primacy-biased judge; prints paired statistics and writes a run directory."""
     console.print(BANNER)
     config = BenchConfig(dataset="truthfulqa", model="sim", protocols=("direct", "pcf"), k=7,
-                         limit=limit, seed=seed, sim=SimConfig(bias="primacy", seed=seed, faults=DEMO_FAULTS))
+                         limit=limit, seed=seed,
+                         sim=SimConfig(bias="primacy", seed=seed, faults=DEMO_FAULTS))
     with BenchProgress() as progress:
         result = run_bench(config, out, cache_path=cache or default_cache(),
                            on_call=progress.on_call, on_item=progress.on_item,

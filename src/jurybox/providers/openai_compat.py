@@ -186,7 +186,8 @@ class OpenAICompatibleProvider:
                     self.simulated = SIM_OWNER in owners
         except (aiohttp.ClientError, asyncio.TimeoutError, ValueError) as exc:
             raise ProviderError(f"cannot reach {self.base_url} ({type(exc).__name__}: {exc}); "
-                                f"is the server running? set --base-url or JURYBOX_BASE_URL")
+                                f"is the server running? set --base-url or JURYBOX_BASE_URL"
+                                ) from None
 
     async def aclose(self) -> None:
         if self._session is not None:

@@ -134,7 +134,8 @@ class SimJudge:
         if roll == 1:
             return f"```json\n{json.dumps(answer, indent=1)}\n```"
         if roll == 2:
-            return f"<think>Compare each candidate with what is known.</think>\n{json.dumps(answer)}"
+            return ("<think>Compare each candidate with what is known.</think>\n"
+                    + json.dumps(answer))
         if roll == 3:
             return f"Here is my assessment.\n{json.dumps(answer)}\nI hope this helps."
         if roll == 4:
