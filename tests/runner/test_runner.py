@@ -5,7 +5,7 @@ import pytest
 
 from jurybox.cache import ResponseCache
 from jurybox.errors import ParseError, ProviderError
-from jurybox.protocols import PCFProtocol, parser_for
+from jurybox.protocols import PCFProtocol
 from jurybox.providers import ChatRequest, ChatResponse, Message
 from jurybox.runner import Job, RetryPolicy, Runner
 from jurybox.sim import Faults, SimConfig
@@ -15,7 +15,7 @@ from ..conftest import FAST_RETRY, make_items
 
 def _job(item):
     call = PCFProtocol(k=1).plan(item)[0]
-    return Job(call.request, parser_for(call), meta={"item_id": item.item_id})
+    return Job(call.request, call.parse, meta={"item_id": item.item_id})
 
 
 def _run(server, jobs, **kwargs):

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict
 
 from ..datasets import ListwiseItem
-from ..protocols import ListwiseProtocol, PlannedCall, parser_for
+from ..protocols import ListwiseProtocol, PlannedCall
 from ..providers import ChatRequest
 from ..reports import RunDir
 from ..runner import Job, Outcome, Runner
@@ -23,7 +23,7 @@ async def _judge_item(item: ListwiseItem, protocols: Sequence[ListwiseProtocol],
     for name, calls in plans.items():
         for call in calls:
             unique.setdefault(call.request, (call, []))[1].append(f"{name}/{call.call_id}")
-    jobs = [Job(call.request, parser_for(call),
+    jobs = [Job(call.request, call.parse,
                 meta={"item_id": item.item_id, "calls": ids, "order": list(call.order)})
             for call, ids in unique.values()]
     results: list[Outcome] = await asyncio.gather(*(runner.run(job) for job in jobs))

@@ -3,7 +3,7 @@
 from .aggregate import Consensus, RunView, Weights, consensus, credit, run_view, winners
 from .base import (PROTOCOLS, ListwiseDecision, ListwiseProtocol, PlannedCall, build_protocol,
                    register)
-from .listwise import DirectProtocol, PCFProtocol, parser_for
+from .listwise import DirectProtocol, PCFProtocol
 from .permutations import base_order, permutation_set
 from .prompts import escape_text, labels_for, listwise_request, request_tag
 
@@ -24,7 +24,6 @@ __all__ = [
     "escape_text",
     "labels_for",
     "listwise_request",
-    "parser_for",
     "permutation_set",
     "register",
     "request_tag",

@@ -16,19 +16,21 @@ __all__ = ["PlannedCall", "ListwiseDecision", "ListwiseProtocol", "register", "b
 
 @dataclass(frozen=True)
 class PlannedCall:
-    """One call a protocol needs: shown order, labels and the request.
+    """One call a protocol needs: shown order, labels, the request and how to read the answer.
 
     Attributes:
         call_id: e.g. ``"perm0"`` (unique within an item and protocol).
-        order: candidate indices in shown order.
+        order: candidate (or response) indices in shown order.
         labels: shown labels, ``('A', 'B', ...)``.
         request: the chat request.
+        parse: raw text -> judgment; raises ParseError when the text cannot be used.
     """
 
     call_id: str
     order: tuple[int, ...]
     labels: tuple[str, ...]
     request: ChatRequest
+    parse: Callable[[str], Any]
 
 
 @dataclass(frozen=True)

@@ -19,12 +19,7 @@ from .base import ListwiseDecision, PlannedCall, register
 from .permutations import base_order, permutation_set
 from .prompts import labels_for, listwise_request, request_tag
 
-__all__ = ["PCFProtocol", "DirectProtocol", "parser_for"]
-
-
-def parser_for(call: PlannedCall):
-    """The parse function for a planned call (validates against its labels)."""
-    return partial(parse_listwise, labels=call.labels)
+__all__ = ["PCFProtocol", "DirectProtocol"]
 
 
 @register("pcf")
@@ -68,7 +63,8 @@ class PCFProtocol:
             request = listwise_request(item.prompt, [item.candidates[i] for i in order], tag=tag,
                                        temperature=self.temperature, max_tokens=self.max_tokens,
                                        seed=self.seed)
-            calls.append(PlannedCall(f"perm{j}", order, labels, request))
+            calls.append(PlannedCall(f"perm{j}", order, labels, request,
+                                     partial(parse_listwise, labels=labels)))
         return calls
 
     def decide(self, item: ListwiseItem, calls: list[PlannedCall],
