@@ -123,3 +123,39 @@ def test_api_failures_are_judged_again_on_resume_and_totals_add_up(tmp_path):
     assert [x["status"] for x in manifest["sessions"]] == ["complete", "complete"]
     assert manifest["totals"]["model_calls"] == (flaky.totals["model_calls"]
                                                  + fixed.totals["model_calls"])
+
+
+def test_pairwise_bench_end_to_end_and_rerun(tmp_path):
+    config = BenchConfig(dataset="judgebench", protocols=("pairwise", "both-orders", "apoc"),
+                         limit=20)
+    first = _bench(tmp_path, config=config)
+    s = first.summary
+    assert s["task"] == "pairwise" and s["n_items"] == 40  # 20 per split
+    assert set(s["protocols"]["pairwise"]["buckets"]["by_bucket"]) <= {
+        "mmlu-pro", "livebench-reasoning", "livebench-math", "livecodebench"}
+    # planned: pairwise 1, both-orders 2 (1 shared), apoc 4 (1 shared): 1 + 1 + 3 = 5 unique
+    assert first.totals["model_calls"] == 40 * 5
+    jb = s["protocols"]["both-orders"]["judgebench_rule"]
+    assert jb["correct"] + jb["incorrect"] + jb["tie"] == 40
+    # a primacy-biased judge picks the first-shown response more often than half the time
+    assert s["protocols"]["pairwise"]["first_shown_win_rate"] > 0.5
+    assert _bench(tmp_path, config=config).totals["model_calls"] == 0
+
+
+def test_protocol_must_suit_the_dataset(tmp_path):
+    with pytest.raises(ConfigError, match="protocol 'pcf' judges listwise items"):
+        _bench(tmp_path, config=BenchConfig(dataset="judgebench", protocols=("pcf",)))
+
+
+def test_summary_does_not_depend_on_the_order_items_finished():
+    from jurybox.bench import summarize
+
+    records = [{"item_id": f"i{j}", "protocol": "pairwise", "credit": (j * 37 % 100) / 100,
+                "n_calls": 1, "failures": [], "bucket": "mmlu-pro", "split": "s",
+                "shown_first": [0], "shown_verdicts": ["A"], "call_verdicts": ["A"],
+                "label": "A>B"} for j in range(30)]
+    forward = summarize(records, ["pairwise"], item_ids=[r["item_id"] for r in records],
+                        task="pairwise")
+    backward = summarize(records[::-1], ["pairwise"], item_ids=[r["item_id"] for r in records],
+                         task="pairwise")
+    assert forward == backward

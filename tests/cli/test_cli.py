@@ -88,3 +88,17 @@ def test_a_run_where_every_call_failed_exits_1(tmp_path):
                                  str(tmp_path / "c.sqlite")])
     assert result.exit_code == 1
     assert "no item was judged: every call failed" in result.output
+
+
+def test_bench_judgebench_through_the_cli_and_score_the_recording(tmp_path):
+    args = ["bench", "judgebench", "--model", "sim", "--protocols", "pairwise,both-orders,apoc",
+            "--limit", "5", "--out", str(tmp_path / "jb"), "--cache", str(tmp_path / "c.sqlite")]
+    first = runner.invoke(app, args)
+    assert first.exit_code == 0, first.output
+    assert "JudgeBench's two-order rule (both-orders)" in first.output
+    assert "model calls this run: 0" in runner.invoke(app, args).output
+    scored = runner.invoke(app, ["score", "arena-hard-haiku"])
+    assert scored.exit_code == 0, scored.output
+    assert "0 of 540 judgments differ" in scored.output
+    rescored = runner.invoke(app, ["score", str(tmp_path / "jb")])
+    assert rescored.exit_code == 0 and "no model calls" in rescored.output

@@ -1,4 +1,4 @@
-"""Judge listwise items with several protocols, sharing identical calls, writing as it goes."""
+"""Judge items with several protocols, sharing identical calls, writing as it goes."""
 
 from __future__ import annotations
 
@@ -6,16 +6,18 @@ import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import asdict
 
-from ..datasets import ListwiseItem
-from ..protocols import ListwiseProtocol, PlannedCall
+from ..datasets import ListwiseItem, PairwiseItem
+from ..protocols import JudgingProtocol, PlannedCall
 from ..providers import ChatRequest
 from ..reports import RunDir
 from ..runner import Job, Outcome, Runner
 
 __all__ = ["judge_items"]
 
+Item = ListwiseItem | PairwiseItem
 
-async def _judge_item(item: ListwiseItem, protocols: Sequence[ListwiseProtocol], runner: Runner,
+
+async def _judge_item(item: Item, protocols: Sequence[JudgingProtocol], runner: Runner,
                       rundir: RunDir) -> None:
     plans = {p.name: p.plan(item) for p in protocols
              if (item.item_id, p.name) not in rundir.done}
@@ -36,9 +38,9 @@ async def _judge_item(item: ListwiseItem, protocols: Sequence[ListwiseProtocol],
         rundir.append_item(asdict(decision))
 
 
-async def judge_items(items: Sequence[ListwiseItem], protocols: Sequence[ListwiseProtocol],
+async def judge_items(items: Sequence[Item], protocols: Sequence[JudgingProtocol],
                       runner: Runner, rundir: RunDir, *, workers: int = 16,
-                      on_item: Callable[[ListwiseItem], None] | None = None) -> int:
+                      on_item: Callable[[Item], None] | None = None) -> int:
     """Judge every item not already finished in ``rundir``, ``workers`` items at a time.
 
     Identical requests across protocols (``direct`` and PCF's permutation 0) are sent once.
@@ -49,7 +51,7 @@ async def judge_items(items: Sequence[ListwiseItem], protocols: Sequence[Listwis
         How many items were judged now (resumed items are not counted).
     """
     todo = [it for it in items if any((it.item_id, p.name) not in rundir.done for p in protocols)]
-    queue: asyncio.Queue[ListwiseItem] = asyncio.Queue()
+    queue: asyncio.Queue[Item] = asyncio.Queue()
     for item in todo:
         queue.put_nowait(item)
 

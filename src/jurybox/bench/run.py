@@ -15,9 +15,9 @@ from typing import Any
 
 from .. import __version__
 from ..cache import ResponseCache
-from ..datasets import LoadedDataset, load_listwise
-from ..errors import ConfigError, ProviderError
-from ..protocols import Weights, build_protocol
+from ..datasets import LoadedDataset, load_dataset
+from ..errors import ConfigError, DataError, ProviderError
+from ..protocols import Weights, build_protocol, protocol_names
 from ..providers import Provider, make_provider, parse_spec
 from ..reports import RunDir, read_jsonl
 from ..runner import CallRecord, RetryPolicy, Runner
@@ -25,7 +25,8 @@ from ..sim import SimConfig, SimJudge, SimServer
 from .engine import judge_items
 from .summary import summarize
 
-__all__ = ["BenchConfig", "BenchResult", "run_bench", "select_items", "open_provider"]
+__all__ = ["BenchConfig", "BenchResult", "run_bench", "run_with_provider", "select_items",
+           "open_provider"]
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,7 @@ class BenchConfig:
     dataset: str
     model: str = "sim"
     protocols: tuple[str, ...] = ("direct", "pcf")
+    baseline: str | None = None
     k: int = 7
     limit: int | None = None
     seed: int = 0
@@ -44,7 +46,7 @@ class BenchConfig:
     tolerance: float = 0.5
     weights: Weights = Weights()
     temperature: float = 0.0
-    max_tokens: int = 1024
+    max_tokens: int | None = None
     base_url: str | None = None
     sim: SimConfig = field(default_factory=SimConfig)
 
@@ -70,14 +72,20 @@ class BenchResult:
 
 
 def select_items(dataset: LoadedDataset, limit: int | None, seed: int) -> list:
-    """All items, or a seeded sample of ``limit`` of them kept in dataset order."""
-    items = dataset.items
-    if limit is None or limit >= len(items):
-        return list(items)
-    if limit < 1:
+    """All items, or a seeded sample of ``limit`` items kept in dataset order; for a dataset
+    with several splits (JudgeBench's gpt and claude), ``limit`` items per split."""
+    if limit is not None and limit < 1:
         raise ConfigError(f"--limit must be >= 1, got {limit}")
-    keep = sorted(random.Random(seed).sample(range(len(items)), limit))
-    return [items[i] for i in keep]
+    groups: dict[str, list[int]] = {}
+    for i, item in enumerate(dataset.items):
+        groups.setdefault(getattr(item, "split", ""), []).append(i)
+    keep: list[int] = []
+    for split, indices in groups.items():
+        if limit is None or limit >= len(indices):
+            keep.extend(indices)
+        else:
+            keep.extend(random.Random(f"{seed}:{split}").sample(indices, limit))
+    return [dataset.items[i] for i in sorted(keep)]
 
 
 @contextmanager
@@ -94,13 +102,30 @@ def open_provider(config: BenchConfig, items: list, *, timeout_s: float = 60.0,
                             transport=transport)  # type: ignore[arg-type]
 
 
+def _prepare(config: BenchConfig, expected_sha256: str | None = None
+             ) -> tuple[LoadedDataset, list, list]:
+    """Load the dataset (checking its bytes when a hash is expected), select the items and
+    build the protocols, checking each suits the dataset's task."""
+    dataset = load_dataset(config.dataset, subset=config.subset, n=config.n_candidates)
+    if expected_sha256 is not None and dataset.sha256 != expected_sha256:
+        raise DataError(dataset.path, f"the dataset changed since the run (sha256 "
+                        f"{dataset.sha256[:12]}, the run used {expected_sha256[:12]})")
+    items = select_items(dataset, config.limit, config.seed)
+    protocols = [build_protocol(name, k=config.k, seed=config.seed, weights=config.weights,
+                                tolerance=config.tolerance, temperature=config.temperature,
+                                max_tokens=config.max_tokens) for name in config.protocols]
+    for protocol in protocols:
+        if protocol.task != dataset.task:
+            raise ConfigError(f"protocol {protocol.name!r} judges {protocol.task} items, but "
+                              f"{config.dataset!r} holds {dataset.task} items; "
+                              f"{dataset.task} protocols: {protocol_names(dataset.task)}")
+    return dataset, items, protocols
+
+
 def run_bench(config: BenchConfig, out: str | Path, *, cache_path: str | Path | None,
-              concurrency: int = 16, retry: RetryPolicy | None = None,
-              timeout_s: float = 60.0, transport: str = "aiohttp",
-              on_call: Callable[[CallRecord], None] | None = None,
-              on_item: Callable[[Any], None] | None = None,
-              on_start: Callable[[int, int], None] | None = None) -> BenchResult:
-    """Run (or resume) a listwise bench and write its run directory.
+              timeout_s: float = 60.0, transport: str = "aiohttp", **kwargs: Any
+              ) -> BenchResult:
+    """Run (or resume) a bench and write its run directory.
 
     Order of work: load and check the data, build the protocols, build the provider (a
     missing key fails here), check a real endpoint answers, and only then open the run
@@ -110,57 +135,81 @@ def run_bench(config: BenchConfig, out: str | Path, *, cache_path: str | Path | 
         config: the run definition.
         out: run directory.
         cache_path: SQLite cache file, or None for no cache.
-        concurrency: model calls in flight at once.
-        on_call / on_item: called per call record / finished item (progress display).
-        on_start: called with (items in run, items already done) before judging.
+        timeout_s, transport: for the provider.
+        kwargs: concurrency (model calls in flight, default 16), retry (RetryPolicy),
+            on_call / on_item (per call record / finished item), on_start (called with
+            (items in run, items already done) before judging).
 
     Raises:
         DataError, ConfigError, ProviderError: before any judging starts.
+        ProviderError: when 25 calls in a row fail (run.json status "failed").
         KeyboardInterrupt: after writing run.json with status "interrupted".
     """
-    dataset = load_listwise(config.dataset, subset=config.subset, n=config.n_candidates)
-    items = select_items(dataset, config.limit, config.seed)
-    protocols = [build_protocol(name, k=config.k, seed=config.seed, weights=config.weights,
-                                tolerance=config.tolerance, temperature=config.temperature,
-                                max_tokens=config.max_tokens) for name in config.protocols]
+    dataset, items, protocols = _prepare(config)
     with open_provider(config, items, timeout_s=timeout_s, transport=transport) as provider:
-        manifest = {"jurybox_version": __version__, "command": sys.argv,
-                    "dataset": {"name": dataset.name, "path": str(dataset.path),
-                                "format": dataset.format, "sha256": dataset.sha256,
-                                "n_items": len(items)},
-                    "model": {"spec": config.model, "simulated": provider.simulated,
-                              "endpoint": provider.cache_identity()},
-                    "seed": config.seed}
+        return _execute(config, dataset, items, protocols, provider, out,
+                        cache_path=cache_path,
+                        check_endpoint=parse_spec(config.model).provider != "sim", **kwargs)
 
-        async def main() -> tuple[RunDir, int, dict]:
+
+def run_with_provider(config: BenchConfig, provider: Provider, out: str | Path, *,
+                      expected_sha256: str | None = None, **kwargs: Any) -> BenchResult:
+    """Run a bench against a given provider (no cache, no endpoint check, no abort on
+    failures): used to replay recorded answers (``jurybox score``).
+
+    Raises:
+        DataError: the dataset's bytes differ from ``expected_sha256``.
+    """
+    dataset, items, protocols = _prepare(config, expected_sha256)
+    return _execute(config, dataset, items, protocols, provider, out, cache_path=None,
+                    check_endpoint=False, abort_after=None, replayed=True,
+                    retry=RetryPolicy(attempts=1, base_s=0), **kwargs)
+
+
+def _execute(config: BenchConfig, dataset: LoadedDataset, items: list, protocols: list,
+             provider: Provider, out: str | Path, *, cache_path: str | Path | None,
+             check_endpoint: bool, concurrency: int = 16, retry: RetryPolicy | None = None,
+             abort_after: int | None = 25, replayed: bool = False,
+             on_call: Callable[[CallRecord], None] | None = None,
+             on_item: Callable[[Any], None] | None = None,
+             on_start: Callable[[int, int], None] | None = None) -> BenchResult:
+    manifest = {"jurybox_version": __version__, "command": sys.argv,
+                "dataset": {"name": dataset.name, "path": str(dataset.path),
+                            "format": dataset.format, "sha256": dataset.sha256,
+                            "n_items": len(items)},
+                "model": {"spec": config.model, "simulated": provider.simulated,
+                          "endpoint": provider.cache_identity()},
+                "seed": config.seed}
+
+    async def main() -> tuple[RunDir, int, dict]:
+        try:
+            if check_endpoint:
+                await provider.check()
+            rundir = RunDir(out, {**config.as_dict(), "dataset_sha256": dataset.sha256})
+            cache = ResponseCache(cache_path) if cache_path else None
             try:
-                if parse_spec(config.model).provider != "sim":
-                    await provider.check()
-                rundir = RunDir(out, {**config.as_dict(), "dataset_sha256": dataset.sha256})
-                cache = ResponseCache(cache_path) if cache_path else None
-                try:
-                    runner = Runner(provider, cache=cache, concurrency=concurrency, retry=retry,
-                                    on_call=_tee(rundir, on_call))
-                    # a simulated judge reached through serve-sim is known after check()
-                    manifest["model"]["simulated"] = provider.simulated
-                    judged = await _judge(rundir, manifest, items, protocols, runner,
-                                          concurrency, on_item, on_start)
-                    return rundir, judged, runner.totals.as_dict()
-                finally:
-                    rundir.close()
-                    if cache is not None:
-                        cache.close()
+                runner = Runner(provider, cache=cache, concurrency=concurrency, retry=retry,
+                                on_call=_tee(rundir, on_call), abort_after=abort_after)
+                # a simulated judge reached through serve-sim is known after check()
+                manifest["model"]["simulated"] = provider.simulated
+                judged = await _judge(rundir, manifest, items, protocols, runner,
+                                      concurrency, on_item, on_start)
+                return rundir, judged, runner.totals.as_dict()
             finally:
-                await provider.aclose()
+                rundir.close()
+                if cache is not None:
+                    cache.close()
+        finally:
+            await provider.aclose()
 
-        rundir, judged_now, totals = asyncio.run(main())
-    simulated = provider.simulated
+    rundir, judged_now, totals = asyncio.run(main())
     summary = summarize(read_jsonl(rundir.items_path), list(config.protocols),
-                        item_ids=[it.item_id for it in items], seed=config.seed)
-    summary.update(n_items=len(items), simulated=simulated, model=config.model,
-                   dataset=dataset.name, totals=totals)
+                        item_ids=[it.item_id for it in items], task=dataset.task,
+                        baseline=config.baseline, seed=config.seed)
+    summary.update(n_items=len(items), simulated=provider.simulated, model=config.model,
+                   dataset=dataset.name, totals=totals, replayed=replayed)
     rundir.write_summary(summary)
-    return BenchResult(summary, rundir.path, totals, judged_now, len(items), simulated)
+    return BenchResult(summary, rundir.path, totals, judged_now, len(items), provider.simulated)
 
 
 def _tee(rundir: RunDir, on_call: Callable[[CallRecord], None] | None

@@ -11,6 +11,7 @@ from ..runner import tune_gc
 from .bench import bench
 from .cache_cmd import cache
 from .demo import demo
+from .score import score
 from .serve_sim import serve_sim
 
 __all__ = ["app", "main"]
@@ -19,6 +20,7 @@ app = typer.Typer(help="jurybox: robust, reproducible LLM-as-a-judge evaluation.
                   no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
 app.command()(demo)
 app.command()(bench)
+app.command()(score)
 app.command("serve-sim")(serve_sim)
 app.command()(cache)
 

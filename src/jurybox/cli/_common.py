@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import math
 import os
 import sys
 from collections.abc import Callable
@@ -16,13 +15,12 @@ import pydantic
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from ..errors import JuryboxError
 from ..runner import CallRecord
 
 # Logs and CI are not terminals; give tables room there instead of rich's 80 columns.
-console = Console(width=None if sys.stdout.isatty() else 132)
+console = Console(width=None if sys.stdout.isatty() else 150)
 err_console = Console(stderr=True)
 
 
@@ -108,45 +106,6 @@ class BenchProgress:
         self.progress.stop()
 
 
-def _missing(x: float | None) -> bool:
-    return x is None or (isinstance(x, float) and math.isnan(x))
-
-
-def _pct(x: float | None, sign: bool = False) -> str:
-    return "—" if _missing(x) else f"{100 * x:+.1f}" if sign else f"{100 * x:.1f}"
-
-
-def _ci(low: float | None, high: float | None, sign: bool = False) -> str:
-    return "" if _missing(low) or _missing(high) else \
-        f" [{_pct(low, sign)}, {_pct(high, sign)}]"
-
-
-def _p(x: float | None) -> str:
-    if _missing(x):
-        return "—"
-    return f"{x:.2g}" if x < 0.001 else f"{x:.3f}"
-
-
-def summary_table(summary: dict, title: str) -> Table:
-    """The bench table: protocol, n, coverage, accuracy [CI], vs baseline, p, calls, flips."""
-    table = Table(title=title, title_justify="left")
-    for col in ("protocol", "n", "cover %", "accuracy % [95% CI]",
-                f"Δ vs {summary['baseline']} [95% CI]", "impr/regr", "sign p", "calls",
-                "failed", "flip %"):
-        table.add_column(col, justify="left" if col == "protocol" else "right", no_wrap=True)
-    for name, s in summary["protocols"].items():
-        acc, order = s["accuracy"], s["order"]
-        vs = s.get("vs_baseline")
-        diff = (_pct(vs["difference"], sign=True) + _ci(*vs["confidence_interval"], sign=True)
-                if vs and vs["n"] else "—")
-        table.add_row(name, str(acc["n"]), _pct(acc["coverage"]),
-                      _pct(acc["accuracy"]) + _ci(*acc["confidence_interval"]), diff,
-                      f"{vs['improvements']}/{vs['regressions']}" if vs else "—",
-                      _p(vs["p_value"]) if vs else "—", str(s["calls_planned"]),
-                      str(sum(s["calls_failed"].values())), _pct(order["flip_rate"]))
-    return table
-
-
 def exit_if_nothing_judged(result: Any) -> None:
     """Exit 1 when no protocol judged any item: every call failed (see calls.jsonl)."""
     if all(s["accuracy"]["n"] == 0 for s in result.summary["protocols"].values()):
@@ -155,22 +114,3 @@ def exit_if_nothing_judged(result: Any) -> None:
         raise typer.Exit(1)
 
 
-def print_bench_result(result: Any, title: str) -> None:
-    """Table plus one line of totals and where the run directory is."""
-    console.print(summary_table(result.summary, title))
-    t = result.totals
-    failed = sum(t.get("failures", {}).values()) if t else 0
-    console.print(f"model calls this run: {t.get('model_calls', 0)}  cache hits: "
-                  f"{t.get('cache_hits', 0)}  retries: {t.get('retries', 0)}  re-asks: "
-                  f"{t.get('reasks', 0)}  failed judgments: {failed}  tokens: "
-                  f"{t.get('prompt_tokens', 0) + t.get('completion_tokens', 0):,}")
-    for name, s in result.summary["protocols"].items():
-        runs = s["order"]["n_runs"]
-        if runs:  # the most common candidate count; the others are in summary.json
-            n = max(runs, key=lambda key: runs[key])
-            rates = s["order"]["win_rate_by_position"][n]
-            console.print(f"top pick by shown position, {name}, {n}-candidate items "
-                          f"(unbiased: {100 / int(n):.0f}% each): " + "  ".join(
-                              f"{chr(65 + i)} {100 * w:.0f}%" for i, w in enumerate(rates)))
-    console.print(f"run directory: {result.out}  (run.json, calls.jsonl, items.jsonl, "
-                  f"summary.json)")

@@ -1,4 +1,4 @@
-"""``jurybox bench``: judge a listwise dataset with several protocols."""
+"""``jurybox bench``: judge a dataset with several protocols and compare them."""
 
 from __future__ import annotations
 
@@ -10,12 +10,13 @@ import typer
 
 from ..bench import BenchConfig, run_bench
 from ..errors import ConfigError
-from ..protocols import PROTOCOLS, Weights
-from ..runner import RetryPolicy
+from ..protocols import PROTOCOLS, Weights, protocol_names
 from ..providers import PROVIDERS
+from ..runner import RetryPolicy
 from ..sim import BIAS_PRESETS, Faults, SimConfig
 from ._common import (BenchProgress, default_cache, default_out, exit_if_nothing_judged,
-                      fail_cleanly, print_bench_result)
+                      fail_cleanly)
+from ._tables import print_bench_result
 
 
 def parse_faults(text: str, option: str = "--sim-faults") -> Faults:
@@ -59,20 +60,25 @@ def parse_weights(text: str) -> Weights:
 @fail_cleanly
 def bench(
     dataset: Annotated[str, typer.Argument(
-        help="Bundled name (truthfulqa, rewardbench2-sample) or a file: TruthfulQA CSV, "
-             "RewardBench 2 .jsonl/.parquet, or listwise .jsonl (id, prompt, candidates, gold).")],
+        help="Bundled name (truthfulqa, rewardbench2-sample, judgebench, judgebench-gpt, "
+             "judgebench-claude) or a file: TruthfulQA CSV, RewardBench 2 .jsonl/.parquet, "
+             "JudgeBench .jsonl, or listwise .jsonl (id, prompt, candidates, gold).")],
     model: Annotated[str, typer.Option(
         envvar="JURYBOX_MODEL", help="provider/model, e.g. openai/gpt-4o-mini or vllm/<model>; "
         f"providers: {', '.join(p for p in PROVIDERS if p != 'sim')}; or sim (the simulated "
         "judge, started on 127.0.0.1).")] = "sim",
-    protocols: Annotated[str, typer.Option(
-        envvar="JURYBOX_PROTOCOLS", help=f"Comma list of {sorted(PROTOCOLS)}; the first is "
-        "the baseline for paired tests.")] = "direct,pcf",
+    protocols: Annotated[Optional[str], typer.Option(
+        envvar="JURYBOX_PROTOCOLS", help="Comma list; listwise datasets: "
+        f"{','.join(protocol_names('listwise'))} (default direct,pcf); pairwise (JudgeBench): "
+        f"{','.join(protocol_names('pairwise'))} (default pairwise,both-orders,apoc).")] = None,
+    baseline: Annotated[Optional[str], typer.Option(
+        envvar="JURYBOX_BASELINE", help="Protocol every other one is compared with (paired "
+        "sign test, bootstrap CI) [default: the first in --protocols].")] = None,
     k: Annotated[int, typer.Option(envvar="JURYBOX_K", min=1,
                                    help="PCF permutations per item.")] = 7,
     limit: Annotated[Optional[int], typer.Option(
-        envvar="JURYBOX_LIMIT", min=1, help="Judge a seeded sample of N items (default all).")
-    ] = None,
+        envvar="JURYBOX_LIMIT", min=1, help="Judge a seeded sample of N items (per split for "
+        "JudgeBench's gpt and claude splits) [default: all].")] = None,
     seed: Annotated[int, typer.Option(envvar="JURYBOX_SEED",
                                       help="Run seed: item sample, orders, decoding seed sent "
                                       "to the endpoint, and the simulated judge's noise.")] = 0,
@@ -110,8 +116,9 @@ def bench(
                        ] = "0.5,0.25,0.2,0.05",
     temperature: Annotated[float, typer.Option(envvar="JURYBOX_TEMPERATURE", min=0.0,
                                                help="Judge sampling temperature.")] = 0.0,
-    max_tokens: Annotated[int, typer.Option(envvar="JURYBOX_MAX_TOKENS", min=1,
-                                            help="Judge completion budget, tokens.")] = 1024,
+    max_tokens: Annotated[Optional[int], typer.Option(
+        envvar="JURYBOX_MAX_TOKENS", min=1, help="Judge completion budget, tokens [default: "
+        "1024 listwise, 2048 pairwise].")] = None,
     sim_bias: Annotated[str, typer.Option(envvar="JURYBOX_SIM_BIAS",
                                           help="Simulated judge: none, primacy or recency.")
                         ] = "primacy",
@@ -125,6 +132,9 @@ def bench(
     """Judge a listwise (best-of-N) dataset with direct and permutation-consensus judging,
     and compare them with paired statistics."""
     check_bias(sim_bias, "--sim-bias")
+    if protocols is None:
+        protocols = ("pairwise,both-orders,apoc" if dataset.startswith("judgebench")
+                     else "direct,pcf")
     names = tuple(p.strip() for p in protocols.split(",") if p.strip())
     if not names:
         raise ConfigError(f"--protocols names no protocol; choose from {sorted(PROTOCOLS)}")
@@ -132,7 +142,8 @@ def bench(
         if name not in PROTOCOLS:
             raise ConfigError(f"unknown protocol {name!r}; choose from {sorted(PROTOCOLS)}")
     config = BenchConfig(
-        dataset=dataset, model=model, protocols=names, k=k, limit=limit, seed=seed,
+        dataset=dataset, model=model, protocols=names, baseline=baseline, k=k, limit=limit,
+        seed=seed,
         subset=None if subset == "all" else subset, n_candidates=n_candidates,
         tolerance=tolerance, weights=parse_weights(weights), temperature=temperature,
         max_tokens=max_tokens, base_url=base_url,

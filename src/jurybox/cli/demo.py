@@ -8,47 +8,67 @@ from typing import Annotated, Optional
 import typer
 
 from ..bench import BenchConfig, run_bench
+from ..datasets import BUNDLED_OUTPUTS, bundled_path
 from ..sim import Faults, SimConfig
-from ._common import (BenchProgress, console, default_cache, exit_if_nothing_judged, fail_cleanly,
-                      print_bench_result)
+from ._common import (BenchProgress, console, default_cache, exit_if_nothing_judged,
+                      fail_cleanly)
+from ._tables import print_bench_result
+from .score import print_outputs
 
 BANNER = (
     "[bold yellow]The judge in this demo is SIMULATED[/]: a local OpenAI-compatible server on "
     "127.0.0.1 that plays a noisy judge with a primacy bias (it favours whatever is shown "
     "first), and now and then answers 429, 500, malformed or truncated output, as real "
-    "endpoints do. No real model is called. The data is real: 200 TruthfulQA questions, each with "
-    "the best answer among up to 3 incorrect ones.")
+    "endpoints do. No real model is called. The data is real.")
+
+REAL = ("To judge with a real model:  OPENAI_API_KEY=... jurybox bench truthfulqa --model "
+        "openai/gpt-4o-mini --limit 200\n  or a local server:  jurybox bench judgebench --model "
+        "vllm/<model> --base-url http://localhost:8000/v1")
 
 #: Faults the demo injects, so retries, re-asks and recorded failures show up in its totals.
 DEMO_FAULTS = Faults(rate_429=0.03, rate_500=0.01, rate_malformed=0.02, rate_truncated=0.01)
 
-REAL = ("To judge with a real model:  OPENAI_API_KEY=... jurybox bench truthfulqa --model "
-        "openai/gpt-4o-mini --limit 200\n  or a local server:  jurybox bench truthfulqa --model "
-        "vllm/<model> --base-url http://localhost:8000/v1")
+
+def _bench(config: BenchConfig, out: Path, cache: Path, title: str) -> None:
+    with BenchProgress() as progress:
+        result = run_bench(config, out, cache_path=cache, on_call=progress.on_call,
+                           on_item=progress.on_item, on_start=progress.on_start)
+    print_bench_result(result, title)
+    exit_if_nothing_judged(result)
 
 
 @fail_cleanly
 def demo(
-    out: Annotated[Path, typer.Option(envvar="JURYBOX_OUT", help="Run directory.")
-                   ] = Path("runs/demo"),
+    out: Annotated[Path, typer.Option(envvar="JURYBOX_OUT", help="Folder for the run "
+                                      "directories.")] = Path("runs/demo"),
     cache: Annotated[Optional[Path], typer.Option(
         envvar="JURYBOX_CACHE", help="SQLite response cache (default "
         "~/.cache/jurybox/cache.sqlite).")] = None,
     limit: Annotated[int, typer.Option(envvar="JURYBOX_LIMIT", min=1,
                                        help="TruthfulQA items to judge.")] = 200,
+    pairs: Annotated[int, typer.Option(envvar="JURYBOX_DEMO_PAIRS", min=1,
+                                       help="JudgeBench pairs per split.")] = 100,
     seed: Annotated[int, typer.Option(envvar="JURYBOX_SEED", help="Run seed.")] = 0,
 ) -> None:
-    """Direct vs permutation-consensus (PCF, K=7) judging of 200 bundled TruthfulQA items by
-    the simulated, primacy-biased judge; prints paired statistics and writes a run directory."""
+    """Three parts on bundled data: (1) direct vs permutation-consensus (PCF, K=7) on 200
+    TruthfulQA items; (2) pairwise vs both-orders vs APOC on 100 JudgeBench pairs per split,
+    both with the simulated, primacy-biased judge; (3) rescoring a real recorded judge
+    (claude-3-haiku on JudgeBench) from its raw outputs."""
     console.print(BANNER)
-    config = BenchConfig(dataset="truthfulqa", model="sim", protocols=("direct", "pcf"), k=7,
-                         limit=limit, seed=seed,
-                         sim=SimConfig(bias="primacy", seed=seed, faults=DEMO_FAULTS))
-    with BenchProgress() as progress:
-        result = run_bench(config, out, cache_path=cache or default_cache(),
-                           on_call=progress.on_call, on_item=progress.on_item,
-                           on_start=progress.on_start)
-    print_bench_result(result, f"TruthfulQA, {result.n_items} items, SIMULATED primacy-biased "
-                               f"judge: direct (1 call) vs PCF (K=7)")
+    cache = cache or default_cache()
+    sim = SimConfig(bias="primacy", seed=seed, faults=DEMO_FAULTS)
+    console.rule("1. Listwise: TruthfulQA, best answer among up to 4")
+    _bench(BenchConfig(dataset="truthfulqa", model="sim", protocols=("direct", "pcf"), k=7,
+                       limit=limit, seed=seed, sim=sim), out / "truthfulqa", cache,
+           f"TruthfulQA, {limit} items, SIMULATED primacy-biased judge: direct (1 call) vs "
+           f"PCF (K=7)")
+    console.rule("2. Pairwise: JudgeBench, which of two responses is correct")
+    _bench(BenchConfig(dataset="judgebench", model="sim",
+                       protocols=("pairwise", "both-orders", "apoc"), limit=pairs, seed=seed,
+                       sim=sim), out / "judgebench", cache,
+           f"JudgeBench, {pairs} pairs per split (gpt, claude), SIMULATED primacy-biased "
+           f"judge: pairwise vs both orders vs APOC")
+    console.rule("3. Rescoring a real recorded judge: no model calls")
+    print_outputs(bundled_path(BUNDLED_OUTPUTS["arena-hard-haiku"]), out=out / "rescored",
+                  show=5)
     console.print(REAL)
-    exit_if_nothing_judged(result)

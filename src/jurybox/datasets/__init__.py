@@ -1,17 +1,30 @@
 """Loaders that turn dataset files into typed items."""
 
 from .generic import load_listwise_jsonl
-from .items import ListwiseItem
-from .registry import BUNDLED, LoadedDataset, bundled_path, file_sha256, load_listwise
+from .items import ListwiseItem, PairwiseItem, Verdict
+from .judgebench import BUCKETS, bucket_of, load_judgebench
+from .judgebench_outputs import RecordedPair, load_judgebench_outputs
+from .registry import (BUNDLED, BUNDLED_OUTPUTS, FORMATS, LoadedDataset, bundled_path, file_sha256, load_dataset,
+                       load_listwise)
 from .rewardbench2 import load_rewardbench2
 from .truthfulqa import load_truthfulqa
 
 __all__ = [
+    "BUCKETS",
     "BUNDLED",
+    "BUNDLED_OUTPUTS",
+    "FORMATS",
     "ListwiseItem",
     "LoadedDataset",
+    "PairwiseItem",
+    "RecordedPair",
+    "Verdict",
+    "bucket_of",
     "bundled_path",
     "file_sha256",
+    "load_dataset",
+    "load_judgebench",
+    "load_judgebench_outputs",
     "load_listwise",
     "load_listwise_jsonl",
     "load_rewardbench2",

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
-__all__ = ["ListwiseItem"]
+__all__ = ["ListwiseItem", "PairwiseItem", "Verdict"]
+
+#: A pairwise verdict in terms of the original responses: A better, B better, or a tie.
+Verdict = Literal["A", "B", "tie"]
 
 
 @dataclass(frozen=True)
@@ -29,3 +33,36 @@ class ListwiseItem:
     def n(self) -> int:
         """Number of candidates."""
         return len(self.candidates)
+
+
+@dataclass(frozen=True)
+class PairwiseItem:
+    """A question and two responses, one labelled better.
+
+    Attributes:
+        item_id: unique within its dataset (JudgeBench's pair_id).
+        question: the task both responses answer.
+        response_a, response_b: the responses, in dataset order (never the shown order).
+        label: ``"A>B"`` or ``"B>A"``.
+        source: fine-grained origin (e.g. ``mmlu-pro-law``).
+        bucket: the group accuracy is macro-averaged over (e.g. ``mmlu-pro``).
+        split: which file or split it came from (e.g. ``gpt``, ``claude``).
+    """
+
+    item_id: str
+    question: str
+    response_a: str
+    response_b: str
+    label: str
+    source: str = ""
+    bucket: str = ""
+    split: str = ""
+
+    @property
+    def better(self) -> Verdict:
+        """The better response, ``"A"`` or ``"B"``."""
+        return "A" if self.label == "A>B" else "B"
+
+    @property
+    def responses(self) -> tuple[str, str]:
+        return (self.response_a, self.response_b)

@@ -1,18 +1,30 @@
 """Judging protocols: build requests, turn parsed judgments into decisions."""
 
 from .aggregate import Consensus, RunView, Weights, consensus, credit, run_view, winners
-from .base import (PROTOCOLS, ListwiseDecision, ListwiseProtocol, PlannedCall, build_protocol,
-                   register)
+from .base import (PROTOCOLS, ListwiseDecision, JudgingProtocol, PlannedCall, build_protocol,
+                   protocol_names, register)
 from .listwise import DirectProtocol, PCFProtocol
+from .pairwise import (APOCJudge, BothOrders, KeyedJudge, PairwiseDecision, PairwiseDirect,
+                       apoc_verdict, net_verdict, to_original)
+from .pairwise_prompts import pairwise_request
 from .permutations import base_order, permutation_set
 from .prompts import escape_text, labels_for, listwise_request, request_tag
 
 __all__ = [
     "PROTOCOLS",
+    "APOCJudge",
+    "BothOrders",
+    "KeyedJudge",
+    "PairwiseDecision",
+    "PairwiseDirect",
+    "apoc_verdict",
+    "net_verdict",
+    "pairwise_request",
+    "to_original",
     "Consensus",
     "DirectProtocol",
     "ListwiseDecision",
-    "ListwiseProtocol",
+    "JudgingProtocol",
     "PCFProtocol",
     "PlannedCall",
     "RunView",
@@ -25,6 +37,7 @@ __all__ = [
     "labels_for",
     "listwise_request",
     "permutation_set",
+    "protocol_names",
     "register",
     "request_tag",
     "run_view",

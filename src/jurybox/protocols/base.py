@@ -10,8 +10,8 @@ from ..datasets import ListwiseItem
 from ..providers import ChatRequest
 from ..runner import Outcome
 
-__all__ = ["PlannedCall", "ListwiseDecision", "ListwiseProtocol", "register", "build_protocol",
-           "PROTOCOLS"]
+__all__ = ["PlannedCall", "ListwiseDecision", "JudgingProtocol", "register", "build_protocol",
+           "protocol_names", "PROTOCOLS"]
 
 
 @dataclass(frozen=True)
@@ -67,10 +67,16 @@ class ListwiseDecision:
         return self.credit is None
 
 
-class ListwiseProtocol(Protocol):
-    """A listwise protocol: plans calls for an item, then decides from their outcomes."""
+class JudgingProtocol(Protocol):
+    """A judging protocol: plans calls for an item, then decides from their outcomes.
+
+    Attributes:
+        name: registry name.
+        task: ``"listwise"`` or ``"pairwise"`` (which items it takes).
+    """
 
     name: str
+    task: str
 
     def params(self) -> dict[str, Any]:
         """The arguments it was built with (recorded in run.json)."""
@@ -84,19 +90,25 @@ class ListwiseProtocol(Protocol):
         ...
 
 
-PROTOCOLS: dict[str, Callable[..., ListwiseProtocol]] = {}
+PROTOCOLS: dict[str, Callable[..., JudgingProtocol]] = {}
 
 
 def register(name: str) -> Callable:
     """Class decorator: make a protocol buildable by name."""
-    def deco(cls: Callable[..., ListwiseProtocol]) -> Callable[..., ListwiseProtocol]:
+    def deco(cls: Callable[..., JudgingProtocol]) -> Callable[..., JudgingProtocol]:
         PROTOCOLS[name] = cls
         return cls
     return deco
 
 
-def build_protocol(name: str, **kwargs: Any) -> ListwiseProtocol:
-    """Build a registered protocol; unknown kwargs for it are ignored.
+def protocol_names(task: str | None = None) -> list[str]:
+    """Registered protocol names, sorted; only those for ``task`` when given."""
+    return sorted(n for n, cls in PROTOCOLS.items() if task is None or cls.task == task)
+
+
+def build_protocol(name: str, **kwargs: Any) -> JudgingProtocol:
+    """Build a registered protocol; keyword arguments it does not take are ignored, and so is
+    a None value (the protocol's default applies).
 
     Raises:
         ValueError: unknown name (the message lists the known ones).
@@ -105,4 +117,4 @@ def build_protocol(name: str, **kwargs: Any) -> ListwiseProtocol:
         raise ValueError(f"unknown protocol {name!r}; choose from {sorted(PROTOCOLS)}")
     cls = PROTOCOLS[name]
     accepted = getattr(cls, "ARGS", ())
-    return cls(**{k: v for k, v in kwargs.items() if k in accepted})
+    return cls(**{k: v for k, v in kwargs.items() if k in accepted and v is not None})

@@ -36,6 +36,7 @@ class PCFProtocol:
 
     ARGS = ("k", "seed", "weights", "tolerance", "temperature", "max_tokens")
     name = "pcf"
+    task = "listwise"
 
     def __init__(self, k: int = 7, seed: int = 0, weights: Weights = Weights(),
                  tolerance: float = 0.5, temperature: float = 0.0, max_tokens: int = 1024):

@@ -62,6 +62,10 @@ class SimConfig(BaseModel):
         bias: position-bias preset (``none``, ``primacy``, ``recency``) or explicit vector.
         style: ``plain`` (bare JSON) or ``mixed`` (also fenced JSON, ``<think>`` blocks,
             prose around JSON and scores as strings, as real judges write).
+        tie_margin: pairwise prompts answer a tie when the two scores differ by less.
+        keyed_bias_scale / keyed_noise_scale: the keyed judge (which solves the question
+            first) keeps this share of the position bias and call noise: the simulation's
+            assumption that solving first makes a judge less swayed by order and noise.
         latency_ms / latency_jitter_ms: answer delay, milliseconds.
         faults: fault injection.
     """
@@ -74,6 +78,9 @@ class SimConfig(BaseModel):
     call_noise: float = 5.0
     bias: Literal["none", "primacy", "recency"] | tuple[float, ...] = "primacy"
     style: Literal["plain", "mixed"] = "mixed"
+    tie_margin: float = Field(3.0, ge=0, description="pairwise: |score gap| below this is a tie")
+    keyed_bias_scale: float = Field(0.3, ge=0, description="keyed judge: share of position bias")
+    keyed_noise_scale: float = Field(0.5, ge=0, description="keyed judge: share of call noise")
     latency_ms: float = Field(0.0, ge=0)
     latency_jitter_ms: float = Field(0.0, ge=0)
     faults: Faults = Faults()

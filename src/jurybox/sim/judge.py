@@ -16,7 +16,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ..datasets import ListwiseItem
+from ..datasets import ListwiseItem, PairwiseItem
+from ..protocols.pairwise_prompts import JSON_MARKER, KEYED_MARKER, RESPONSE_BLOCK
 from ..protocols.prompts import CANDIDATE_BLOCK, QUESTION_BLOCK, escape_text
 from .config import SimConfig, bias_vector
 
@@ -55,10 +56,16 @@ class SimJudge:
         config: behaviour.
     """
 
-    def __init__(self, items: Iterable[ListwiseItem] = (), config: SimConfig | None = None):
+    def __init__(self, items: Iterable[ListwiseItem | PairwiseItem] = (),
+                 config: SimConfig | None = None):
         self.config = config or SimConfig()
         self._gold: dict[tuple[str, str], bool] = {}
         for item in items:
+            if isinstance(item, PairwiseItem):
+                question = escape_text(item.question)
+                for label, text in zip("AB", item.responses):
+                    self._gold[(question, escape_text(text))] = label == item.better
+                continue
             question = escape_text(item.prompt)
             for i, text in enumerate(item.candidates):
                 self._gold[(question, escape_text(text))] = i in item.gold
@@ -91,7 +98,7 @@ class SimJudge:
                 return SimAnswer(answer.status, answer.text, delay_s=delay + answer.delay_s,
                                  retry_after_s=answer.retry_after_s)
             roll -= rate
-        text = self._listwise_text(body, ident)
+        text = self._text(body, ident)
         roll = _u("output", ident)
         if roll < faults.rate_malformed:
             text = "Candidate A looks best overall, then B. {ranking: A B}"
@@ -104,16 +111,45 @@ class SimJudge:
             return SimAnswer(200, text[:budget], finish_reason="length", delay_s=delay)
         return SimAnswer(200, text, delay_s=delay)
 
-    def _listwise_text(self, body: dict, ident: str) -> str:
+    def _text(self, body: dict, ident: str) -> str:
         user = next((m.get("content", "") for m in body.get("messages", [])
                      if m.get("role") == "user"), "")
-        blocks = CANDIDATE_BLOCK.findall(user)
-        if not blocks:
-            return "I can only judge prompts that show labelled candidates."
         question_match = QUESTION_BLOCK.search(user)
         question = question_match.group(2) if question_match else ""
-        cfg = self.config
         call = f"{ident}:{body.get('seed')}"
+        if blocks := CANDIDATE_BLOCK.findall(user):
+            return self._listwise_text(question, blocks, call)
+        if responses := RESPONSE_BLOCK.findall(user):
+            return self._pairwise_text(question, [text for _, _, text in responses], call,
+                                       keyed=KEYED_MARKER in user, as_json=JSON_MARKER in user)
+        return "I can only judge prompts that show labelled candidates or responses."
+
+    def _pairwise_text(self, question: str, shown: list[str], call: str, *, keyed: bool,
+                       as_json: bool) -> str:
+        cfg = self.config
+        bias = bias_vector(cfg.bias, 2)
+        bias_scale, noise_scale = (cfg.keyed_bias_scale, cfg.keyed_noise_scale) if keyed else (1, 1)
+        score = [self.quality(question, text) + bias_scale * bias[pos]
+                 + noise_scale * cfg.call_noise * _gauss("call", call, pos)
+                 for pos, text in enumerate(shown)]
+        gap = score[0] - score[1]
+        verdict = "tie" if abs(gap) < cfg.tie_margin else "A" if gap > 0 else "B"
+        solution = "My solution: working through the question gives one answer.\n" if keyed else ""
+        if as_json:
+            answer = json.dumps({"verdict": verdict, "rationale": f"{solution}Compared both."})
+            return f"```json\n{answer}\n```" if _u("style", call) < 0.3 else answer
+        strong = ">>" if abs(gap) >= 15 else ">"
+        token = {"A": f"[[A{strong}B]]", "B": f"[[B{strong}A]]", "tie": "[[A=B]]"}[verdict]
+        lean = ""
+        if cfg.style == "mixed" and _u("style", call) < 0.2:  # a first impression, revised
+            lean = "At first glance I leaned [[B>A]], but checking the final answers changes "
+            lean = lean if verdict != "B" else lean.replace("[[B>A]]", "[[A>B]]")
+            lean += "that.\n"
+        return (f"{solution}{lean}Response A and response B differ in their final answers.\n"
+                f"My final verdict is {token}")
+
+    def _listwise_text(self, question: str, blocks: list, call: str) -> str:
+        cfg = self.config
         bias = bias_vector(cfg.bias, len(blocks))
         judged = {}
         for pos, (label, _tag, text) in enumerate(blocks):

@@ -1,0 +1,196 @@
+"""Scoring judge outputs that already exist: no model calls.
+
+- :func:`score_outputs`: a JudgeBench outputs file (raw judge text of both orders per pair),
+  parsed here, scored with JudgeBench's two-order rule, per bucket, with order consistency and
+  position effects, and compared with the recording's own decisions.
+- :func:`rescore_run`: a jurybox run directory, re-parsed with the current parser and
+  re-decided, as if the bench ran again with every answer served from ``calls.jsonl``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from ..datasets import BUCKETS, RecordedPair
+from ..errors import ConfigError, DataError, ParseError, ProviderError
+from ..parsing import ShownVerdict, parse_verdict, strip_thinking
+from ..protocols import Weights, to_original
+from ..providers import ChatRequest, ChatResponse
+from ..cache import cache_key
+from ..reports import read_jsonl
+from ..sim import SimConfig
+from ..stats import (BucketAccuracy, JudgeBenchCounts, bucket_accuracy, judgebench_counts,
+                     judgebench_vote)
+
+__all__ = ["DecisionDiff", "OutputsScore", "score_outputs", "ReplayProvider", "rescore_run",
+           "config_from_manifest"]
+
+_SHOWN = {"A>B": "A", "B>A": "B", "A=B": "tie"}
+_ARENA_TOKEN = re.compile(r"\[\[([AB<>=]+)\]\]")
+_ORDERS = ((0, 1), (1, 0))  # JudgeBench: judgment 0 shows A first, judgment 1 shows B first
+
+
+@dataclass(frozen=True)
+class DecisionDiff:
+    """A judgment where this parse and the recording's decision differ (shown-order terms)."""
+
+    pair_id: str
+    order: Literal["original", "swapped"]
+    recorded: str | None
+    parsed: str | None
+    reason: str
+
+
+@dataclass(frozen=True)
+class OutputsScore:
+    """Scores of recorded outputs under one parse rule.
+
+    Attributes:
+        rule: ``"unanimous"`` (Arena-Hard's, which made the recorded decisions) or ``"last"``.
+        counts: JudgeBench's two-order rule: correct / incorrect / tied pairs.
+        buckets: accuracy per bucket (correct = 1, else 0), micro and macro.
+        order_consistency: share of pairs with a verdict in both orders whose verdicts agree.
+        first_shown_win_rate: share of decisive judgments picking the response shown first.
+        no_verdict: judgments without a verdict.
+        differences: judgments where this parse differs from the recorded decision.
+    """
+
+    rule: str
+    counts: JudgeBenchCounts
+    buckets: BucketAccuracy
+    order_consistency: float | None
+    n_both_orders: int
+    first_shown_win_rate: float | None
+    n_decisive: int
+    no_verdict: int
+    differences: list[DecisionDiff] = field(default_factory=list)
+
+
+def _parse(text: str, rule: str) -> tuple[ShownVerdict | None, str | None]:
+    try:
+        return parse_verdict(text, rule=rule).verdict, None  # type: ignore[arg-type]
+    except ParseError as exc:
+        return None, str(exc)
+
+
+def _reason(text: str, recorded: str | None, parsed: str | None, error: str | None) -> str:
+    tokens = _ARENA_TOKEN.findall(strip_thinking(text))
+    if len(set(tokens)) > 1 and recorded is None:
+        return (f"{len(tokens)} verdict tokens that disagree ({', '.join(dict.fromkeys(tokens))})"
+                f": the recording's rule gives no decision, the last token gives {parsed}")
+    if error is not None:
+        return f"no verdict here ({error}); the recording has {recorded}"
+    return f"the recording has {recorded}, this parse {parsed} (tokens: {tokens})"
+
+
+def score_outputs(pairs: Sequence[RecordedPair], *,
+                  rule: Literal["last", "unanimous"] = "unanimous") -> OutputsScore:
+    """Parse both orders' raw texts and score them (JudgeBench rule, buckets, order effects).
+
+    Args:
+        pairs: from :func:`jurybox.datasets.load_judgebench_outputs`.
+        rule: verdict parse rule (see :func:`jurybox.parsing.parse_verdict`).
+    """
+    outcomes, credits, buckets, diffs = [], {}, {}, []
+    consistent, decisive_first, no_verdict = [], [], 0
+    for pair in pairs:
+        verdicts = []
+        for k, (order, text, recorded) in enumerate(zip(_ORDERS, pair.texts, pair.decisions)):
+            shown, error = _parse(text, rule)
+            no_verdict += shown is None
+            if shown in ("A", "B"):
+                decisive_first.append(shown == "A")
+            if shown != (_SHOWN.get(recorded) if recorded else None):
+                diffs.append(DecisionDiff(pair.pair_id, ("original", "swapped")[k], recorded,
+                                          shown, _reason(text, recorded, shown, error)))
+            verdicts.append(to_original(shown, order) if shown else None)
+        better = "A" if pair.label == "A>B" else "B"
+        outcome = judgebench_vote(verdicts, better)
+        outcomes.append(outcome)
+        credits[pair.pair_id], buckets[pair.pair_id] = float(outcome == "correct"), pair.bucket
+        if None not in verdicts:
+            consistent.append(verdicts[0] == verdicts[1])
+    return OutputsScore(
+        rule=rule, counts=judgebench_counts(outcomes),
+        buckets=bucket_accuracy(credits, buckets, order=BUCKETS),
+        order_consistency=sum(consistent) / len(consistent) if consistent else None,
+        n_both_orders=len(consistent),
+        first_shown_win_rate=(sum(decisive_first) / len(decisive_first)
+                              if decisive_first else None),
+        n_decisive=len(decisive_first), no_verdict=no_verdict, differences=diffs)
+
+
+class ReplayProvider:
+    """Answers requests from a run's ``calls.jsonl`` (by cache key); never calls a model.
+
+    A request with no recorded answer (for example a re-ask whose wording changed with the
+    parser) raises ProviderError, which the runner records as a failure.
+    """
+
+    name = "replay"
+
+    def __init__(self, identity: dict, texts: dict[str, str], *, model: str,
+                 simulated: bool) -> None:
+        self._identity, self._texts = identity, texts
+        self.model, self.simulated = model, simulated
+
+    def cache_identity(self) -> dict:
+        return dict(self._identity)
+
+    async def complete(self, request: ChatRequest) -> ChatResponse:
+        key = cache_key(self._identity, request)
+        if key not in self._texts:
+            raise ProviderError(f"no recorded answer for this request (key {key[:12]})")
+        return ChatResponse(text=self._texts[key])
+
+    async def check(self) -> None:
+        return None
+
+    async def aclose(self) -> None:
+        return None
+
+
+def config_from_manifest(manifest: dict):
+    """The BenchConfig a run.json was written with."""
+    from .run import BenchConfig  # local: run imports this module's users
+
+    config = dict(manifest["config"])
+    config.pop("dataset_sha256", None)
+    config["protocols"] = tuple(config["protocols"])
+    config["weights"] = Weights(**config["weights"])
+    config["sim"] = SimConfig(**config["sim"]) if config.get("sim") else SimConfig()
+    return BenchConfig(**config)
+
+
+def rescore_run(run_dir: str | Path, out: str | Path, **kwargs):
+    """Re-parse and re-decide a finished (or interrupted) run from its recorded calls.
+
+    Args:
+        run_dir: a jurybox run directory (run.json, calls.jsonl).
+        out: where the rescored run directory goes (must not be ``run_dir``).
+        kwargs: passed to :func:`jurybox.bench.run_with_provider` (on_item, ...).
+
+    Raises:
+        DataError: not a run directory, or the dataset bytes changed since the run.
+        ConfigError: ``out`` is the run directory itself.
+    """
+    from .run import run_with_provider
+
+    run_dir, out = Path(run_dir), Path(out)
+    if not (run_dir / "run.json").exists():
+        raise DataError(run_dir, "not a jurybox run directory (no run.json)")
+    if out.resolve() == run_dir.resolve():
+        raise ConfigError("--out must differ from the run directory being rescored")
+    manifest = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
+    texts = {r["key"]: r["text"] for r in read_jsonl(run_dir / "calls.jsonl")
+             if r.get("error") is None}
+    provider = ReplayProvider(manifest["model"]["endpoint"], texts,
+                              model=manifest["model"]["spec"],
+                              simulated=bool(manifest["model"]["simulated"]))
+    return run_with_provider(config_from_manifest(manifest), provider, out,
+                             expected_sha256=manifest["dataset"]["sha256"], **kwargs)

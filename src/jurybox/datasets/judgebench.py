@@ -1,0 +1,65 @@
+"""JudgeBench pairs (Tan et al., 2024; ScalerLab/JudgeBench, MIT) as pairwise items.
+
+Row schema: ``pair_id, original_id, source, question, response_model, response_A, response_B,
+label`` with label ``A>B`` or ``B>A``. ``source`` is ``mmlu-pro-<subject>`` or one of
+livebench-reasoning, livebench-math, livecodebench; the bucket folds every mmlu-pro subject
+into ``mmlu-pro``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import DataError
+from ._rows import iter_rows, require
+from ._validate import IdTracker, check_file
+from .items import PairwiseItem
+
+__all__ = ["load_judgebench", "bucket_of", "BUCKETS"]
+
+BUCKETS = ("mmlu-pro", "livebench-reasoning", "livebench-math", "livecodebench")
+LABELS = ("A>B", "B>A")
+
+
+def bucket_of(source: str) -> str:
+    """The JudgeBench bucket of a source (``mmlu-pro-law`` -> ``mmlu-pro``)."""
+    return "mmlu-pro" if source.startswith("mmlu-pro") else source
+
+
+def load_judgebench(path: str | Path, *, split: str | None = None) -> list[PairwiseItem]:
+    """Load a JudgeBench jsonl split.
+
+    Args:
+        path: the file.
+        split: name recorded on each item (e.g. ``gpt``, ``claude``); default the file stem.
+
+    Returns:
+        Items with ``item_id`` = pair_id, ``label`` ``A>B`` or ``B>A``, ``bucket`` per
+        :func:`bucket_of`.
+
+    Raises:
+        DataError: missing file or field, empty question or response, a label other than
+            A>B / B>A, duplicate pair_id (file, line, field).
+    """
+    path = check_file(Path(path))
+    split = split or path.stem
+    items, ids = [], IdTracker(path, field="pair_id")
+    for line, row in iter_rows(path):
+        pair_id = str(require(path, line, row, "pair_id", (str, int)))
+        fields = {}
+        for name in ("question", "response_A", "response_B", "source"):
+            value = require(path, line, row, name, str)
+            if not value.strip():
+                raise DataError(path, "empty text", line=line, field=name)
+            fields[name] = value
+        label = require(path, line, row, "label", str)
+        if label not in LABELS:
+            raise DataError(path, f"label must be one of {LABELS!r}, got {label!r}", line=line,
+                            field="label")
+        ids.add(pair_id, line)
+        items.append(PairwiseItem(item_id=pair_id, question=fields["question"],
+                                  response_a=fields["response_A"],
+                                  response_b=fields["response_B"], label=label,
+                                  source=fields["source"], bucket=bucket_of(fields["source"]),
+                                  split=split))
+    return items

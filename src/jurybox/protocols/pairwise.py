@@ -1,0 +1,205 @@
+"""Pairwise protocols (APOCJudge, arXiv 2603.20562, JudgeBench experiments).
+
+- ``pairwise``: one call in an order seeded by (seed, item id).
+- ``both-orders``: that call plus the reversed order, mapped back to the original responses;
+  the verdict is their net vote (a disagreement is a tie); *consistent* when both agree.
+- ``keyed``: one call that first solves the question, then compares both responses with its
+  own solution.
+- ``apoc``: the direct verdict, overridden only when both orders agree on the other response
+  and the keyed judge agrees with them (:func:`apoc_verdict`).
+
+Decision (ours; the paper leaves it open): APOC's two order-check calls are an independent
+sample (decoding seed + 1, sample index 1), not the direct call again. If they reused the
+direct call, "both orders agree on the other response" could never hold, and the override
+could never fire. With a deterministic judge (temperature 0, seed honoured), the override
+fires only when the judge's verdict moves with the decoding seed; a temperature above 0 gives
+APOC more room.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+from ..datasets import PairwiseItem, Verdict
+from ..parsing import ShownVerdict, VerdictJudgment, parse_verdict
+from ..runner import Outcome
+from .base import PlannedCall, register
+from .pairwise_prompts import VerdictFormat, pairwise_request
+from .permutations import base_order
+from .prompts import request_tag
+
+__all__ = ["PairwiseDecision", "PairwiseDirect", "BothOrders", "KeyedJudge", "APOCJudge",
+           "apoc_verdict", "to_original", "net_verdict"]
+
+
+def to_original(shown: ShownVerdict, order: Sequence[int]) -> Verdict:
+    """A verdict on the shown pair in terms of the original responses (order[0] shown first)."""
+    if shown == "tie":
+        return "tie"
+    first_better = shown == "A"
+    return "A" if (order[0] == 0) == first_better else "B"
+
+
+def net_verdict(verdicts: Sequence[Verdict | None]) -> Verdict | None:
+    """Net vote of several verdicts (+1 A, -1 B, 0 tie); None when all are missing."""
+    present = [v for v in verdicts if v is not None]
+    if not present:
+        return None
+    net = sum(1 if v == "A" else -1 if v == "B" else 0 for v in present)
+    return "A" if net > 0 else "B" if net < 0 else "tie"
+
+
+def apoc_verdict(direct: Verdict | None, both_orders: tuple[Verdict | None, Verdict | None],
+                 keyed: Verdict | None) -> Verdict | None:
+    """APOC: keep ``direct`` unless both orders agree on a response other than ``direct`` and
+    the keyed judge agrees with them; then take theirs. A tie is never an override target."""
+    agreed = both_orders[0] if both_orders[0] == both_orders[1] else None
+    if agreed in ("A", "B") and agreed != direct and keyed == agreed:
+        return agreed
+    return direct
+
+
+@dataclass(frozen=True)
+class PairwiseDecision:
+    """A pairwise protocol's verdict on one item (one line of items.jsonl).
+
+    Attributes:
+        verdict: ``"A"``, ``"B"``, ``"tie"`` (original responses), or None when it failed.
+        credit: 1 if the verdict is the labelled better response, 0.5 for a tie (the tie
+            credit of listwise judging), 0 otherwise; None when failed.
+        call_ids / call_verdicts / shown_first / shown_verdicts: per planned call, its id, its
+            verdict in original terms, which original response was shown first (0 = A), and
+            its verdict in shown terms (``"A"`` = the first shown).
+        consistent: both orders gave the same verdict (both-orders only; None otherwise or
+            when a call failed).
+    """
+
+    item_id: str
+    protocol: str
+    n_calls: int
+    n_ok: int
+    verdict: Verdict | None
+    credit: float | None
+    label: str
+    bucket: str
+    split: str
+    call_ids: tuple[str, ...]
+    call_verdicts: tuple[Verdict | None, ...]
+    shown_first: tuple[int, ...]
+    shown_verdicts: tuple[ShownVerdict | None, ...]
+    consistent: bool | None = None
+    failures: tuple[str, ...] = field(default_factory=tuple)
+
+
+class _PairwiseProtocol:
+    """Shared planning and bookkeeping; subclasses say which calls and how to decide."""
+
+    ARGS = ("seed", "temperature", "max_tokens", "verdict_format")
+    task = "pairwise"
+    name = ""
+
+    def __init__(self, seed: int = 0, temperature: float = 0.0, max_tokens: int = 2048,
+                 verdict_format: VerdictFormat = "token") -> None:
+        if verdict_format not in ("token", "json"):
+            raise ValueError(f"verdict_format must be 'token' or 'json', got {verdict_format!r}")
+        self.seed, self.temperature, self.max_tokens = seed, temperature, max_tokens
+        self.verdict_format = verdict_format
+
+    def params(self) -> dict[str, Any]:
+        return {"seed": self.seed, "temperature": self.temperature,
+                "max_tokens": self.max_tokens, "verdict_format": self.verdict_format}
+
+    def _order(self, item: PairwiseItem, reverse: bool = False) -> tuple[int, int]:
+        order = base_order(2, seed=self.seed, item_id=item.item_id)
+        return (order[1], order[0]) if reverse else (order[0], order[1])
+
+    def _call(self, item: PairwiseItem, order: tuple[int, int], *, keyed: bool = False,
+              sample: int = 0) -> PlannedCall:
+        shown = [item.responses[i] for i in order]
+        request = pairwise_request(
+            item.question, *shown, tag=request_tag(self.seed, item.item_id, order, keyed, sample),
+            keyed=keyed, verdict_format=self.verdict_format, temperature=self.temperature,
+            max_tokens=self.max_tokens, seed=self.seed + sample, sample_index=sample)
+        call_id = ("keyed-" if keyed else "") + "".join("AB"[i] for i in order) + (
+            f"-s{sample}" if sample else "")
+        return PlannedCall(call_id, order, ("A", "B"), request, partial(parse_verdict))
+
+    def decide(self, item: PairwiseItem, calls: list[PlannedCall],
+               outcomes: list[Outcome[VerdictJudgment]]) -> PairwiseDecision:
+        shown = tuple(o.value.verdict if o.ok else None for o in outcomes)
+        original = tuple(to_original(s, c.order) if s else None for s, c in zip(shown, calls))
+        verdict, consistent = self._verdict(original)
+        credit = None if verdict is None else (
+            0.5 if verdict == "tie" else float(verdict == item.better))
+        return PairwiseDecision(
+            item_id=item.item_id, protocol=self.name, n_calls=len(calls),
+            n_ok=sum(o.ok for o in outcomes), verdict=verdict, credit=credit, label=item.label,
+            bucket=item.bucket, split=item.split, call_ids=tuple(c.call_id for c in calls),
+            call_verdicts=original, shown_first=tuple(c.order[0] for c in calls),
+            shown_verdicts=shown, consistent=consistent,
+            failures=tuple(o.failure.kind for o in outcomes if o.failure is not None))
+
+    def _verdict(self, original: tuple[Verdict | None, ...]) -> tuple[Verdict | None, bool | None]:
+        raise NotImplementedError
+
+
+@register("pairwise")
+class PairwiseDirect(_PairwiseProtocol):
+    """One call in a seeded order."""
+
+    name = "pairwise"
+
+    def plan(self, item: PairwiseItem) -> list[PlannedCall]:
+        return [self._call(item, self._order(item))]
+
+    def _verdict(self, original):
+        return original[0], None
+
+
+@register("both-orders")
+class BothOrders(_PairwiseProtocol):
+    """The seeded order and its reverse; verdict = net vote, consistent when they agree."""
+
+    name = "both-orders"
+
+    def plan(self, item: PairwiseItem) -> list[PlannedCall]:
+        return [self._call(item, self._order(item)), self._call(item, self._order(item, True))]
+
+    def _verdict(self, original):
+        both_ok = None not in original
+        return net_verdict(original), (original[0] == original[1]) if both_ok else None
+
+
+@register("keyed")
+class KeyedJudge(_PairwiseProtocol):
+    """One call that solves the question first, in the seeded order."""
+
+    name = "keyed"
+
+    def plan(self, item: PairwiseItem) -> list[PlannedCall]:
+        return [self._call(item, self._order(item), keyed=True)]
+
+    def _verdict(self, original):
+        return original[0], None
+
+
+@register("apoc")
+class APOCJudge(_PairwiseProtocol):
+    """Direct verdict, overridden when an independent both-orders check and the keyed judge
+    agree on the other response (see :func:`apoc_verdict`). Calls: direct, both orders
+    (sample 1), keyed."""
+
+    name = "apoc"
+
+    def plan(self, item: PairwiseItem) -> list[PlannedCall]:
+        return [self._call(item, self._order(item)),
+                self._call(item, self._order(item), sample=1),
+                self._call(item, self._order(item, True), sample=1),
+                self._call(item, self._order(item), keyed=True)]
+
+    def _verdict(self, original):
+        direct, first, second, keyed = original
+        return apoc_verdict(direct, (first, second), keyed), None

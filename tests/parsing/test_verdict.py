@@ -1,0 +1,58 @@
+import json
+
+import pytest
+
+from jurybox.errors import ParseError
+from jurybox.parsing import parse_verdict
+
+
+@pytest.mark.parametrize("text, verdict, token", [
+    ("My final verdict is [[A>B]]", "A", "[[A>B]]"),
+    ("Assistant B is much better: [[B>>A]]", "B", "[[B>>A]]"),
+    ("[[A>>B]]", "A", "[[A>>B]]"),
+    ("They are equally good. [[A=B]]", "tie", "[[A=B]]"),
+    ("[[A]]", "A", "[[A]]"),
+    ("Verdict: [[B]]", "B", "[[B]]"),
+    ("[[C]]", "tie", "[[C]]"),  # MT-Bench's tie token
+    ("Output (a)", "A", "Output (a)"),
+    ("Therefore: Output (b)", "B", "Output (b)"),
+])
+def test_verdict_tokens(text, verdict, token):
+    parsed = parse_verdict(text)
+    assert (parsed.verdict, parsed.token) == (verdict, token)
+
+
+def test_last_token_wins():
+    text = "At first [[B>A]], then [[A=B]], finally [[A>>B]]."
+    parsed = parse_verdict(text)
+    assert (parsed.verdict, parsed.n_tokens) == ("A", 3)
+
+
+def test_unanimous_rule_needs_identical_tokens():
+    assert parse_verdict("[[A>B]] ... [[A>B]]", rule="unanimous").verdict == "A"
+    with pytest.raises(ParseError, match=r"verdict tokens disagree: \['A>>B', 'A>B'\]"):
+        parse_verdict("[[A>>B]] and later [[A>B]]", rule="unanimous")
+
+
+def test_think_blocks_are_ignored():
+    assert parse_verdict("<think>maybe [[B>A]]</think>Final: [[A>B]]").verdict == "A"
+
+
+@pytest.mark.parametrize("obj, verdict", [({"verdict": "A"}, "A"), ({"verdict": "tie"}, "tie"),
+                                          ({"winner": "Response B"}, "B"),
+                                          ({"decision": "B>A"}, "B")])
+def test_json_verdicts(obj, verdict):
+    text = "```json\n" + json.dumps({**obj, "rationale": "x"}) + "\n```"
+    assert parse_verdict(text).verdict == verdict
+
+
+def test_no_verdict_is_a_parse_failure_with_raw_text():
+    with pytest.raises(ParseError, match="no verdict found") as err:
+        parse_verdict("Both answers have merit.")
+    assert err.value.raw == "Both answers have merit." and err.value.kind == "parse"
+
+
+def test_refusal():
+    with pytest.raises(ParseError) as err:
+        parse_verdict("I'm sorry, I can't compare these.")
+    assert err.value.kind == "refusal"

@@ -1,0 +1,87 @@
+import itertools
+
+import pytest
+
+from jurybox.datasets import PairwiseItem
+from jurybox.parsing import VerdictJudgment
+from jurybox.protocols import (APOCJudge, BothOrders, PairwiseDirect, apoc_verdict, net_verdict,
+                               to_original)
+from jurybox.runner import Failure, Outcome
+
+# APOC (arXiv 2603.20562): keep the direct verdict unless both orders agree on the other
+# response AND the keyed judge agrees with them. All 8 combinations of
+# (direct, both-orders consensus, keyed) over {A, B}:
+APOC_TABLE = {
+    # direct, both, keyed -> verdict
+    ("A", "A", "A"): "A", ("A", "A", "B"): "A",   # both agree with direct: nothing to override
+    ("A", "B", "A"): "A",                         # keyed sides with direct: keep direct
+    ("A", "B", "B"): "B",                         # both orders and keyed agree on B: override
+    ("B", "A", "A"): "A",                         # override to A
+    ("B", "A", "B"): "B",
+    ("B", "B", "A"): "B", ("B", "B", "B"): "B",
+}
+
+
+@pytest.mark.parametrize("direct, both, keyed", list(itertools.product("AB", repeat=3)))
+def test_apoc_rule_on_all_eight_combinations(direct, both, keyed):
+    assert apoc_verdict(direct, (both, both), keyed) == APOC_TABLE[(direct, both, keyed)]
+
+
+@pytest.mark.parametrize("both", [("A", "B"), ("B", None), ("tie", "tie")])
+def test_apoc_needs_both_orders_to_agree_on_a_response(both):
+    assert apoc_verdict("A", both, "B") == "A"
+
+
+def test_apoc_can_override_a_tie_or_keep_a_failure():
+    assert apoc_verdict("tie", ("B", "B"), "B") == "B"
+    assert apoc_verdict(None, ("B", "B"), "B") == "B"
+    assert apoc_verdict(None, ("B", "A"), "B") is None
+
+
+def test_to_original_and_net_verdict():
+    assert to_original("A", (1, 0)) == "B" and to_original("B", (1, 0)) == "A"
+    assert to_original("A", (0, 1)) == "A" and to_original("tie", (1, 0)) == "tie"
+    assert net_verdict(["A", "B"]) == "tie" and net_verdict(["A", None]) == "A"
+    assert net_verdict(["tie", "B"]) == "B" and net_verdict([None, None]) is None
+
+
+ITEM = PairwiseItem("p1", "2+2?", "4", "5", "A>B", "mmlu-pro-math", "mmlu-pro", "gpt")
+
+
+def _outcomes(*shown):
+    return [Outcome(VerdictJudgment(v, "", 1), None, "k") if v else
+            Outcome(None, Failure("parse", "no verdict"), "k") for v in shown]
+
+
+def test_both_orders_maps_back_and_scores_ties():
+    proto = BothOrders(seed=0)
+    calls = proto.plan(ITEM)
+    assert [c.order for c in calls] in ([(0, 1), (1, 0)], [(1, 0), (0, 1)])
+    # the judge always picks the response shown first: inconsistent, a tie, half credit
+    d = proto.decide(ITEM, calls, _outcomes("A", "A"))
+    assert d.verdict == "tie" and d.credit == 0.5 and d.consistent is False
+    assert sorted(d.call_verdicts) == ["A", "B"]
+    # consistent and right
+    right = [("A" if c.order[0] == 0 else "B") for c in calls]
+    d = proto.decide(ITEM, calls, _outcomes(*right))
+    assert (d.verdict, d.credit, d.consistent) == ("A", 1.0, True)
+    # one order failed: the other decides, consistency unknown
+    d = proto.decide(ITEM, calls, _outcomes(right[0], None))
+    assert (d.verdict, d.consistent, d.failures) == ("A", None, ("parse",))
+
+
+def test_direct_call_is_shared_and_apoc_checks_are_independent():
+    direct, both, apoc = PairwiseDirect(seed=3), BothOrders(seed=3), APOCJudge(seed=3)
+    d_req = direct.plan(ITEM)[0].request
+    assert both.plan(ITEM)[0].request == d_req          # both-orders reuses the direct call
+    apoc_calls = apoc.plan(ITEM)
+    assert apoc_calls[0].request == d_req               # APOC's direct verdict is that call
+    assert apoc_calls[1].request != d_req               # its order check is a new sample
+    assert apoc_calls[1].request.seed == 4 and apoc_calls[1].request.sample_index == 1
+    assert "First solve the question yourself" in apoc_calls[3].request.messages[1].content
+
+
+def test_failed_item_has_no_credit():
+    proto = PairwiseDirect()
+    d = proto.decide(ITEM, proto.plan(ITEM), _outcomes(None))
+    assert d.verdict is None and d.credit is None
