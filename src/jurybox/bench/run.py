@@ -106,6 +106,9 @@ def _prepare(config: BenchConfig, expected_sha256: str | None = None
              ) -> tuple[LoadedDataset, list, list]:
     """Load the dataset (checking its bytes when a hash is expected), select the items and
     build the protocols, checking each suits the dataset's task."""
+    if config.baseline is not None and config.baseline not in config.protocols:
+        raise ConfigError(f"--baseline {config.baseline!r} is not among the protocols "
+                          f"{list(config.protocols)}")
     dataset = load_dataset(config.dataset, subset=config.subset, n=config.n_candidates)
     if expected_sha256 is not None and dataset.sha256 != expected_sha256:
         raise DataError(dataset.path, f"the dataset changed since the run (sha256 "

@@ -4,8 +4,8 @@ from .generic import load_listwise_jsonl
 from .items import ListwiseItem, PairwiseItem, Verdict
 from .judgebench import BUCKETS, bucket_of, load_judgebench
 from .judgebench_outputs import RecordedPair, load_judgebench_outputs
-from .registry import (BUNDLED, BUNDLED_OUTPUTS, FORMATS, LoadedDataset, bundled_path, file_sha256, load_dataset,
-                       load_listwise)
+from .registry import (BUNDLED, BUNDLED_OUTPUTS, FORMATS, LoadedDataset, bundled_path,
+                       file_sha256, load_dataset, load_listwise)
 from .rewardbench2 import load_rewardbench2
 from .truthfulqa import load_truthfulqa
 
