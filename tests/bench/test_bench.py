@@ -159,3 +159,27 @@ def test_summary_does_not_depend_on_the_order_items_finished():
     backward = summarize(records[::-1], ["pairwise"], item_ids=[r["item_id"] for r in records],
                          task="pairwise")
     assert forward == backward
+
+
+def test_judgebench_rule_leaves_failed_items_out():
+    from jurybox.bench import summarize
+
+    base = {"protocol": "both-orders", "n_calls": 2, "bucket": "mmlu-pro", "split": "s",
+            "shown_first": [0, 1], "label": "A>B", "consistent": True}
+    records = [{**base, "item_id": "ok", "credit": 1.0, "failures": [],
+                "call_verdicts": ["A", "A"], "shown_verdicts": ["A", "B"]},
+               {**base, "item_id": "failed", "credit": None, "failures": ["api", "api"],
+                "call_verdicts": [None, None], "shown_verdicts": [None, None],
+                "consistent": None}]
+    s = summarize(records, ["both-orders"], item_ids=["ok", "failed"], task="pairwise")
+    rule = s["protocols"]["both-orders"]["judgebench_rule"]
+    assert (rule["correct"], rule["tie"], rule["n"], rule["items_failed"]) == (1, 0, 1, 1)
+
+
+def test_json_verdicts_end_to_end(tmp_path):
+    config = BenchConfig(dataset="judgebench-gpt", protocols=("pairwise", "keyed"), limit=8,
+                         verdict_format="json")
+    result = _bench(tmp_path, config=config)
+    assert result.summary["protocols"]["keyed"]["accuracy"]["n"] == 8
+    calls = read_jsonl(result.out / "calls.jsonl")
+    assert all('"verdict"' in c["text"] for c in calls)

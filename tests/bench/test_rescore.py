@@ -1,4 +1,7 @@
 import json
+import re
+
+import pytest
 
 from jurybox.bench import BenchConfig, rescore_run, run_bench, score_outputs
 from jurybox.datasets import BUNDLED_OUTPUTS, bundled_path, load_judgebench_outputs
@@ -33,3 +36,38 @@ def test_rescoring_a_run_replays_every_answer_without_calls(tmp_path):
     assert again.summary["replayed"] is True and again.simulated is True
     assert again.summary["protocols"] == ran.summary["protocols"]
     assert json.loads((tmp_path / "rescored" / "run.json").read_text())["status"] == "complete"
+
+
+def test_rescoring_twice_reparses_the_recording_each_time(tmp_path):
+    from jurybox.errors import DataError
+
+    config = BenchConfig(dataset="judgebench-claude", protocols=("pairwise",), limit=6)
+    run_bench(config, tmp_path / "run", cache_path=None)
+    first = rescore_run(tmp_path / "run", tmp_path / "re")
+    assert first.totals["model_calls"] == 0 and first.totals["cache_hits"] == 6
+    calls = tmp_path / "run" / "calls.jsonl"
+    lines = [json.loads(line) for line in calls.read_text().splitlines()]
+    swap = {"A": "B", "B": "A"}
+    for record in lines:  # the judge "said" the opposite everywhere: [[A>B]] -> [[B>A]]
+        record["text"] = re.sub(r"\[\[([AB])(>>|>|=)([AB])\]\]",
+                                lambda m: f"[[{swap[m[1]]}{m[2]}{swap[m[3]]}]]", record["text"])
+    calls.write_text("".join(json.dumps(r) + "\n" for r in lines))
+    second = rescore_run(tmp_path / "run", tmp_path / "re")
+    before, after = (r.summary["protocols"]["pairwise"]["accuracy"] for r in (first, second))
+    assert after["n"] == before["n"] == 6  # every answer still parses
+    assert after["accuracy"] == pytest.approx(1 - before["accuracy"])  # verdicts flipped
+    calls.unlink()
+    with pytest.raises(DataError, match="calls.jsonl: file not found"):
+        rescore_run(tmp_path / "run", tmp_path / "re")
+    (tmp_path / "run" / "run.json").write_text("{oops")
+    with pytest.raises(DataError, match="run.json: not a readable run manifest"):
+        rescore_run(tmp_path / "run", tmp_path / "re")
+
+
+def test_a_judgebench_format_file_gets_pairwise_protocols_by_default(tmp_path):
+    row = {"pair_id": "p1", "question": "2+2?", "response_A": "4", "response_B": "5",
+           "source": "mmlu-pro-math", "label": "A>B"}
+    path = tmp_path / "mine.jsonl"
+    path.write_text(json.dumps(row) + "\n" + json.dumps({**row, "pair_id": "p2"}) + "\n")
+    result = run_bench(BenchConfig(dataset=str(path)), tmp_path / "run", cache_path=None)
+    assert list(result.summary["protocols"]) == ["pairwise", "both-orders", "apoc"]

@@ -1,4 +1,5 @@
 import json
+import re
 from collections import Counter
 
 import pytest
@@ -39,3 +40,22 @@ def test_outputs_file_accepts_dicts_and_python_repr_strings(tmp_path):
     path.write_text(json.dumps(row) + "\n")
     (pair,) = load_judgebench_outputs(path)
     assert pair.texts == ("x [[A>B]]", "y [[B>A]]") and pair.bucket == "mmlu-pro"
+
+
+@pytest.mark.parametrize("judgments, field", [
+    ([{"judgment": {"response": "x"}, "decision": None}], "'judgments'"),
+    (["text", "text"], "'judgments[0]'"),
+    ([{"judgment": {"response": 5}, "decision": None}] * 2, "'judgments[0].judgment.response'"),
+    ([{"judgment": "{'response': None}", "decision": None}] * 2,
+     "'judgments[0].judgment.response'"),
+    ([{"judgment": {"response": "x"}, "decision": "A>>B"}] * 2, "'judgments.decision'"),
+])
+def test_outputs_file_errors_name_the_field(tmp_path, judgments, field):
+    row = {"pair_id": "p", "source": "livecodebench", "label": "A>B", "judgments": judgments}
+    path = tmp_path / "out.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    with pytest.raises(DataError, match=re.escape(f":1: field {field}")):
+        load_judgebench_outputs(path)
+    path.write_text("")
+    with pytest.raises(DataError, match="no pairs"):
+        load_judgebench_outputs(path)

@@ -22,14 +22,34 @@ def test_verdict_tokens(text, verdict, token):
     assert (parsed.verdict, parsed.token) == (verdict, token)
 
 
-def test_last_token_wins():
-    text = "At first [[B>A]], then [[A=B]], finally [[A>>B]]."
+def test_last_verdict_wins_whatever_its_style():
+    text = ("At first [[B>A]]. After checking the arithmetic again I changed my mind: [[A=B]]. "
+            "Then I found the error in B's last step, so finally [[A>>B]].")
     parsed = parse_verdict(text)
     assert (parsed.verdict, parsed.n_tokens) == ("A", 3)
+    fenced_then_revised = '```json\n{"verdict": "A"}\n```\nOn reflection B is right: [[B>A]]'
+    assert parse_verdict(fenced_then_revised).verdict == "B"
+    assert parse_verdict('[[B>A]] ... rechecked. {"verdict": "A"}').verdict == "A"
 
 
-def test_unanimous_rule_needs_identical_tokens():
+def test_a_restated_answer_format_is_not_a_verdict():
+    restated = "Options: [[A>>B]], [[A>B]], [[A=B]], [[B>A]], [[B>>A]]. My verdict: B is better."
+    with pytest.raises(ParseError, match="no verdict found"):
+        parse_verdict(restated)
+    assert parse_verdict(restated + "\nFinal: [[B>A]]").verdict == "B"
+
+
+@pytest.mark.parametrize("text", ["Output (b) is better than Output (a)",
+                                  "The program's output (b) is 5, not 6."])
+def test_output_mentions_in_prose_are_not_verdicts(text):
+    with pytest.raises(ParseError):
+        parse_verdict(text)
+
+
+def test_unanimous_rule_needs_identical_tokens_and_reads_nothing_else():
     assert parse_verdict("[[A>B]] ... [[A>B]]", rule="unanimous").verdict == "A"
+    with pytest.raises(ParseError, match="no verdict found"):
+        parse_verdict('{"verdict": "A"}', rule="unanimous")
     with pytest.raises(ParseError, match=r"verdict tokens disagree: \['A>>B', 'A>B'\]"):
         parse_verdict("[[A>>B]] and later [[A>B]]", rule="unanimous")
 

@@ -174,3 +174,20 @@ def test_many_failures_in_a_row_stop_the_run():
     with pytest.raises(ProviderError, match="3 calls in a row failed; last error: HTTP 404"):
         asyncio.run(main())
     assert len(provider.requests) == 3
+
+
+class CutOffProvider(ScriptedProvider):
+    """Answers '7' cut off at the token limit first, then '7' in full."""
+
+    async def complete(self, request):
+        self.requests.append(request)
+        return ChatResponse(text="7", finish_reason="length" if len(self.requests) == 1
+                            else "stop")
+
+
+def test_an_answer_cut_off_at_the_token_limit_is_never_used():
+    provider = CutOffProvider([])
+    runner = Runner(provider, retry=FAST_RETRY)
+    outcome = asyncio.run(runner.run(Job(REQ, _parse_int)))
+    assert outcome.value == 7 and runner.totals.reasks == 1
+    assert "cut off at the token limit" in provider.requests[1].messages[-1].content

@@ -21,13 +21,12 @@ from ..errors import ConfigError, DataError, ParseError, ProviderError
 from ..parsing import ShownVerdict, parse_verdict, strip_thinking
 from ..protocols import Weights, to_original
 from ..providers import ChatRequest, ChatResponse
-from ..cache import cache_key
 from ..reports import read_jsonl
 from ..sim import SimConfig
 from ..stats import (BucketAccuracy, JudgeBenchCounts, bucket_accuracy, judgebench_counts,
                      judgebench_vote)
 
-__all__ = ["DecisionDiff", "OutputsScore", "score_outputs", "ReplayProvider", "rescore_run",
+__all__ = ["DecisionDiff", "OutputsScore", "score_outputs", "RecordedAnswers", "rescore_run",
            "config_from_manifest"]
 
 _SHOWN = {"A>B": "A", "B>A": "B", "A=B": "tie"}
@@ -125,28 +124,37 @@ def score_outputs(pairs: Sequence[RecordedPair], *,
         n_decisive=len(decisive_first), no_verdict=no_verdict, differences=diffs)
 
 
-class ReplayProvider:
-    """Answers requests from a run's ``calls.jsonl`` (by cache key); never calls a model.
+class RecordedAnswers:
+    """A run's ``calls.jsonl`` as an answer store: cache key -> the answer recorded for it."""
 
-    A request with no recorded answer (for example a re-ask whose wording changed with the
-    parser) raises ProviderError, which the runner records as a failure.
-    """
+    def __init__(self, calls_path: Path) -> None:
+        self._answers = {r["key"]: ChatResponse(text=r["text"],
+                                                finish_reason=r.get("finish_reason"))
+                         for r in read_jsonl(calls_path) if r.get("error") is None}
 
-    name = "replay"
+    def get(self, key: str) -> ChatResponse | None:
+        return self._answers.get(key)
 
-    def __init__(self, identity: dict, texts: dict[str, str], *, model: str,
-                 simulated: bool) -> None:
-        self._identity, self._texts = identity, texts
-        self.model, self.simulated = model, simulated
+    def put(self, key: str, response: ChatResponse) -> None:
+        """Nothing is added to a recording."""
+
+    def __len__(self) -> int:
+        return len(self._answers)
+
+
+class _RecordedEndpoint:
+    """The endpoint identity a run's cache keys were made with; it is never called."""
+
+    name = "recorded"
+
+    def __init__(self, identity: dict, *, model: str, simulated: bool) -> None:
+        self._identity, self.model, self.simulated = identity, model, simulated
 
     def cache_identity(self) -> dict:
         return dict(self._identity)
 
     async def complete(self, request: ChatRequest) -> ChatResponse:
-        key = cache_key(self._identity, request)
-        if key not in self._texts:
-            raise ProviderError(f"no recorded answer for this request (key {key[:12]})")
-        return ChatResponse(text=self._texts[key])
+        raise ProviderError("a recorded endpoint is never called")
 
     async def check(self) -> None:
         return None
@@ -161,36 +169,55 @@ def config_from_manifest(manifest: dict):
 
     config = dict(manifest["config"])
     config.pop("dataset_sha256", None)
-    config["protocols"] = tuple(config["protocols"])
+    config["protocols"] = tuple(config["protocols"]) if config.get("protocols") else None
     config["weights"] = Weights(**config["weights"])
     config["sim"] = SimConfig(**config["sim"]) if config.get("sim") else SimConfig()
     return BenchConfig(**config)
 
 
+def _read_manifest(run_dir: Path) -> dict:
+    path = run_dir / "run.json"
+    if not path.exists():
+        raise DataError(run_dir, "not a jurybox run directory (no run.json)")
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+        manifest["config"], manifest["model"]["endpoint"], manifest["dataset"]["sha256"]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise DataError(path, f"not a readable run manifest ({type(exc).__name__}: {exc})"
+                        ) from None
+    if not (run_dir / "calls.jsonl").exists():
+        raise DataError(run_dir / "calls.jsonl", "file not found: nothing to rescore")
+    return manifest
+
+
 def rescore_run(run_dir: str | Path, out: str | Path, **kwargs):
     """Re-parse and re-decide a finished (or interrupted) run from its recorded calls.
+
+    Every answer comes from the run's ``calls.jsonl`` (no model calls); a request without a
+    recorded answer (a re-ask whose wording changed with the parser, say) is a recorded
+    failure. ``out`` is rewritten each time: its run.json, calls.jsonl, items.jsonl and
+    summary.json are removed first.
 
     Args:
         run_dir: a jurybox run directory (run.json, calls.jsonl).
         out: where the rescored run directory goes (must not be ``run_dir``).
-        kwargs: passed to :func:`jurybox.bench.run_with_provider` (on_item, ...).
+        kwargs: passed to :func:`jurybox.bench.replay_bench` (on_item, ...).
 
     Raises:
-        DataError: not a run directory, or the dataset bytes changed since the run.
+        DataError: not a run directory, unreadable run.json, no calls.jsonl, or the dataset
+            bytes changed since the run.
         ConfigError: ``out`` is the run directory itself.
     """
-    from .run import run_with_provider
+    from .run import replay_bench
 
     run_dir, out = Path(run_dir), Path(out)
-    if not (run_dir / "run.json").exists():
-        raise DataError(run_dir, "not a jurybox run directory (no run.json)")
+    manifest = _read_manifest(run_dir)
     if out.resolve() == run_dir.resolve():
         raise ConfigError("--out must differ from the run directory being rescored")
-    manifest = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
-    texts = {r["key"]: r["text"] for r in read_jsonl(run_dir / "calls.jsonl")
-             if r.get("error") is None}
-    provider = ReplayProvider(manifest["model"]["endpoint"], texts,
-                              model=manifest["model"]["spec"],
-                              simulated=bool(manifest["model"]["simulated"]))
-    return run_with_provider(config_from_manifest(manifest), provider, out,
-                             expected_sha256=manifest["dataset"]["sha256"], **kwargs)
+    for name in ("run.json", "calls.jsonl", "items.jsonl", "summary.json"):
+        (out / name).unlink(missing_ok=True)
+    endpoint = _RecordedEndpoint(manifest["model"]["endpoint"], model=manifest["model"]["spec"],
+                                 simulated=bool(manifest["model"].get("simulated")))
+    return replay_bench(config_from_manifest(manifest), endpoint,
+                        RecordedAnswers(run_dir / "calls.jsonl"), out,
+                        expected_sha256=manifest["dataset"]["sha256"], **kwargs)

@@ -8,7 +8,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -20,12 +20,12 @@ from ..errors import ConfigError, DataError, ProviderError
 from ..protocols import Weights, build_protocol, protocol_names
 from ..providers import Provider, make_provider, parse_spec
 from ..reports import RunDir, read_jsonl
-from ..runner import CallRecord, RetryPolicy, Runner
+from ..runner import AnswerStore, CallRecord, RetryPolicy, Runner
 from ..sim import SimConfig, SimJudge, SimServer
 from .engine import judge_items
 from .summary import summarize
 
-__all__ = ["BenchConfig", "BenchResult", "run_bench", "run_with_provider", "select_items",
+__all__ = ["BenchConfig", "BenchResult", "run_bench", "replay_bench", "select_items",
            "open_provider"]
 
 
@@ -36,7 +36,7 @@ class BenchConfig:
 
     dataset: str
     model: str = "sim"
-    protocols: tuple[str, ...] = ("direct", "pcf")
+    protocols: tuple[str, ...] | None = None
     baseline: str | None = None
     k: int = 7
     limit: int | None = None
@@ -48,6 +48,7 @@ class BenchConfig:
     temperature: float = 0.0
     max_tokens: int | None = None
     base_url: str | None = None
+    verdict_format: str | None = None
     sim: SimConfig = field(default_factory=SimConfig)
 
     def as_dict(self) -> dict[str, Any]:
@@ -55,7 +56,7 @@ class BenchConfig:
         d["weights"] = vars(self.weights)
         d["sim"] = (self.sim.model_dump(mode="json", exclude={"latency_ms", "latency_jitter_ms"})
                     if self.model == "sim" else None)
-        d["protocols"] = list(self.protocols)
+        d["protocols"] = list(self.protocols) if self.protocols is not None else None
         return d
 
 
@@ -102,27 +103,38 @@ def open_provider(config: BenchConfig, items: list, *, timeout_s: float = 60.0,
                             transport=transport)  # type: ignore[arg-type]
 
 
+#: Protocols judged when none are named, by task.
+DEFAULT_PROTOCOLS = {"listwise": ("direct", "pcf"), "pairwise": ("pairwise", "both-orders", "apoc")}
+
+
 def _prepare(config: BenchConfig, expected_sha256: str | None = None
-             ) -> tuple[LoadedDataset, list, list]:
-    """Load the dataset (checking its bytes when a hash is expected), select the items and
-    build the protocols, checking each suits the dataset's task."""
+             ) -> tuple[BenchConfig, LoadedDataset, list, list]:
+    """Load the dataset (checking its bytes when a hash is expected), fill in the task's
+    default protocols, select the items and build the protocols, checking each suits the
+    dataset's task. Returns the config with its protocols filled in."""
+    dataset = load_dataset(config.dataset, subset=config.subset, n=config.n_candidates)
+    if config.protocols is None:
+        config = replace(config, protocols=DEFAULT_PROTOCOLS[dataset.task])
+    if not config.protocols:
+        raise ConfigError(f"no protocols named; choose from {protocol_names(dataset.task)}")
     if config.baseline is not None and config.baseline not in config.protocols:
         raise ConfigError(f"--baseline {config.baseline!r} is not among the protocols "
                           f"{list(config.protocols)}")
-    dataset = load_dataset(config.dataset, subset=config.subset, n=config.n_candidates)
     if expected_sha256 is not None and dataset.sha256 != expected_sha256:
         raise DataError(dataset.path, f"the dataset changed since the run (sha256 "
                         f"{dataset.sha256[:12]}, the run used {expected_sha256[:12]})")
     items = select_items(dataset, config.limit, config.seed)
     protocols = [build_protocol(name, k=config.k, seed=config.seed, weights=config.weights,
                                 tolerance=config.tolerance, temperature=config.temperature,
-                                max_tokens=config.max_tokens) for name in config.protocols]
+                                max_tokens=config.max_tokens,
+                                verdict_format=config.verdict_format)
+                 for name in config.protocols]
     for protocol in protocols:
         if protocol.task != dataset.task:
             raise ConfigError(f"protocol {protocol.name!r} judges {protocol.task} items, but "
                               f"{config.dataset!r} holds {dataset.task} items; "
                               f"{dataset.task} protocols: {protocol_names(dataset.task)}")
-    return dataset, items, protocols
+    return config, dataset, items, protocols
 
 
 def run_bench(config: BenchConfig, out: str | Path, *, cache_path: str | Path | None,
@@ -148,31 +160,34 @@ def run_bench(config: BenchConfig, out: str | Path, *, cache_path: str | Path | 
         ProviderError: when 25 calls in a row fail (run.json status "failed").
         KeyboardInterrupt: after writing run.json with status "interrupted".
     """
-    dataset, items, protocols = _prepare(config)
+    config, dataset, items, protocols = _prepare(config)
     with open_provider(config, items, timeout_s=timeout_s, transport=transport) as provider:
         return _execute(config, dataset, items, protocols, provider, out,
                         cache_path=cache_path,
                         check_endpoint=parse_spec(config.model).provider != "sim", **kwargs)
 
 
-def run_with_provider(config: BenchConfig, provider: Provider, out: str | Path, *,
-                      expected_sha256: str | None = None, **kwargs: Any) -> BenchResult:
-    """Run a bench against a given provider (no cache, no endpoint check, no abort on
-    failures): used to replay recorded answers (``jurybox score``).
+def replay_bench(config: BenchConfig, provider: Provider, answers: AnswerStore,
+                 out: str | Path, *, expected_sha256: str | None = None, **kwargs: Any
+                 ) -> BenchResult:
+    """Run a bench offline: every answer comes from ``answers``, none from a model (a request
+    it lacks is a recorded failure). ``provider`` only supplies the endpoint identity that
+    cache keys were made with. Used by ``jurybox score`` to replay a run's calls.jsonl.
 
     Raises:
         DataError: the dataset's bytes differ from ``expected_sha256``.
     """
-    dataset, items, protocols = _prepare(config, expected_sha256)
+    config, dataset, items, protocols = _prepare(config, expected_sha256)
     return _execute(config, dataset, items, protocols, provider, out, cache_path=None,
-                    check_endpoint=False, abort_after=None, replayed=True,
-                    retry=RetryPolicy(attempts=1, base_s=0), **kwargs)
+                    answers=answers, offline=True, check_endpoint=False, abort_after=None,
+                    **kwargs)
 
 
 def _execute(config: BenchConfig, dataset: LoadedDataset, items: list, protocols: list,
              provider: Provider, out: str | Path, *, cache_path: str | Path | None,
              check_endpoint: bool, concurrency: int = 16, retry: RetryPolicy | None = None,
-             abort_after: int | None = 25, replayed: bool = False,
+             abort_after: int | None = 25, answers: AnswerStore | None = None,
+             offline: bool = False,
              on_call: Callable[[CallRecord], None] | None = None,
              on_item: Callable[[Any], None] | None = None,
              on_start: Callable[[int, int], None] | None = None) -> BenchResult:
@@ -191,8 +206,9 @@ def _execute(config: BenchConfig, dataset: LoadedDataset, items: list, protocols
             rundir = RunDir(out, {**config.as_dict(), "dataset_sha256": dataset.sha256})
             cache = ResponseCache(cache_path) if cache_path else None
             try:
-                runner = Runner(provider, cache=cache, concurrency=concurrency, retry=retry,
-                                on_call=_tee(rundir, on_call), abort_after=abort_after)
+                runner = Runner(provider, cache=answers or cache, concurrency=concurrency,
+                                retry=retry, on_call=_tee(rundir, on_call),
+                                abort_after=abort_after, offline=offline)
                 # a simulated judge reached through serve-sim is known after check()
                 manifest["model"]["simulated"] = provider.simulated
                 judged = await _judge(rundir, manifest, items, protocols, runner,
@@ -210,7 +226,7 @@ def _execute(config: BenchConfig, dataset: LoadedDataset, items: list, protocols
                         item_ids=[it.item_id for it in items], task=dataset.task,
                         baseline=config.baseline, seed=config.seed)
     summary.update(n_items=len(items), simulated=provider.simulated, model=config.model,
-                   dataset=dataset.name, totals=totals, replayed=replayed)
+                   dataset=dataset.name, totals=totals, replayed=offline)
     rundir.write_summary(summary)
     return BenchResult(summary, rundir.path, totals, judged_now, len(items), provider.simulated)
 

@@ -79,11 +79,12 @@ def _pairwise_extras(recs: dict[str, dict]) -> dict[str, Any]:
         extras["order_consistency"] = sum(r["consistent"] for r in pairs) / len(pairs)
         extras["flip_rate"] = 1 - extras["order_consistency"]
         extras["n_both_orders"] = len(pairs)
-    if recs and all(len(r["call_verdicts"]) == 2 and r["protocol"] == "both-orders"
-                    for r in recs.values()):
+    if recs and all(r["protocol"] == "both-orders" for r in recs.values()):
+        judged = [r for r in recs.values() if r["credit"] is not None]  # failed items: left out
         counts = judgebench_counts(
             judgebench_vote(r["call_verdicts"], "A" if r["label"] == "A>B" else "B")
-            for r in recs.values())
+            for r in judged)
         extras["judgebench_rule"] = {**asdict(counts), "n": counts.n,
-                                     "accuracy": counts.accuracy}
+                                     "accuracy": counts.accuracy,
+                                     "items_failed": len(recs) - len(judged)}
     return extras

@@ -112,7 +112,7 @@ def print_bench_result(result: Any, title: str) -> None:
     t = result.totals
     failed = sum(t.get("failures", {}).values()) if t else 0
     if summary.get("replayed"):
-        console.print(f"answers replayed from calls.jsonl: {t.get('model_calls', 0)} (no model "
+        console.print(f"answers replayed from calls.jsonl: {t.get('cache_hits', 0)} (no model "
                       f"calls)  failed judgments: {failed}")
         console.print(f"run directory: {result.out}")
         return

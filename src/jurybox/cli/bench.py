@@ -73,12 +73,12 @@ def bench(
         f"{','.join(protocol_names('pairwise'))} (default pairwise,both-orders,apoc).")] = None,
     baseline: Annotated[Optional[str], typer.Option(
         envvar="JURYBOX_BASELINE", help="Protocol every other one is compared with (paired "
-        "sign test, bootstrap CI) [default: the first in --protocols].")] = None,
+        "sign test, bootstrap CI) (default: the first in --protocols).")] = None,
     k: Annotated[int, typer.Option(envvar="JURYBOX_K", min=1,
-                                   help="PCF permutations per item.")] = 7,
+                                   help="Listwise: PCF permutations per item.")] = 7,
     limit: Annotated[Optional[int], typer.Option(
         envvar="JURYBOX_LIMIT", min=1, help="Judge a seeded sample of N items (per split for "
-        "JudgeBench's gpt and claude splits) [default: all].")] = None,
+        "JudgeBench's gpt and claude splits) (default: all).")] = None,
     seed: Annotated[int, typer.Option(envvar="JURYBOX_SEED",
                                       help="Run seed: item sample, orders, decoding seed sent "
                                       "to the endpoint, and the simulated judge's noise.")] = 0,
@@ -105,20 +105,25 @@ def bench(
         envvar="JURYBOX_TRANSPORT", help="HTTP client: aiohttp (lean) or sdk (openai SDK).")
     ] = "aiohttp",
     subset: Annotated[str, typer.Option(envvar="JURYBOX_SUBSET",
-                                        help="RewardBench 2 subset ('all' for every row).")
+                                        help="RewardBench 2 subset ('all' for every "
+                                        "row).")
                       ] = "Factuality",
     n_candidates: Annotated[int, typer.Option(envvar="JURYBOX_N_CANDIDATES", min=2,
                                               help="Candidates per TruthfulQA item.")] = 4,
     tolerance: Annotated[float, typer.Option(envvar="JURYBOX_TOLERANCE",
-                                             help="Winners within this many C_i points.")] = 0.5,
+                                             help="Listwise: winners within this many C_i "
+                                             "points.")] = 0.5,
     weights: Annotated[str, typer.Option(envvar="JURYBOX_WEIGHTS",
-                                         help="C_i weights: mean,borda,vote,uncertainty.")
-                       ] = "0.5,0.25,0.2,0.05",
+                                         help="Listwise: C_i weights: mean,borda,vote,"
+                                         "uncertainty.")] = "0.5,0.25,0.2,0.05",
+    verdict_format: Annotated[Optional[str], typer.Option(
+        envvar="JURYBOX_VERDICT_FORMAT", help="Pairwise: ask for a verdict token ([[A>B]]) "
+        "or JSON ({\"verdict\": ...}): token or json (default: token).")] = None,
     temperature: Annotated[float, typer.Option(envvar="JURYBOX_TEMPERATURE", min=0.0,
                                                help="Judge sampling temperature.")] = 0.0,
     max_tokens: Annotated[Optional[int], typer.Option(
-        envvar="JURYBOX_MAX_TOKENS", min=1, help="Judge completion budget, tokens [default: "
-        "1024 listwise, 2048 pairwise].")] = None,
+        envvar="JURYBOX_MAX_TOKENS", min=1, help="Judge completion budget, tokens (default: "
+        "1024 listwise, 2048 pairwise).")] = None,
     sim_bias: Annotated[str, typer.Option(envvar="JURYBOX_SIM_BIAS",
                                           help="Simulated judge: none, primacy or recency.")
                         ] = "primacy",
@@ -129,16 +134,15 @@ def bench(
         "rate_429=0.05,rate_500=0.02,rate_slow=0.01,rate_malformed=0.02,rate_truncated=0.01,"
         "rate_refusal=0.01 (probabilities per attempt).")] = "",
 ) -> None:
-    """Judge a listwise (best-of-N) dataset with direct and permutation-consensus judging,
-    and compare them with paired statistics."""
+    """Judge a dataset with several protocols and compare them with paired statistics:
+    listwise (best-of-N: direct vs permutation consensus) or pairwise (JudgeBench: one call,
+    both orders, keyed judge, APOC)."""
     check_bias(sim_bias, "--sim-bias")
-    if protocols is None:
-        protocols = ("pairwise,both-orders,apoc" if dataset.startswith("judgebench")
-                     else "direct,pcf")
-    names = tuple(p.strip() for p in protocols.split(",") if p.strip())
-    if not names:
+    names = (None if protocols is None else
+             tuple(p.strip() for p in protocols.split(",") if p.strip()))
+    if names == ():
         raise ConfigError(f"--protocols names no protocol; choose from {sorted(PROTOCOLS)}")
-    for name in names:
+    for name in names or ():
         if name not in PROTOCOLS:
             raise ConfigError(f"unknown protocol {name!r}; choose from {sorted(PROTOCOLS)}")
     config = BenchConfig(
@@ -146,7 +150,7 @@ def bench(
         seed=seed,
         subset=None if subset == "all" else subset, n_candidates=n_candidates,
         tolerance=tolerance, weights=parse_weights(weights), temperature=temperature,
-        max_tokens=max_tokens, base_url=base_url,
+        max_tokens=max_tokens, base_url=base_url, verdict_format=verdict_format,
         sim=SimConfig(bias=sim_bias, latency_ms=sim_latency_ms, faults=parse_faults(sim_faults),
                       seed=seed))
     out = out or default_out("bench", config.as_dict())

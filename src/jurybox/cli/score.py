@@ -13,7 +13,7 @@ from ..bench import OutputsScore, rescore_run, score_outputs
 from ..datasets import BUNDLED_OUTPUTS, bundled_path, load_judgebench_outputs
 from ..errors import ConfigError
 from ..reports import write_json_atomic
-from ._common import BenchProgress, console, fail_cleanly
+from ._common import BenchProgress, console, exit_if_nothing_judged, fail_cleanly
 from ._tables import pct, print_bench_result
 
 
@@ -40,7 +40,7 @@ def outputs_table(scores: list[OutputsScore], title: str) -> Table:
     return table
 
 
-def print_outputs(path: Path, *, out: Path | None, show: int = 20) -> list[OutputsScore]:
+def print_outputs(path: Path, *, out: Path | None, show: int = 50) -> list[OutputsScore]:
     """Score a JudgeBench outputs file under both parse rules and print the comparison."""
     pairs = load_judgebench_outputs(path)
     scores = [score_outputs(pairs, rule="unanimous"), score_outputs(pairs, rule="last")]
@@ -52,11 +52,11 @@ def print_outputs(path: Path, *, out: Path | None, show: int = 20) -> list[Outpu
                   f"{len(recorded.differences)} of {2 * len(pairs)} judgments differ. "
                   f"jurybox's parse (last verdict token wins) differs in "
                   f"{len(ours.differences)}:")
+    if show < len(ours.differences):
+        console.print(f"(the first {show}; all are in summary.json with --out)")
     for d in ours.differences[:show]:
         console.print(f"  {d.pair_id[:8]} {d.order:8s} recorded {d.recorded!s:5s} parsed "
                       f"{d.parsed!s:5s} {d.reason}", highlight=False)
-    if len(ours.differences) > show:
-        console.print(f"  ... {len(ours.differences) - show} more (see --out)")
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         write_json_atomic(out / "summary.json", {
@@ -73,8 +73,8 @@ def score(
              "JudgeBench outputs .jsonl (raw judge text of both orders per pair), or a bundled "
              f"recording: {', '.join(BUNDLED_OUTPUTS)}.")],
     out: Annotated[Optional[Path], typer.Option(
-        envvar="JURYBOX_OUT", help="Where to write results [default: <run>/rescored for a run "
-        "directory; nothing for an outputs file].")] = None,
+        envvar="JURYBOX_OUT", help="Where to write results (default: <run>/rescored for a run "
+        "directory; nothing for an outputs file).")] = None,
 ) -> None:
     """Score judge outputs that already exist, with no model calls: rerun a run's decisions
     from its calls.jsonl with the current parser, or score recorded JudgeBench outputs."""
@@ -85,6 +85,7 @@ def score(
             result = rescore_run(target, out, on_item=progress.on_item,
                                  on_start=progress.on_start)
         print_bench_result(result, f"{target}: re-parsed from calls.jsonl (no model calls)")
+        exit_if_nothing_judged(result)
         return
     if not target.exists():
         raise ConfigError(f"{path!r} is neither a run directory, a file, nor a bundled "

@@ -3,7 +3,8 @@
 Row schema: ``pair_id, original_id, source, question, response_model, response_A, response_B,
 label`` with label ``A>B`` or ``B>A``. ``source`` is ``mmlu-pro-<subject>`` or one of
 livebench-reasoning, livebench-math, livecodebench; the bucket folds every mmlu-pro subject
-into ``mmlu-pro``.
+into ``mmlu-pro``. One claude-split pair has two identical responses and a strict label;
+it is kept (it is part of the published benchmark), and a judge can only tie or guess on it.
 """
 
 from __future__ import annotations

@@ -40,25 +40,31 @@ class RecordedPair:
     decisions: tuple[str | None, str | None]
 
 
-def _raw_text(path: Path, line: int, judgment: object) -> str:
+def _raw_text(path: Path, line: int, k: int, judgment: object) -> str:
+    field = f"judgments[{k}].judgment"
     if isinstance(judgment, str):
         try:
             judgment = ast.literal_eval(judgment)
         except (ValueError, SyntaxError):
-            return judgment  # a plain string is the raw text itself
-    if isinstance(judgment, dict):
-        text = judgment.get("response", "")
-        return text if isinstance(text, str) else ""
-    raise DataError(path, f"judgment must be a dict or string, got {type(judgment).__name__}",
-                    line=line, field="judgments")
+            raise DataError(path, "a string judgment must be the Python repr of a dict with "
+                            "'response'", line=line, field=field) from None
+    if not isinstance(judgment, dict):
+        raise DataError(path, f"must be an object with 'response', got "
+                        f"{type(judgment).__name__}", line=line, field=field)
+    text = judgment.get("response")
+    if not isinstance(text, str):
+        raise DataError(path, f"'response' must be the judge's raw text, got {text!r:.40}",
+                        line=line, field=f"{field}.response")
+    return text
 
 
 def load_judgebench_outputs(path: str | Path) -> list[RecordedPair]:
     """Load a JudgeBench outputs file.
 
     Raises:
-        DataError: missing file or field, not exactly two judgments, an unknown label or
-            decision, duplicate pair_id (file, line, field).
+        DataError: missing file or field, not exactly two judgments, a judgment without the
+            raw text, an unknown label or decision, duplicate pair_id, no pairs (file, line,
+            field).
     """
     path = check_file(Path(path))
     pairs, ids = [], IdTracker(path, field="pair_id")
@@ -69,9 +75,13 @@ def load_judgebench_outputs(path: str | Path) -> list[RecordedPair]:
             raise DataError(path, f"label must be one of {LABELS!r}, got {label!r}", line=line,
                             field="label")
         judgments = require(path, line, row, "judgments", list)
-        if len(judgments) != 2 or not all(isinstance(j, dict) for j in judgments):
-            raise DataError(path, "expected two judgments (original order, swapped)", line=line,
-                            field="judgments")
+        if len(judgments) != 2:
+            raise DataError(path, f"expected two judgments (original order, swapped), got "
+                            f"{len(judgments)}", line=line, field="judgments")
+        for k, j in enumerate(judgments):
+            if not isinstance(j, dict) or "judgment" not in j:
+                raise DataError(path, "each judgment must be an object with 'judgment' and "
+                                "'decision'", line=line, field=f"judgments[{k}]")
         decisions = tuple(j.get("decision") for j in judgments)
         for d in decisions:
             if d is not None and d not in DECISIONS:
@@ -82,6 +92,8 @@ def load_judgebench_outputs(path: str | Path) -> list[RecordedPair]:
         pairs.append(RecordedPair(
             pair_id=pair_id, source=source, bucket=bucket_of(source), label=label,
             judge_name=str(row.get("judge_name", "")),
-            texts=tuple(_raw_text(path, line, j.get("judgment")) for j in judgments),
+            texts=tuple(_raw_text(path, line, k, j["judgment"]) for k, j in enumerate(judgments)),
             decisions=decisions))  # type: ignore[arg-type]
+    if not pairs:
+        raise DataError(path, "no pairs in the file")
     return pairs

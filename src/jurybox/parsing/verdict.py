@@ -7,7 +7,9 @@ Tokens judges really emit: ``[[A]]``, ``[[B]]``, ``[[C]]`` (MT-Bench's tie), ``[
 
 Two rules when several tokens appear:
 
-- ``"last"`` (jurybox's default): the last verdict token wins; judges often restate or revise.
+- ``"last"`` (jurybox's default): the last verdict in the text wins, whatever its style;
+  judges often revise. A restatement of the answer format (three or more different tokens
+  close together) is not a verdict.
 - ``"unanimous"`` (Arena-Hard's and so JudgeBench's recorded decisions): every ``[[...]]``
   token made of ``A B < > =`` must be the same string, otherwise there is no verdict.
 """
@@ -19,7 +21,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..errors import ParseError
-from .extract import json_objects, looks_like_refusal, strip_thinking
+from .extract import looks_like_refusal, strip_thinking
 
 __all__ = ["ShownVerdict", "VerdictJudgment", "parse_verdict", "token_verdict"]
 
@@ -28,17 +30,24 @@ ShownVerdict = Literal["A", "B", "tie"]
 
 _BRACKET = re.compile(r"\[\[\s*([AB<>=]+|C|tie)\s*\]\]", re.I)
 _ARENA = re.compile(r"\[\[([AB<>=]+)\]\]")
-_OUTPUT = re.compile(r"\bOutput\s*\(([ab])\)", re.I)
+# "Output (a)" counts only as a line of its own, after at most a short "Answer:" lead-in
+# (JudgeBench's vanilla prompt answers that way), not where prose mentions an output.
+_OUTPUT = re.compile(r"^[ \t>*_]*(?:[\w ]{1,30}:[ \t*_]*)?Output\s*\(([ab])\)[ \t*_.]*$",
+                     re.M | re.I)
+_JSON_VERDICT = re.compile(
+    r'"(?:verdict|winner|decision|preference|better)"\s*:\s*"([^"\n]{1,40})"', re.I)
 _TOKENS: dict[str, ShownVerdict] = {
     "A": "A", "A>B": "A", "A>>B": "A", "B<A": "A", "B<<A": "A",
     "B": "B", "B>A": "B", "B>>A": "B", "A<B": "B", "A<<B": "B",
     "A=B": "tie", "B=A": "tie", "C": "tie", "TIE": "tie",
 }
-_JSON_KEYS = ("verdict", "winner", "decision", "preference", "better")
 _JSON_VALUES: dict[str, ShownVerdict] = {
     **_TOKENS, "RESPONSE A": "A", "RESPONSE B": "B", "OUTPUT (A)": "A", "OUTPUT (B)": "B",
     "EQUAL": "tie", "DRAW": "tie", "NONE": "tie", "BOTH": "tie",
 }
+#: Tokens closer than this (characters) belong to one cluster; a cluster naming three or more
+#: different verdicts is the judge restating the answer format, not giving a verdict.
+_CLUSTER_GAP = 25
 
 
 @dataclass(frozen=True)
@@ -61,13 +70,30 @@ def token_verdict(token: str) -> ShownVerdict | None:
     return _TOKENS.get(token.strip().upper())
 
 
-def _json_verdict(text: str) -> VerdictJudgment | None:
-    for obj in json_objects(text):
-        for key in _JSON_KEYS:
-            value = obj.get(key)
-            if isinstance(value, str) and (v := _JSON_VALUES.get(value.strip().upper())):
-                return VerdictJudgment(v, f"{key}: {value}", 1)
-    return None
+def _found(visible: str) -> list[tuple[int, int, str, ShownVerdict]]:
+    """Every verdict in the text as (start, end, token, verdict), in text order: bracket
+    tokens, "Output (x)" lines and JSON verdict fields alike."""
+    found = [(m.start(), m.end(), m.group(0), token_verdict(m.group(1)))
+             for m in _BRACKET.finditer(visible)]
+    found += [(m.start(), m.end(), f"Output ({m.group(1)})", token_verdict(m.group(1)))
+              for m in _OUTPUT.finditer(visible)]
+    found += [(m.start(), m.end(), m.group(0), _JSON_VALUES.get(m.group(1).strip().upper()))
+              for m in _JSON_VERDICT.finditer(visible)]
+    return sorted(f for f in found if f[3] is not None)  # type: ignore[misc]
+
+
+def _drop_format_restatements(found: list) -> list:
+    """Remove clusters of tokens that name three or more different verdicts close together
+    (e.g. a judge repeating "[[A>>B]], [[A>B]], [[A=B]], [[B>A]], [[B>>A]]")."""
+    kept, cluster = [], []
+    for entry in found + [None]:
+        if cluster and (entry is None or entry[0] - cluster[-1][1] > _CLUSTER_GAP):
+            if len({e[2] for e in cluster}) < 3:
+                kept.extend(cluster)
+            cluster = []
+        if entry is not None:
+            cluster.append(entry)
+    return kept
 
 
 def parse_verdict(text: str, *, rule: Literal["last", "unanimous"] = "last") -> VerdictJudgment:
@@ -75,8 +101,11 @@ def parse_verdict(text: str, *, rule: Literal["last", "unanimous"] = "last") -> 
 
     Args:
         text: raw output.
-        rule: ``"last"`` (last token wins) or ``"unanimous"`` (Arena-Hard: all ``[[...]]``
-            tokens identical, else no verdict).
+        rule: ``"last"``: the last verdict in the text wins, whether a token, an "Output (x)"
+            line or a JSON verdict field; tokens in a restatement of the answer format (three
+            or more different verdicts close together) are ignored. ``"unanimous"``:
+            Arena-Hard's rule, exactly: all ``[[...]]`` tokens made of ``A B < > =`` identical,
+            else no verdict; nothing else is read.
 
     Returns:
         The verdict; a tie verdict is a verdict, not a failure.
@@ -90,19 +119,14 @@ def parse_verdict(text: str, *, rule: Literal["last", "unanimous"] = "last") -> 
         raw_tokens = [t for t in _ARENA.findall(visible) if t]
         if len(set(raw_tokens)) > 1:
             raise ParseError(f"verdict tokens disagree: {sorted(set(raw_tokens))}", raw=text)
-        if raw_tokens:
-            verdict = token_verdict(raw_tokens[0])
-            if verdict is None:
-                raise ParseError(f"unknown verdict token [[{raw_tokens[0]}]]", raw=text)
+        verdict = token_verdict(raw_tokens[0]) if raw_tokens else None
+        if verdict is not None:
             return VerdictJudgment(verdict, f"[[{raw_tokens[0]}]]", len(raw_tokens))
-    found = [(m.start(), m.group(0), token_verdict(m.group(1))) for m in _BRACKET.finditer(visible)]
-    found += [(m.start(), m.group(0), token_verdict(m.group(1))) for m in _OUTPUT.finditer(visible)]
-    found = sorted(f for f in found if f[2] is not None)
-    if found and rule == "last":
-        _, token, verdict = found[-1]
-        return VerdictJudgment(verdict, token, len(found))  # type: ignore[arg-type]
-    if (from_json := _json_verdict(visible)) is not None:
-        return from_json
+    else:
+        found = _drop_format_restatements(_found(visible))
+        if found:
+            _, _, token, verdict = found[-1]
+            return VerdictJudgment(verdict, token, len(found))
     if looks_like_refusal(text):
         raise ParseError("the judge refused", raw=text, kind="refusal")
     raise ParseError('no verdict found: end with "[[A>B]]", "[[B>A]]" or "[[A=B]]"', raw=text)

@@ -2,11 +2,13 @@
 
 - ``pairwise``: one call in an order seeded by (seed, item id).
 - ``both-orders``: that call plus the reversed order, mapped back to the original responses;
-  the verdict is their net vote (a disagreement is a tie); *consistent* when both agree.
+  the verdict is their net vote (a disagreement is a tie); *consistent* when both agree. If
+  either call failed, the item failed.
 - ``keyed``: one call that first solves the question, then compares both responses with its
   own solution.
 - ``apoc``: the direct verdict, overridden only when both orders agree on the other response
-  and the keyed judge agrees with them (:func:`apoc_verdict`).
+  and the keyed judge agrees with them (:func:`apoc_verdict`). If the direct call failed, the
+  item failed; if a check call failed, there is no agreement and the direct verdict stands.
 
 Decision (ours; the paper leaves it open): APOC's two order-check calls are an independent
 sample (decoding seed + 1, sample index 1), not the direct call again. If they reused the
@@ -55,7 +57,11 @@ def net_verdict(verdicts: Sequence[Verdict | None]) -> Verdict | None:
 def apoc_verdict(direct: Verdict | None, both_orders: tuple[Verdict | None, Verdict | None],
                  keyed: Verdict | None) -> Verdict | None:
     """APOC: keep ``direct`` unless both orders agree on a response other than ``direct`` and
-    the keyed judge agrees with them; then take theirs. A tie is never an override target."""
+    the keyed judge agrees with them; then take theirs. A tie is never an override target.
+    When the direct call failed, APOC has no verdict to keep or override: None (a failure is
+    never turned into a verdict)."""
+    if direct is None:
+        return None
     agreed = both_orders[0] if both_orders[0] == both_orders[1] else None
     if agreed in ("A", "B") and agreed != direct and keyed == agreed:
         return agreed
@@ -169,8 +175,9 @@ class BothOrders(_PairwiseProtocol):
         return [self._call(item, self._order(item)), self._call(item, self._order(item, True))]
 
     def _verdict(self, original):
-        both_ok = None not in original
-        return net_verdict(original), (original[0] == original[1]) if both_ok else None
+        if None in original:  # one order alone is the pairwise protocol, not both orders
+            return None, None
+        return net_verdict(original), original[0] == original[1]
 
 
 @register("keyed")

@@ -2,9 +2,9 @@
 
 Decision (DESIGN.md, "Listwise (PCF)"): candidates are labelled A, B, C, ... in shown order.
 Each block is wrapped in ``[[candidate A <tag>]] ... [[end candidate A <tag>]]`` where ``<tag>``
-is a per-request hex tag derived from the run seed, item and permutation, and every ``[[`` inside
-dataset text is escaped to ``[ [``, so a candidate can neither close its own block nor forge a
-label, a verdict or instructions.
+is a per-request hex tag derived from the run seed, item and permutation, and dataset text is
+escaped so that no ``[[`` survives in it (:func:`escape_text`): a candidate can neither close
+its own block nor write a verdict token or a label of ours.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ __all__ = ["LABELS", "labels_for", "escape_text", "request_tag", "listwise_reque
            "LISTWISE_SYSTEM", "CANDIDATE_BLOCK", "QUESTION_BLOCK"]
 
 LABELS = string.ascii_uppercase
+_DOUBLE_BRACKET = re.compile(r"\[(?=\[)")
 
 LISTWISE_SYSTEM = (
     "You are a meticulous fact-checking judge. You compare candidate answers to one question "
@@ -55,8 +56,10 @@ def labels_for(n: int) -> tuple[str, ...]:
 
 
 def escape_text(text: str) -> str:
-    """Neutralise delimiter look-alikes in dataset text (``[[`` -> ``[ [``)."""
-    return text.replace("[[", "[ [")
+    """Neutralise delimiter look-alikes in dataset text: a space goes between any two
+    adjacent ``[`` (``[[[`` -> ``[ [ [``), so no ``[[`` survives to open a block or a verdict
+    token."""
+    return _DOUBLE_BRACKET.sub("[ ", text)
 
 
 def request_tag(*parts: object) -> str:

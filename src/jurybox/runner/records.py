@@ -24,6 +24,7 @@ class CallRecord(BaseModel):
         text: raw text the endpoint returned ('' on API failure).
         cached: True when served from the cache (no model call made).
         usage, latency_s: from the endpoint (latency of the successful attempt).
+        finish_reason: the endpoint's finish reason (``"length"``: cut off at max_tokens).
         attempts: HTTP attempts made (0 when cached).
         error: the final API error message, or None.
         parse_error: why the text could not be used, or None.
@@ -35,6 +36,7 @@ class CallRecord(BaseModel):
     cached: bool = False
     usage: Usage = Usage()
     latency_s: float = 0.0
+    finish_reason: str | None = None
     attempts: int = 0
     error: str | None = None
     parse_error: str | None = None

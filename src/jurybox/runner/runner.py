@@ -12,18 +12,27 @@ import logging
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
-from ..cache import ResponseCache, cache_key
+from ..cache import cache_key
 from ..errors import ParseError, ProviderError, RetryableProviderError
 from ..providers import ChatRequest, ChatResponse, Message, Provider
 from .records import CallRecord, Failure, Outcome, Totals
 from .retry import RetryPolicy
 
-__all__ = ["Job", "Runner", "reask_request"]
+__all__ = ["AnswerStore", "Job", "Runner", "reask_request"]
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+
+
+class AnswerStore(Protocol):
+    """Where answers are looked up before a call: the SQLite ResponseCache, or recorded
+    answers being replayed."""
+
+    def get(self, key: str) -> ChatResponse | None: ...
+
+    def put(self, key: str, response: ChatResponse) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -65,12 +74,15 @@ class Runner:
             (after their retries) with no success between them: a wrong URL, key or model
             fails every call, and a run should stop rather than record thousands of failures.
             None never aborts.
+        offline: never call the provider; a request the cache cannot answer is a recorded
+            failure ("no recorded answer"). Replays recorded answers (``jurybox score``).
     """
 
-    def __init__(self, provider: Provider, *, cache: ResponseCache | None = None,
+    def __init__(self, provider: Provider, *, cache: AnswerStore | None = None,
                  concurrency: int = 16, retry: RetryPolicy | None = None, reask: bool = True,
                  on_call: Callable[[CallRecord], None] | None = None,
-                 rng: random.Random | None = None, abort_after: int | None = 25) -> None:
+                 rng: random.Random | None = None, abort_after: int | None = 25,
+                 offline: bool = False) -> None:
         if concurrency < 1:
             raise ValueError(f"concurrency must be >= 1, got {concurrency}")
         self.provider, self.cache, self.reask = provider, cache, reask
@@ -81,11 +93,15 @@ class Runner:
         self._slots = asyncio.Semaphore(concurrency)
         self._inflight: dict[str, asyncio.Future] = {}
         self._rng = rng or random.Random()
-        self.abort_after = abort_after
+        self.abort_after, self.offline = abort_after, offline
         self._failed_in_a_row = 0
 
     async def run(self, job: Job[T]) -> Outcome[T]:
-        """Obtain one judgment: cache or endpoint, parse, re-ask once on a parse failure."""
+        """Obtain one judgment: cache or endpoint, parse, re-ask once on a parse failure.
+
+        An answer cut off at the token limit (finish_reason ``"length"``) counts as unusable
+        whatever it contains: a truncated judgment may end before the judge changed its mind.
+        """
         self.totals.jobs += 1
         request, key = job.request, cache_key(self._identity, job.request)
         first_key = key
@@ -101,6 +117,9 @@ class Runner:
                 return Outcome(None, Failure("api", record.error), first_key)
             self._failed_in_a_row = 0
             try:
+                if record.finish_reason == "length":
+                    raise ParseError("the answer was cut off at the token limit (finish_reason "
+                                     "'length'); answer more briefly", raw=record.text)
                 value = job.parse(record.text)
             except ParseError as exc:
                 record.parse_error = str(exc)
@@ -126,6 +145,8 @@ class Runner:
         if self.cache is not None and (hit := self.cache.get(key)) is not None:
             self.totals.cache_hits += 1
             return self._record(key, meta, hit, cached=True, attempts=0)
+        if self.offline:
+            return CallRecord(key=key, meta=meta, error="no recorded answer for this request")
         if key in self._inflight:
             record = await asyncio.shield(self._inflight[key])
             self.totals.cache_hits += 1
@@ -176,4 +197,5 @@ class Runner:
             self.totals.prompt_tokens += response.usage.prompt_tokens
             self.totals.completion_tokens += response.usage.completion_tokens
         return CallRecord(key=key, meta=meta, text=response.text, cached=cached,
-                          usage=response.usage, latency_s=response.latency_s, attempts=attempts)
+                          usage=response.usage, latency_s=response.latency_s,
+                          finish_reason=response.finish_reason, attempts=attempts)
