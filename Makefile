@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 
-.PHONY: demo test lint bench-throughput clean
+.PHONY: demo test lint bench-throughput bench-krippendorff clean
 
 $(BIN)/jurybox: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,6 +23,9 @@ lint: $(BIN)/jurybox
 
 bench-throughput: $(BIN)/jurybox
 	$(BIN)/python benchmarks/throughput.py
+
+bench-krippendorff: $(BIN)/jurybox
+	$(BIN)/python benchmarks/krippendorff_speed.py
 
 clean:
 	rm -rf $(VENV) runs

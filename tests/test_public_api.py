@@ -7,7 +7,7 @@ import pytest
 
 PACKAGES = ["jurybox", "jurybox.datasets", "jurybox.providers", "jurybox.sim", "jurybox.runner",
             "jurybox.cache", "jurybox.parsing", "jurybox.protocols", "jurybox.stats",
-            "jurybox.reports", "jurybox.bench"]
+            "jurybox.reports", "jurybox.bench", "jurybox.agreement"]
 
 
 @pytest.mark.parametrize("name", PACKAGES)

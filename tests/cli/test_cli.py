@@ -102,3 +102,19 @@ def test_bench_judgebench_through_the_cli_and_score_the_recording(tmp_path):
     assert "0 of 540 judgments differ" in scored.output
     rescored = runner.invoke(app, ["score", str(tmp_path / "jb")])
     assert rescored.exit_code == 0 and "no model calls" in rescored.output
+
+
+def test_agreement_command_writes_summary_and_plots(tmp_path):
+    result = runner.invoke(app, ["agreement", "squality", "--resamples", "100", "--out",
+                                 str(tmp_path / "agr")])
+    assert result.exit_code == 0, result.output
+    assert "correctness" in result.output and "mean Jaccard" in result.output
+    summary = json.loads((tmp_path / "agr" / "summary.json").read_text())
+    assert [g["key"]["dimension"] for g in summary["groups"]] == ["correctness", "selection",
+                                                                   "overall"]
+    assert (tmp_path / "agr" / "alpha.png").stat().st_size > 1000
+    assert (tmp_path / "agr" / "jaccard_overall.png").exists()
+    _one_line_error(runner.invoke(app, ["agreement", "squality", "--level", "fuzzy"]),
+                    "--level must be one of")
+    _one_line_error(runner.invoke(app, ["agreement", str(tmp_path / "none.csv")]),
+                    "file not found")

@@ -8,6 +8,7 @@ import os
 import typer
 
 from ..runner import tune_gc
+from .agreement import agreement
 from .bench import bench
 from .cache_cmd import cache
 from .demo import demo
@@ -21,6 +22,7 @@ app = typer.Typer(help="jurybox: robust, reproducible LLM-as-a-judge evaluation.
 app.command()(demo)
 app.command()(bench)
 app.command()(score)
+app.command()(agreement)
 app.command("serve-sim")(serve_sim)
 app.command()(cache)
 

@@ -13,6 +13,7 @@ from ..sim import Faults, SimConfig
 from ._common import (BenchProgress, console, default_cache, exit_if_nothing_judged,
                       fail_cleanly)
 from ._tables import print_bench_result
+from .agreement import run_agreement
 from .score import print_outputs
 
 BANNER = (
@@ -50,10 +51,11 @@ def demo(
                                        help="JudgeBench pairs per split.")] = 100,
     seed: Annotated[int, typer.Option(envvar="JURYBOX_SEED", help="Run seed.")] = 0,
 ) -> None:
-    """Three parts on bundled data: (1) direct vs permutation-consensus (PCF, K=7) on 200
+    """Four parts on bundled data: (1) direct vs permutation-consensus (PCF, K=7) on 200
     TruthfulQA items; (2) pairwise vs both-orders vs APOC on 100 JudgeBench pairs per split,
     both with the simulated, primacy-biased judge; (3) rescoring a real recorded judge
-    (claude-3-haiku on JudgeBench) from its raw outputs."""
+    (claude-3-haiku on JudgeBench) from its raw outputs; (4) how much SQuALITY's human raters
+    agree (Krippendorff's alpha, coarse Jaccard)."""
     console.print(BANNER)
     cache = cache or default_cache()
     sim = SimConfig(bias="primacy", seed=seed, faults=DEMO_FAULTS)
@@ -71,4 +73,7 @@ def demo(
     console.rule("3. Rescoring a real recorded judge: no model calls")
     print_outputs(bundled_path(BUNDLED_OUTPUTS["arena-hard-haiku"]), out=out / "rescored",
                   show=5)
+    console.rule("4. Rater agreement: SQuALITY human evaluation, 4 raters, 0-100 scores")
+    run_agreement("squality", by="dimension", level="ordinal", seed=seed,
+                  out=out / "agreement")
     console.print(REAL)

@@ -4,8 +4,9 @@ from .generic import load_listwise_jsonl
 from .items import ListwiseItem, PairwiseItem, Verdict
 from .judgebench import BUCKETS, bucket_of, load_judgebench
 from .judgebench_outputs import RecordedPair, load_judgebench_outputs
-from .registry import (BUNDLED, BUNDLED_OUTPUTS, FORMATS, LoadedDataset, bundled_path,
-                       file_sha256, load_dataset, load_listwise)
+from .ratings import RATING_COLUMNS, Rating, RatingsTable, load_ratings
+from .registry import (BUNDLED, BUNDLED_OUTPUTS, BUNDLED_RATINGS, FORMATS, LoadedDataset,
+                       bundled_path, file_sha256, load_dataset, load_listwise)
 from .rewardbench2 import load_rewardbench2
 from .truthfulqa import load_truthfulqa
 
@@ -13,10 +14,14 @@ __all__ = [
     "BUCKETS",
     "BUNDLED",
     "BUNDLED_OUTPUTS",
+    "BUNDLED_RATINGS",
     "FORMATS",
     "ListwiseItem",
     "LoadedDataset",
     "PairwiseItem",
+    "RATING_COLUMNS",
+    "Rating",
+    "RatingsTable",
     "RecordedPair",
     "Verdict",
     "bucket_of",
@@ -27,6 +32,7 @@ __all__ = [
     "load_judgebench_outputs",
     "load_listwise",
     "load_listwise_jsonl",
+    "load_ratings",
     "load_rewardbench2",
     "load_truthfulqa",
 ]

@@ -14,7 +14,7 @@ from .rewardbench2 import load_rewardbench2
 from .truthfulqa import load_truthfulqa
 
 __all__ = ["LoadedDataset", "load_dataset", "load_listwise", "bundled_path", "BUNDLED",
-           "BUNDLED_OUTPUTS",
+           "BUNDLED_OUTPUTS", "BUNDLED_RATINGS",
            "FORMATS", "file_sha256"]
 
 _JB = "judgebench/judgebench_"
@@ -26,6 +26,11 @@ BUNDLED: dict[str, tuple[tuple[str, ...], str]] = {
                    "judgebench"),
     "judgebench-gpt": ((f"{_JB}gpt-4o-2024-05-13.jsonl",), "judgebench"),
     "judgebench-claude": ((f"{_JB}claude-3-5-sonnet-20240620.jsonl",), "judgebench"),
+}
+
+#: Bundled multi-rater ratings (long format; for ``jurybox agreement`` and ``personalize``).
+BUNDLED_RATINGS = {
+    "squality": "ratings/squality_humaneval_ratings_long.csv",
 }
 
 #: Bundled recorded judge outputs (for ``jurybox score``).

@@ -1,11 +1,36 @@
 """Statistics: accuracy, paired comparison, order diagnostics. Result objects, not floats."""
 
 from .accuracy import AccuracyResult, accuracy
+from .coarse import CoarseAgreement, PairJaccard, co_rated_pairs, coarse_agreement
+from .krippendorff import AlphaResult, DegenerateAlphaWarning, Level, krippendorff_alpha
 from .judgebench import (BucketAccuracy, JudgeBenchCounts, bucket_accuracy, judgebench_counts,
                          judgebench_vote)
 from .order import OrderDiagnostics, order_diagnostics
 from .paired import PairedComparison, paired_comparison
+from .profiles import PairwiseAlpha, RaterProfile, pairwise_alpha, rater_profile
 
-__all__ = ["AccuracyResult", "BucketAccuracy", "JudgeBenchCounts", "OrderDiagnostics",
-           "PairedComparison", "accuracy", "bucket_accuracy", "judgebench_counts",
-           "judgebench_vote", "order_diagnostics", "paired_comparison"]
+__all__ = [
+    "AccuracyResult",
+    "AlphaResult",
+    "BucketAccuracy",
+    "CoarseAgreement",
+    "DegenerateAlphaWarning",
+    "JudgeBenchCounts",
+    "Level",
+    "OrderDiagnostics",
+    "PairJaccard",
+    "PairedComparison",
+    "PairwiseAlpha",
+    "RaterProfile",
+    "accuracy",
+    "bucket_accuracy",
+    "co_rated_pairs",
+    "coarse_agreement",
+    "judgebench_counts",
+    "judgebench_vote",
+    "krippendorff_alpha",
+    "order_diagnostics",
+    "paired_comparison",
+    "pairwise_alpha",
+    "rater_profile",
+]

@@ -1,0 +1,7 @@
+"""Agreement analysis of multi-rater data: alpha, coarse Jaccard, rater profiles, plots."""
+
+from .analyze import GROUP_FIELDS, GroupAgreement, analyze, ratings_matrix
+from .plots import plot_alpha, plot_jaccard
+
+__all__ = ["GROUP_FIELDS", "GroupAgreement", "analyze", "plot_alpha", "plot_jaccard",
+           "ratings_matrix"]

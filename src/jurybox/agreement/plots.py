@@ -1,0 +1,80 @@
+"""PNG plots of an agreement analysis (matplotlib, Agg backend, imported lazily)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+
+from .analyze import GroupAgreement
+
+__all__ = ["plot_alpha", "plot_jaccard"]
+
+
+def _pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def plot_alpha(results: Sequence[GroupAgreement], path: Path) -> Path:
+    """Alpha per group with its bootstrap CI as error bars; undefined alphas are listed."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(max(4.0, 1.1 * len(results) + 2), 3.6))
+    xs, labels = range(len(results)), [g.label for g in results]
+    for x, g in zip(xs, results):
+        a = g.alpha
+        if math.isnan(a.alpha):
+            ax.annotate("undefined", (x, 0), ha="center", fontsize=8, color="grey")
+            continue
+        lo, hi = a.confidence_interval
+        err = [[a.alpha - lo], [hi - a.alpha]] if not math.isnan(lo) else None
+        ax.errorbar([x], [a.alpha], yerr=err, fmt="o", capsize=4, color="tab:blue")
+    ax.axhline(0, color="grey", lw=0.8)
+    ax.axhline(0.667, color="tab:orange", lw=0.8, ls="--", label="0.667 (tentative)")
+    ax.axhline(0.8, color="tab:green", lw=0.8, ls="--", label="0.8 (reliable)")
+    ax.set_xticks(list(xs), labels, rotation=30, ha="right", fontsize=8)
+    ax.set_ylabel(f"Krippendorff's alpha ({results[0].alpha.level})")
+    ax.set_title("Agreement per group, 95% bootstrap CI")
+    ax.legend(fontsize=7, loc="lower right")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def plot_jaccard(group: GroupAgreement, path: Path, *, max_raters: int = 60) -> Path | None:
+    """Heatmap of pairwise Jaccard agreement (above-median sets); None when no pair is
+    defined. With more than ``max_raters`` raters, only the raters in the most pairs."""
+    coarse = group.coarse
+    if not coarse.n_pairs_used:
+        return None
+    plt = _pyplot()
+    import numpy as np
+
+    matrix, raters = coarse.matrix, list(coarse.raters)
+    if len(raters) > max_raters:
+        keep = np.argsort(-np.sum(~np.isnan(matrix), axis=0))[:max_raters]
+        keep.sort()
+        matrix, raters = matrix[np.ix_(keep, keep)], [raters[k] for k in keep]
+    size = min(10.0, 2.5 + 0.35 * len(raters))
+    fig, ax = plt.subplots(figsize=(size + 1, size))
+    image = ax.imshow(np.ma.masked_invalid(matrix), vmin=0, vmax=1, cmap="viridis")
+    if len(raters) <= 30:
+        ax.set_xticks(range(len(raters)), raters, rotation=90, fontsize=7)
+        ax.set_yticks(range(len(raters)), raters, fontsize=7)
+    if len(raters) <= 12:  # small enough to print each value
+        for (i, j), value in np.ndenumerate(matrix):
+            if not np.isnan(value):
+                ax.text(j, i, f"{value:.2f}", ha="center", va="center", fontsize=8,
+                        color="white" if value < 0.6 else "black")
+    fig.colorbar(image, ax=ax, label="Jaccard of above-median item sets")
+    ax.set_title(f"{group.label}: coarse agreement (mean {coarse.mean:.2f}, "
+                 f"{coarse.n_pairs_used} pairs)", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path

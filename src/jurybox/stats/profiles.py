@@ -1,0 +1,79 @@
+"""Rater profiles: how each rater uses the scale, and pairwise alpha between raters."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from .coarse import co_rated_pairs
+from .krippendorff import DegenerateAlphaWarning, Level, krippendorff_alpha
+
+__all__ = ["RaterProfile", "rater_profile", "PairwiseAlpha", "pairwise_alpha"]
+
+
+@dataclass(frozen=True)
+class RaterProfile:
+    """One rater's use of the scale on one set of ratings.
+
+    Attributes:
+        n: scores present. mean, sd: sample mean and standard deviation (ddof = 1; NaN for
+            n < 2). distribution: score -> share of the rater's scores (leniency shows as
+            mass at the top of the scale).
+    """
+
+    rater_id: str
+    n: int
+    mean: float
+    sd: float
+    distribution: dict[float, float]
+
+
+def rater_profile(rater_id: str, scores: Mapping[str, float]) -> RaterProfile:
+    """Profile of one rater's scores (item id -> score; NaN = missing, left out)."""
+    values = [float(v) for v in scores.values() if not math.isnan(float(v))]
+    counts = Counter(values)
+    n = len(values)
+    return RaterProfile(rater_id, n, float(np.mean(values)) if n else math.nan,
+                        float(np.std(values, ddof=1)) if n > 1 else math.nan,
+                        {v: counts[v] / n for v in sorted(counts)})
+
+
+@dataclass(frozen=True)
+class PairwiseAlpha:
+    """Krippendorff's alpha for every rater pair with enough co-rated items.
+
+    Attributes:
+        raters: row/column order.
+        matrix: shape (n_raters, n_raters), symmetric, 1 on the diagonal; NaN for pairs with
+            too few co-rated items or an undefined alpha.
+        n_common: same shape, co-rated items per pair (0 below the threshold).
+    """
+
+    raters: tuple[str, ...]
+    matrix: np.ndarray
+    n_common: np.ndarray
+
+
+def pairwise_alpha(scores: Mapping[str, Mapping[str, float]], *, level: Level = "ordinal",
+                   min_common: int = 10) -> PairwiseAlpha:
+    """Alpha between every two raters over their co-rated items (no bootstrap)."""
+    raters = tuple(sorted(scores))
+    index = {r: k for k, r in enumerate(raters)}
+    matrix = np.full((len(raters), len(raters)), np.nan)
+    np.fill_diagonal(matrix, 1.0)
+    n_common = np.zeros((len(raters), len(raters)), dtype=int)
+    for (a, b), items in co_rated_pairs(scores, min_common).items():
+        data = np.array([[scores[a][i] for i in items], [scores[b][i] for i in items]],
+                        dtype=float)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DegenerateAlphaWarning)
+            alpha = krippendorff_alpha(data, level=level, n_resamples=0).alpha
+        i, j = index[a], index[b]
+        matrix[i, j] = matrix[j, i] = alpha
+        n_common[i, j] = n_common[j, i] = len(items)
+    return PairwiseAlpha(raters, matrix, n_common)
