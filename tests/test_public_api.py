@@ -7,7 +7,8 @@ import pytest
 
 PACKAGES = ["jurybox", "jurybox.datasets", "jurybox.providers", "jurybox.sim", "jurybox.runner",
             "jurybox.cache", "jurybox.parsing", "jurybox.protocols", "jurybox.stats",
-            "jurybox.reports", "jurybox.bench", "jurybox.agreement"]
+            "jurybox.reports", "jurybox.bench", "jurybox.agreement",
+            "jurybox.personalize", "jurybox.rubrics"]
 
 
 @pytest.mark.parametrize("name", PACKAGES)

@@ -118,3 +118,25 @@ def test_agreement_command_writes_summary_and_plots(tmp_path):
                     "--level must be one of")
     _one_line_error(runner.invoke(app, ["agreement", str(tmp_path / "none.csv")]),
                     "file not found")
+
+
+def test_personalize_end_to_end_and_rerun(tmp_path):
+    args = ["personalize", "squality", "--rubric", "squality", "--dimensions", "overall",
+            "--raters", "3", "--limit", "6", "--shots", "0,2", "--seeds", "2", "--out",
+            str(tmp_path / "p"), "--cache", str(tmp_path / "c.sqlite")]
+    first = runner.invoke(app, args)
+    assert first.exit_code == 0, first.output
+    for fragment in ("zero-shot@0", "aggregate@2", "personalized@2", "SIMULATED"):
+        assert fragment in first.output
+    summary = json.loads((tmp_path / "p" / "summary.json").read_text())
+    assert [r["condition"] for r in summary["alignment"]] == ["zero-shot@0", "aggregate@2",
+                                                              "personalized@2"]
+    assert all(r["units"] == 18 and r["alpha"]["ci"] for r in summary["alignment"])
+    calls = [json.loads(line) for line in (tmp_path / "p" / "calls.jsonl").read_text()
+             .splitlines()]
+    assert calls and all(c["text"] for c in calls)  # every raw output kept
+    assert "model calls this run: 0" in runner.invoke(app, args).output
+    _one_line_error(runner.invoke(app, ["personalize", "squality", "--rubric", "squality",
+                                        "--configs", "random", "--out", str(tmp_path / "q")]),
+                    "--configs takes")
+    _one_line_error(runner.invoke(app, ["personalize", "squality"]), "--rubric is required")

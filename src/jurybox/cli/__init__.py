@@ -12,6 +12,7 @@ from .agreement import agreement
 from .bench import bench
 from .cache_cmd import cache
 from .demo import demo
+from .personalize import personalize
 from .score import score
 from .serve_sim import serve_sim
 
@@ -23,6 +24,7 @@ app.command()(demo)
 app.command()(bench)
 app.command()(score)
 app.command()(agreement)
+app.command()(personalize)
 app.command("serve-sim")(serve_sim)
 app.command()(cache)
 

@@ -13,7 +13,10 @@ from ..sim import Faults, SimConfig
 from ._common import (BenchProgress, console, default_cache, exit_if_nothing_judged,
                       fail_cleanly)
 from ._tables import print_bench_result
+from ..datasets import BUNDLED_ITEMS, BUNDLED_RATINGS, BUNDLED_RUBRICS
+from ..personalize import PersonalizeConfig, run_personalize
 from .agreement import run_agreement
+from .personalize import print_personalize
 from .score import print_outputs
 
 BANNER = (
@@ -51,11 +54,12 @@ def demo(
                                        help="JudgeBench pairs per split.")] = 100,
     seed: Annotated[int, typer.Option(envvar="JURYBOX_SEED", help="Run seed.")] = 0,
 ) -> None:
-    """Four parts on bundled data: (1) direct vs permutation-consensus (PCF, K=7) on 200
+    """Five parts on bundled data: (1) direct vs permutation-consensus (PCF, K=7) on 200
     TruthfulQA items; (2) pairwise vs both-orders vs APOC on 100 JudgeBench pairs per split,
     both with the simulated, primacy-biased judge; (3) rescoring a real recorded judge
     (claude-3-haiku on JudgeBench) from its raw outputs; (4) how much SQuALITY's human raters
-    agree (Krippendorff's alpha, coarse Jaccard)."""
+    agree (Krippendorff's alpha, coarse Jaccard); (5) zero-shot, aggregate and personalized
+    rubric judges of SQuALITY summaries, evaluated against each rater (simulated judge)."""
     console.print(BANNER)
     cache = cache or default_cache()
     sim = SimConfig(bias="primacy", seed=seed, faults=DEMO_FAULTS)
@@ -76,4 +80,17 @@ def demo(
     console.rule("4. Rater agreement: SQuALITY human evaluation, 4 raters, 0-100 scores")
     run_agreement("squality", by="dimension", level="ordinal", seed=seed,
                   out=out / "agreement")
+    console.rule("5. Rubric judges: zero-shot vs aggregate vs personalized, SQuALITY 'overall'")
+    config = PersonalizeConfig(
+        ratings=str(bundled_path(BUNDLED_RATINGS["squality"])),
+        items=str(bundled_path(BUNDLED_ITEMS["squality"])),
+        rubric=str(bundled_path(BUNDLED_RUBRICS["squality"])), shots=(0, 2, 5), seeds=3,
+        raters=None, limit=30, dimensions=("overall",), seed=seed,
+        group_field="passage_id", sim=SimConfig(bias="none", seed=seed, faults=DEMO_FAULTS))
+    with BenchProgress() as progress:
+        result = run_personalize(config, out / "personalize", cache_path=cache,
+                                 on_call=progress.on_call, on_item=progress.on_item,
+                                 on_start=progress.on_start)
+    print_personalize(result, "SQuALITY 'overall' (0-100), 4 raters x 30 summaries, "
+                              "SIMULATED judge")
     console.print(REAL)

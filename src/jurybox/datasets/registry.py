@@ -14,7 +14,7 @@ from .rewardbench2 import load_rewardbench2
 from .truthfulqa import load_truthfulqa
 
 __all__ = ["LoadedDataset", "load_dataset", "load_listwise", "bundled_path", "BUNDLED",
-           "BUNDLED_OUTPUTS", "BUNDLED_RATINGS",
+           "BUNDLED_OUTPUTS", "BUNDLED_RATINGS", "BUNDLED_RUBRICS", "BUNDLED_ITEMS",
            "FORMATS", "file_sha256"]
 
 _JB = "judgebench/judgebench_"
@@ -32,6 +32,16 @@ BUNDLED: dict[str, tuple[tuple[str, ...], str]] = {
 BUNDLED_RATINGS = {
     "squality": "ratings/squality_humaneval_ratings_long.csv",
 }
+
+#: Bundled rubrics (YAML).
+BUNDLED_RUBRICS = {
+    "pbig": "rubrics/pbig_business_ideas.yaml",
+    "squality": "rubrics/squality.yaml",
+    "offensiveness": "rubrics/offensiveness.yaml",
+}
+
+#: Bundled item texts for the bundled ratings.
+BUNDLED_ITEMS = {"squality": "ratings/squality_humaneval_items.jsonl"}
 
 #: Bundled recorded judge outputs (for ``jurybox score``).
 BUNDLED_OUTPUTS = {

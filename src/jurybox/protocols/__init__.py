@@ -6,12 +6,23 @@ from .base import (PROTOCOLS, ListwiseDecision, JudgingProtocol, PlannedCall, bu
 from .listwise import DirectProtocol, PCFProtocol
 from .pairwise import (APOCJudge, BothOrders, KeyedJudge, PairwiseDecision, PairwiseDirect,
                        apoc_verdict, net_verdict, to_original)
+from .examples import CONFIGS, Example, Selection, select_examples
 from .pairwise_prompts import pairwise_request
+from .rubric import RUBRIC_MARKER, Vote, rubric_parser, rubric_request, vote
 from .permutations import base_order, permutation_set
 from .prompts import escape_text, labels_for, listwise_request, request_tag
 
 __all__ = [
+    "CONFIGS",
     "PROTOCOLS",
+    "RUBRIC_MARKER",
+    "Example",
+    "Selection",
+    "Vote",
+    "rubric_parser",
+    "rubric_request",
+    "select_examples",
+    "vote",
     "APOCJudge",
     "BothOrders",
     "KeyedJudge",

@@ -2,7 +2,8 @@
 
 from .config import BIAS_PRESETS, Faults, SimConfig, bias_vector
 from .judge import SimAnswer, SimJudge
+from .rubric import RubricKnowledge, rubric_answer
 from .server import SIM_MODEL, SimServer, make_app, serve_forever
 
-__all__ = ["BIAS_PRESETS", "SIM_MODEL", "Faults", "SimAnswer", "SimConfig", "SimJudge",
-           "SimServer", "bias_vector", "make_app", "serve_forever"]
+__all__ = ["BIAS_PRESETS", "SIM_MODEL", "Faults", "RubricKnowledge", "SimAnswer", "SimConfig",
+           "SimJudge", "SimServer", "bias_vector", "make_app", "rubric_answer", "serve_forever"]

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from ..datasets import ListwiseItem, PairwiseItem
 from ..protocols.pairwise_prompts import JSON_MARKER, KEYED_MARKER, RESPONSE_BLOCK
 from ..protocols.prompts import CANDIDATE_BLOCK, QUESTION_BLOCK, escape_text
+from ..protocols.rubric import RUBRIC_MARKER
+from .rubric import RubricKnowledge, rubric_answer
 from .config import SimConfig, bias_vector
 
 __all__ = ["SimJudge", "SimAnswer"]
@@ -57,8 +59,9 @@ class SimJudge:
     """
 
     def __init__(self, items: Iterable[ListwiseItem | PairwiseItem] = (),
-                 config: SimConfig | None = None):
+                 config: SimConfig | None = None, rubric: RubricKnowledge | None = None):
         self.config = config or SimConfig()
+        self.rubric = rubric
         self._gold: dict[tuple[str, str], bool] = {}
         for item in items:
             if isinstance(item, PairwiseItem):
@@ -119,6 +122,8 @@ class SimJudge:
         call = f"{ident}:{body.get('seed')}"
         if blocks := CANDIDATE_BLOCK.findall(user):
             return self._listwise_text(question, blocks, call)
+        if RUBRIC_MARKER in user:
+            return rubric_answer(user, self.rubric, _gauss("call", call, "rubric"))
         if responses := RESPONSE_BLOCK.findall(user):
             return self._pairwise_text(question, [text for _, _, text in responses], call,
                                        keyed=KEYED_MARKER in user, as_json=JSON_MARKER in user)

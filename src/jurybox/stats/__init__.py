@@ -1,5 +1,6 @@
 """Statistics: accuracy, paired comparison, order diagnostics. Result objects, not floats."""
 
+from ._bootstrap import bootstrap_mean_ci
 from .accuracy import AccuracyResult, accuracy
 from .coarse import CoarseAgreement, PairJaccard, co_rated_pairs, coarse_agreement
 from .krippendorff import AlphaResult, DegenerateAlphaWarning, Level, krippendorff_alpha
@@ -7,6 +8,7 @@ from .judgebench import (BucketAccuracy, JudgeBenchCounts, bucket_accuracy, judg
                          judgebench_vote)
 from .order import OrderDiagnostics, order_diagnostics
 from .paired import PairedComparison, paired_comparison
+from .text import TfidfIndex
 from .profiles import PairwiseAlpha, RaterProfile, pairwise_alpha, rater_profile
 
 __all__ = [
@@ -21,8 +23,10 @@ __all__ = [
     "PairJaccard",
     "PairedComparison",
     "PairwiseAlpha",
+    "TfidfIndex",
     "RaterProfile",
     "accuracy",
+    "bootstrap_mean_ci",
     "bucket_accuracy",
     "co_rated_pairs",
     "coarse_agreement",

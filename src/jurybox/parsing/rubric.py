@@ -1,0 +1,69 @@
+"""Parse a rubric judgment: score, confidence 0-100, short reasoning."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..errors import ParseError
+from .extract import json_objects, looks_like_refusal
+
+__all__ = ["RubricJudgment", "parse_rubric"]
+
+
+@dataclass(frozen=True)
+class RubricJudgment:
+    """One rubric call's answer: score (an integer on the dimension's scale, or its
+    exclusion code), confidence in [0, 100], reasoning text."""
+
+    score: int
+    confidence: float
+    reasoning: str
+
+
+def _number(name: str, value: object) -> float:
+    if isinstance(value, bool):
+        raise ParseError(f"{name} must be a number, got {value!r}")
+    if isinstance(value, str):
+        try:
+            value = float(value.strip().rstrip("%"))
+        except ValueError:
+            raise ParseError(f"{name} must be a number, got {value!r}") from None
+    if not isinstance(value, (int, float)) or math.isnan(value):
+        raise ParseError(f"{name} must be a number, got {value!r}")
+    return float(value)
+
+
+def parse_rubric(text: str, valid: Callable[[float], bool], allowed: str) -> RubricJudgment:
+    """Read ``{"score": ..., "confidence": ..., "reasoning": ...}`` from raw judge text.
+
+    Args:
+        valid: whether a score is allowed (on the scale, or the exclusion code).
+        allowed: how to say what is allowed, for the error (e.g. ``"an integer 1-4 or 0"``).
+
+    Raises:
+        ParseError: no object validates (the first error is kept for the re-ask), or a
+            refusal. ``raw`` holds the text.
+    """
+    first: ParseError | None = None
+    for obj in json_objects(text):
+        try:
+            if "score" not in obj:
+                raise ParseError('missing "score"')
+            score = _number("score", obj["score"])
+            if not score.is_integer() or not valid(score):
+                raise ParseError(f"score must be {allowed}, got {obj['score']!r}")
+            confidence = _number("confidence", obj.get("confidence"))
+            if not 0 <= confidence <= 100:
+                raise ParseError(f"confidence must be 0-100, got {obj.get('confidence')!r}")
+            reasoning = obj.get("reasoning", "")
+            return RubricJudgment(int(score), confidence,
+                                  reasoning if isinstance(reasoning, str) else str(reasoning))
+        except ParseError as exc:
+            first = first or exc
+    if first is not None:
+        raise ParseError(str(first), raw=text)
+    if looks_like_refusal(text):
+        raise ParseError("the judge refused", raw=text, kind="refusal")
+    raise ParseError("no JSON object found in the reply", raw=text)

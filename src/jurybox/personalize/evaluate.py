@@ -1,0 +1,144 @@
+"""How well rubric judges align with each target rater (arXiv 2604.22517's evaluation).
+
+Per condition and dimension, for each target rater over that rater's units: Krippendorff's
+alpha (ordinal by default) between the judge's final scores and the rater's labels, exact
+agreement, mean absolute error, coverage; then the mean over raters with a percentile
+bootstrap CI over raters. Gated units are missing by design: left out of coverage and
+counted apart; abstentions and failures count against coverage.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Sequence
+from dataclasses import asdict
+from typing import Any
+
+import numpy as np
+from scipy import stats as sps
+
+from ..stats import (DegenerateAlphaWarning, TfidfIndex, bootstrap_mean_ci, krippendorff_alpha,
+                     paired_comparison)
+
+__all__ = ["alignment", "paired_personalized_vs_aggregate", "reasoning_similarity"]
+
+
+def _mean_ci(values: list[float], seed: int) -> dict[str, Any]:
+    arr = np.array([v for v in values if not math.isnan(v)], dtype=float)
+    mean = float(arr.mean()) if arr.size else math.nan
+    lo, hi = bootstrap_mean_ci(arr, confidence=0.95, n_resamples=2000, seed=seed)
+    return {"mean": mean, "ci": [lo, hi], "n": int(arr.size)}
+
+
+def _per_rater(rows: list[tuple[float, float | None]], level: str) -> dict[str, float]:
+    scored = [(label, score) for label, score in rows if score is not None]
+    if scored:
+        labels, scores = np.array(scored, dtype=float).T
+        exact, mae = float(np.mean(labels == scores)), float(np.mean(np.abs(labels - scores)))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DegenerateAlphaWarning)
+            alpha = krippendorff_alpha(np.vstack([labels, scores]), level=level,  # type: ignore
+                                       n_resamples=0).alpha
+    else:
+        exact = mae = alpha = math.nan
+    return {"alpha": alpha, "exact": exact, "mae": mae}
+
+
+def alignment(records: Sequence[dict], *, dimensions: Sequence[str], level: str = "ordinal",
+              seed: int = 0, conditions: Sequence[str] | None = None) -> list[dict[str, Any]]:
+    """One row per (condition, dimension): per-rater metrics averaged over raters with CIs,
+    plus unit counts (units, scored, abstained, failed, gated). Conditions in the given
+    order (default: as they first appear)."""
+    rows_out = []
+    conditions = list(conditions or dict.fromkeys(r["protocol"] for r in records))
+    for cond in conditions:
+        recs = [r for r in records if r["protocol"] == cond]
+        for dim in dimensions:
+            status = {"scored": 0, "abstain": 0, "failed": 0, "gated": 0}
+            per_rater: dict[str, list[tuple[float, float | None]]] = {}
+            for r in recs:
+                d = r["dimensions"].get(dim)
+                if d is None or d["label"] is None:
+                    continue
+                status[d["status"]] += 1
+                if d["status"] != "gated":
+                    per_rater.setdefault(r["rater_id"], []).append((d["label"], d["score"]))
+            metrics = [_per_rater(rows, level) for rows in per_rater.values()]
+            units = sum(status.values())
+            rows_out.append({
+                "condition": cond, "dimension": dim, "n_raters": len(per_rater),
+                "units": units, **status,
+                "coverage": (status["scored"] / (units - status["gated"])
+                             if units - status["gated"] else math.nan),
+                **{m: _mean_ci([x[m] for x in metrics], seed)
+                   for m in ("alpha", "exact", "mae")}})
+    return rows_out
+
+
+def paired_personalized_vs_aggregate(records: Sequence[dict], *, dimensions: Sequence[str],
+                                     seed: int = 0) -> list[dict[str, Any]]:
+    """For each k with both judges: personalized vs aggregate on absolute error over the same
+    (rater, item, dimension) units both scored. An improvement is a smaller error under
+    personalized; the sign test and CI are paired_comparison's (difference = mean AE of
+    aggregate - personalized, positive when personalized is closer)."""
+    errors: dict[str, dict[str, float]] = {}
+    for r in records:
+        for dim in dimensions:
+            d = r["dimensions"].get(dim)
+            if d and d["score"] is not None and d["label"] is not None:
+                errors.setdefault(r["protocol"], {})[f"{r['item_id']}|{dim}"] = \
+                    -abs(d["score"] - d["label"])
+    out = []
+    for k in sorted({r["k"] for r in records if r["k"] > 0}):
+        agg, pers = errors.get(f"aggregate@{k}"), errors.get(f"personalized@{k}")
+        if agg is not None and pers is not None:
+            out.append({"k": k, **asdict(paired_comparison(agg, pers, seed=seed))})
+    return out
+
+
+def reasoning_similarity(records: Sequence[dict], *, condition: str, dimension: str,
+                         span: float, n_resamples: int = 1000, seed: int = 0
+                         ) -> dict[str, Any]:
+    """Do raters who agree get similar judge reasoning? (arXiv 2604.22517, third finding.)
+
+    For each pair of target raters with co-rated items: agreement = 1 - mean |label_a -
+    label_b| / span over those items; similarity = mean TF-IDF cosine of the judge's
+    reasoning produced for a and for b on the same item. Spearman's rho over pairs
+    (scipy.stats.spearmanr) with a percentile bootstrap CI over pairs. Fewer than 4 pairs:
+    NaN with a reason.
+    """
+    by_unit = {(r["rater_id"], r["target_item"]): r["dimensions"].get(dimension) or {}
+               for r in records if r["protocol"] == condition}
+    texts, index_of = [], {}
+    for key, d in by_unit.items():
+        if d.get("reasoning"):
+            index_of[key] = len(texts)
+            texts.append(d["reasoning"])
+    tfidf = TfidfIndex(texts)
+    raters = sorted({k[0] for k in index_of})
+    agree, sim = [], []
+    for i, a in enumerate(raters):
+        for b in raters[i + 1:]:
+            items = [it for (r, it) in index_of if r == a and (b, it) in index_of]
+            items = [it for it in items if by_unit[(a, it)].get("label") is not None
+                     and by_unit[(b, it)].get("label") is not None]
+            if not items:
+                continue
+            agree.append(1 - np.mean([abs(by_unit[(a, it)]["label"] - by_unit[(b, it)]["label"])
+                                      for it in items]) / span)
+            sim.append(float(np.mean([tfidf.cosine(index_of[(a, it)], index_of[(b, it)])
+                                      for it in items])))
+    out: dict[str, Any] = {"condition": condition, "dimension": dimension, "n_pairs": len(agree)}
+    if len(agree) < 4 or np.std(agree) == 0 or np.std(sim) == 0:
+        return {**out, "rho": math.nan, "ci": [math.nan, math.nan],
+                "reason": "fewer than 4 rater pairs with co-rated items, or no variation"}
+    rho = float(sps.spearmanr(agree, sim).statistic)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        boot = sps.bootstrap((np.array(agree), np.array(sim)),
+                             lambda x, y: sps.spearmanr(x, y).statistic, paired=True,
+                             vectorized=False, n_resamples=n_resamples, method="percentile",
+                             rng=np.random.default_rng(seed))
+    return {**out, "rho": rho, "ci": [float(boot.confidence_interval.low),
+                                      float(boot.confidence_interval.high)], "reason": None}

@@ -1,0 +1,98 @@
+"""Choosing few-shot examples for a rubric judge (arXiv 2604.22517: the one variable the
+paper changes between judges).
+
+- ``zero-shot``: no examples.
+- ``personalized``: the target rater's own ratings.
+- ``aggregate``: other raters' ratings (never the target's), balanced over raters: raters are
+  visited in a seeded order, one example each, round after round, until k are chosen.
+
+Every pool holds ratings of the same dimension (and the same domain, when the item has one),
+never the predicted item nor any item of its group (leave-one-out), and never a missing or
+excluded score. With fewer eligible ratings than k, all are used and the shortfall recorded.
+Sampling is seeded by (seed, target rater, item, dimension, sample index).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from ..datasets import Rating
+
+__all__ = ["Example", "Selection", "select_examples", "CONFIGS", "Config"]
+
+Config = Literal["zero-shot", "aggregate", "personalized"]
+CONFIGS: tuple[str, ...] = ("zero-shot", "aggregate", "personalized")
+
+
+@dataclass(frozen=True)
+class Example:
+    """A rated item shown to the judge: the item and one rater's score."""
+
+    item_id: str
+    rater_id: str
+    score: float
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Chosen examples, how many were eligible, and how many short of k."""
+
+    examples: tuple[Example, ...]
+    eligible: int
+    shortfall: int
+
+
+def _rng(*parts: object) -> random.Random:
+    digest = hashlib.sha256("\x1f".join(map(str, parts)).encode()).digest()
+    return random.Random(int.from_bytes(digest[:8], "big"))
+
+
+def select_examples(config: Config, k: int, *, ratings: Sequence[Rating], target_rater: str,
+                    item_id: str, dimension: str, groups: Mapping[str, str | None],
+                    domain: str | None = None, seed: int = 0, sample: int = 0) -> Selection:
+    """Few-shot examples for judging ``item_id`` on ``dimension`` for ``target_rater``.
+
+    Args:
+        config: ``zero-shot``, ``aggregate`` or ``personalized``.
+        k: examples wanted (>= 0).
+        ratings: all ratings (any dimension; filtered here).
+        groups: item id -> group (None: the item is its own group).
+        domain: the predicted item's domain; when set, examples come from it only.
+        seed, sample: seed the draw (sample = which of the S seeds).
+
+    Raises:
+        ValueError: unknown config, k < 0.
+    """
+    if config not in CONFIGS:
+        raise ValueError(f"config must be one of {CONFIGS}, got {config!r}")
+    if k < 0:
+        raise ValueError(f"k must be >= 0, got {k}")
+    if config == "zero-shot" or k == 0:
+        return Selection((), 0, 0)
+    group = groups.get(item_id)
+    pool = [r for r in ratings
+            if r.dimension == dimension and r.item_id != item_id
+            and (group is None or groups.get(r.item_id) != group)
+            and (domain is None or r.domain == domain)
+            and not (isinstance(r.score, float) and r.score != r.score)
+            and ((r.rater_id == target_rater) == (config == "personalized"))]
+    rng = _rng(seed, target_rater, item_id, dimension, sample, config)
+    if config == "personalized":
+        chosen = rng.sample(pool, min(k, len(pool)))
+    else:
+        by_rater: dict[str, list[Rating]] = {}
+        for r in pool:
+            by_rater.setdefault(r.rater_id, []).append(r)
+        queues = [rng.sample(rs, len(rs)) for _, rs in sorted(by_rater.items())]
+        rng.shuffle(queues)
+        chosen = []
+        while len(chosen) < k and any(queues):
+            for queue in queues:
+                if queue and len(chosen) < k:
+                    chosen.append(queue.pop())
+    return Selection(tuple(Example(r.item_id, r.rater_id, float(r.score)) for r in chosen),
+                     len(pool), max(0, k - len(pool)))

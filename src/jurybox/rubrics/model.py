@@ -1,0 +1,217 @@
+"""Rubrics: dimensions with integer scales, exclusion codes and gating (YAML files).
+
+A rubric file::
+
+    name: pbig-business-ideas
+    description: ...
+    dimensions:
+      - name: specificity
+        description: How concrete is the idea?
+        scale: {min: 1, max: 4, levels: {1: vague, 2: ..., 3: ..., 4: ...}}
+      - name: technical_validity
+        description: ...
+        scale: {min: 1, max: 4, levels: {...}}
+        requires: {specificity: ">= 2"}
+      - name: market_size
+        scale: {min: 0, max: 3, levels: {...}}
+        exclusion: {code: 0, meaning: not a B2B product}
+        requires: {specificity: ">= 2"}
+
+Gating (arXiv 2604.22517's staged rubric): a dimension is asked only when every prerequisite's
+final score meets its threshold; otherwise it is *gated* (missing by design, reported apart
+from failures). A prerequisite that is itself gated, abstained or failed gates its dependants.
+An exclusion code (e.g. 0 = "not a B2B product") is a valid answer that statistics treat as
+missing.
+"""
+
+from __future__ import annotations
+
+import operator
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from ..errors import DataError
+
+__all__ = ["Scale", "Exclusion", "Dimension", "Rubric", "load_rubric", "Threshold"]
+
+_OPS = {">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt,
+        "==": operator.eq}
+_RULE = re.compile(r"^\s*(>=|>|<=|<|==)\s*(-?\d+)\s*$")
+
+
+class Threshold(BaseModel):
+    """A parsed gating rule such as ``>= 2``."""
+
+    model_config = ConfigDict(frozen=True)
+    op: str
+    value: int
+
+    @classmethod
+    def parse(cls, text: str) -> Threshold:
+        match = _RULE.match(str(text))
+        if not match:
+            raise ValueError(f"gating rule {text!r} must look like '>= 2' (operators "
+                             f"{', '.join(_OPS)})")
+        return cls(op=match.group(1), value=int(match.group(2)))
+
+    def passes(self, score: float) -> bool:
+        return bool(_OPS[self.op](score, self.value))
+
+    def __str__(self) -> str:
+        return f"{self.op} {self.value}"
+
+
+class Scale(BaseModel):
+    """An integer scale min..max with a description per level."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    min: int
+    max: int
+    levels: dict[int, str] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _check(self) -> Scale:
+        if self.min >= self.max:
+            raise ValueError(f"scale min {self.min} must be below max {self.max}")
+        outside = [k for k in self.levels if not self.min <= k <= self.max]
+        if outside:
+            raise ValueError(f"level(s) {outside} outside the scale {self.min}-{self.max}")
+        return self
+
+    def contains(self, score: float) -> bool:
+        return float(score).is_integer() and self.min <= score <= self.max
+
+
+class Exclusion(BaseModel):
+    """A score that means "not applicable"; missing for ordinal statistics."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    code: int
+    meaning: str
+
+
+class Dimension(BaseModel):
+    """One rubric dimension."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    name: str = Field(min_length=1)
+    description: str = ""
+    scale: Scale
+    exclusion: Exclusion | None = None
+    requires: dict[str, str] = Field(default_factory=dict)
+
+    def thresholds(self) -> dict[str, Threshold]:
+        return {dim: Threshold.parse(rule) for dim, rule in self.requires.items()}
+
+    def valid_answer(self, score: float) -> bool:
+        """In the scale, or the exclusion code."""
+        return self.scale.contains(score) or (self.exclusion is not None
+                                              and score == self.exclusion.code)
+
+
+class Rubric(BaseModel):
+    """Dimensions in gating order (a dimension after all of its prerequisites).
+
+    Raises (on construction, as pydantic ValidationError): duplicate names, a rule naming an
+    unknown dimension or the dimension itself, a malformed rule, a threshold outside the
+    prerequisite's scale, a gating cycle.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    name: str
+    description: str = ""
+    dimensions: tuple[Dimension, ...]
+
+    @model_validator(mode="after")
+    def _check(self) -> Rubric:
+        names = [d.name for d in self.dimensions]
+        if not names:
+            raise ValueError("a rubric needs at least one dimension")
+        if len(set(names)) != len(names):
+            raise ValueError(f"duplicate dimension names in {names}")
+        by_name = {d.name: d for d in self.dimensions}
+        for d in self.dimensions:
+            for prereq, rule in d.requires.items():
+                if prereq not in by_name or prereq == d.name:
+                    raise ValueError(f"dimension {d.name!r} requires unknown dimension "
+                                     f"{prereq!r}; known: {names}")
+                threshold = Threshold.parse(rule)
+                scale = by_name[prereq].scale
+                if not scale.min <= threshold.value <= scale.max:
+                    raise ValueError(f"{d.name!r} requires {prereq!r} {threshold}, outside "
+                                     f"{prereq!r}'s scale {scale.min}-{scale.max}")
+        object.__setattr__(self, "dimensions", tuple(by_name[n] for n in _order(by_name)))
+        return self
+
+    def dimension(self, name: str) -> Dimension:
+        for d in self.dimensions:
+            if d.name == name:
+                return d
+        raise KeyError(f"no dimension {name!r} in rubric {self.name!r}")
+
+    @property
+    def names(self) -> list[str]:
+        return [d.name for d in self.dimensions]
+
+    def gate(self, name: str, finals: dict[str, float | None]) -> str | None:
+        """Why ``name`` is gated given the final scores so far (None: ask it).
+
+        ``finals`` maps a dimension to its final score, or None when it was gated,
+        abstained or failed (which gates dependants too).
+        """
+        for prereq, threshold in self.dimension(name).thresholds().items():
+            score = finals.get(prereq)
+            if score is None:
+                return f"{prereq} has no score"
+            if not threshold.passes(score):
+                return f"{prereq} = {score:g} fails {threshold}"
+        return None
+
+
+def _order(by_name: dict[str, Dimension]) -> list[str]:
+    """Topological order (file order among equals); ValueError on a cycle."""
+    done: list[str] = []
+    visiting: set[str] = set()
+
+    def visit(name: str, path: list[str]) -> None:
+        if name in done:
+            return
+        if name in visiting:
+            cycle = path[path.index(name):] + [name]
+            raise ValueError(f"gating cycle: {' -> '.join(cycle)}")
+        visiting.add(name)
+        for prereq in by_name[name].requires:
+            visit(prereq, path + [name])
+        visiting.discard(name)
+        done.append(name)
+
+    for name in by_name:
+        visit(name, [])
+    return done
+
+
+def load_rubric(path: str | Path) -> Rubric:
+    """Load and validate a rubric YAML file.
+
+    Raises:
+        DataError: missing file, bad YAML, or an invalid rubric (the message names the field).
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise DataError(path, "file not found")
+    try:
+        data: Any = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise DataError(path, f"invalid YAML: {getattr(exc, 'problem', exc)}",
+                        line=mark.line + 1 if mark else None) from None
+    try:
+        return Rubric.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or None
+        raise DataError(path, first["msg"].removeprefix("Value error, "), field=where) from None

@@ -1,0 +1,108 @@
+import asyncio
+import json
+import math
+
+import pytest
+
+from jurybox.datasets import Rating, RatedItem
+from jurybox.personalize import JudgeContext, Unit, alignment, conditions, judge_unit
+from jurybox.personalize.evaluate import paired_personalized_vs_aggregate
+from jurybox.providers import ChatResponse
+from jurybox.rubrics import Rubric
+from jurybox.runner import RetryPolicy, Runner
+
+RUBRIC = Rubric.model_validate({"name": "t", "dimensions": [
+    {"name": "specificity", "scale": {"min": 1, "max": 4}},
+    {"name": "validity", "scale": {"min": 1, "max": 4}, "requires": {"specificity": ">= 2"}},
+    {"name": "market", "scale": {"min": 0, "max": 3}, "requires": {"validity": ">= 3"},
+     "exclusion": {"code": 0, "meaning": "not B2B"}}]})
+
+
+class ScoreProvider:
+    """Answers every rubric prompt with a fixed score per dimension; records the prompts."""
+
+    name, model, simulated = "scripted", "m", True
+
+    def __init__(self, scores):
+        self.scores, self.asked = scores, []
+
+    def cache_identity(self):
+        return {"provider": self.name}
+
+    async def complete(self, request):
+        user = request.messages[1].content
+        dim = next(line.split(": ")[1] for line in user.splitlines()
+                   if line.startswith("Dimension: "))
+        self.asked.append(dim)
+        return ChatResponse(text=json.dumps({"score": self.scores[dim], "confidence": 95,
+                                             "reasoning": dim}))
+
+    async def check(self):
+        pass
+
+    async def aclose(self):
+        pass
+
+
+def _judge(scores):
+    provider = ScoreProvider(scores)
+    ctx = JudgeContext(rubric=RUBRIC, dimensions=tuple(RUBRIC.names),
+                       ratings=[Rating("i2", "r", "specificity", 3.0)],
+                       items={"i1": RatedItem("i1", "an idea"), "i2": RatedItem("i2", "other")},
+                       labels={("r", "i1", "specificity"): 2.0}, domains={}, seeds=3,
+                       threshold=80, seed=0)
+    runner = Runner(provider, retry=RetryPolicy(attempts=1, base_s=0))
+    record = asyncio.run(judge_unit(ctx, runner, Unit("r", "i1"), conditions(
+        ["personalized"], [1])[0]))
+    return record, provider.asked
+
+
+def test_gating_never_asks_a_gated_dimension():
+    record, asked = _judge({"specificity": 1, "validity": 4, "market": 3})
+    assert set(asked) == {"specificity"} and len(asked) == 3  # 3 seeds, then nothing
+    dims = record["dimensions"]
+    assert dims["specificity"] == {**dims["specificity"], "status": "scored", "score": 1,
+                                   "label": 2.0}
+    assert dims["validity"]["status"] == "gated"
+    assert dims["validity"]["gate"] == "specificity = 1 fails >= 2"
+    assert dims["market"]["status"] == "gated" and dims["market"]["gate"] == \
+        "validity has no score"
+
+
+def test_open_gates_ask_every_dimension_in_order():
+    record, asked = _judge({"specificity": 3, "validity": 3, "market": 0})
+    assert asked == ["specificity"] * 3 + ["validity"] * 3 + ["market"] * 3
+    assert record["dimensions"]["market"]["score"] == 0  # the exclusion code is an answer
+
+
+def _record(protocol, rater, item, score, label, status="scored", k=2):
+    return {"item_id": f"{rater}|{item}", "protocol": protocol, "rater_id": rater,
+            "target_item": item, "k": k, "dimensions": {
+                "d": {"status": status, "score": score, "label": label}}}
+
+
+def test_alignment_by_hand():
+    # rater a: (label, score) = (1, 1), (2, 2), (3, 3) -> exact 1, MAE 0, alpha 1
+    # rater b: (1, 2), (2, 2), abstained (3, None) -> exact 1/2, MAE 1/2; coverage 5/6
+    # mean over raters: exact (1 + .5)/2 = .75, MAE .25; gated units are left out entirely
+    records = [_record("c", "a", "x", 1, 1), _record("c", "a", "y", 2, 2),
+               _record("c", "a", "z", 3, 3), _record("c", "b", "x", 2, 1),
+               _record("c", "b", "y", 2, 2), _record("c", "b", "z", None, 3, "abstain"),
+               _record("c", "b", "w", None, 3, "gated")]
+    (row,) = alignment(records, dimensions=["d"])
+    assert (row["units"], row["scored"], row["abstain"], row["gated"]) == (7, 5, 1, 1)
+    assert row["coverage"] == pytest.approx(5 / 6)
+    assert row["exact"]["mean"] == pytest.approx(0.75)
+    assert row["mae"]["mean"] == pytest.approx(0.25)
+    assert row["n_raters"] == 2 and row["alpha"]["n"] == 2
+
+
+def test_personalized_vs_aggregate_is_paired_on_absolute_error():
+    records = [_record("aggregate@2", "a", "x", 3, 1), _record("personalized@2", "a", "x", 1, 1),
+               _record("aggregate@2", "a", "y", 2, 2), _record("personalized@2", "a", "y", 3, 2),
+               _record("aggregate@2", "b", "x", 1, 1),
+               _record("personalized@2", "b", "x", None, 1, "abstain")]
+    (p,) = paired_personalized_vs_aggregate(records, dimensions=["d"])
+    # units both scored: a|x (AE 2 -> 0: closer), a|y (0 -> 1: further); b|x left out
+    assert (p["k"], p["n"], p["improvements"], p["regressions"]) == (2, 2, 1, 1)
+    assert p["difference"] == pytest.approx(0.5) and math.isclose(p["p_value"], 1.0)

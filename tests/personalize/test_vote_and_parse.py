@@ -1,0 +1,52 @@
+import pytest
+
+from jurybox.errors import ParseError
+from jurybox.parsing import RubricJudgment, parse_rubric
+from jurybox.protocols import vote
+
+J = RubricJudgment
+
+
+def test_majority_of_confident_predictions():
+    v = vote([J(3, 90, ""), J(3, 80, ""), J(1, 79.9, "")])  # 79.9 < 80 is dropped
+    assert (v.score, v.n_predictions, v.n_kept, v.tie) == (3, 3, 2, False)
+
+
+def test_tie_goes_to_the_lower_median():
+    assert vote([J(1, 95, ""), J(4, 95, ""), J(2, 95, ""), J(4, 95, ""), J(1, 95, "")]).score \
+        == 2  # 1 and 4 tie with two votes each; median of [1, 1, 2, 4, 4] = 2
+    v = vote([J(2, 90, ""), J(3, 90, "")])
+    assert (v.score, v.tie) == (2, True)  # median_low([2, 3]) = 2
+
+
+def test_all_dropped_abstains():
+    v = vote([J(2, 10, ""), J(3, 50, "")])
+    assert v.score is None and v.n_kept == 0
+    assert vote([]).score is None
+
+
+def test_threshold_is_configurable():
+    assert vote([J(2, 10, "")], threshold=0).score == 2
+
+
+def _valid(score):
+    return 1 <= score <= 4 or score == 0
+
+
+def test_parse_rubric_output():
+    j = parse_rubric('```json\n{"score": "3", "confidence": 85, "reasoning": "ok"}\n```',
+                     _valid, "an integer 1-4 or 0")
+    assert (j.score, j.confidence, j.reasoning) == (3, 85.0, "ok")
+    assert parse_rubric('{"score": 0, "confidence": 90}', _valid, "x").score == 0
+
+
+@pytest.mark.parametrize("text, message", [
+    ('{"score": 7, "confidence": 90}', "score must be an integer 1-4 or 0, got 7"),
+    ('{"score": 2.5, "confidence": 90}', "score must be an integer 1-4 or 0"),
+    ('{"score": 2, "confidence": 120}', "confidence must be 0-100"),
+    ('{"score": 2}', "confidence must be a number"),
+    ("It deserves a 3.", "no JSON object found"),
+])
+def test_parse_rubric_failures(text, message):
+    with pytest.raises(ParseError, match=message):
+        parse_rubric(text, _valid, "an integer 1-4 or 0")

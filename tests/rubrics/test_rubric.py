@@ -1,0 +1,68 @@
+import pytest
+
+from jurybox.datasets import BUNDLED_RUBRICS, bundled_path
+from jurybox.errors import DataError
+from jurybox.rubrics import load_rubric
+
+DIM = """  - name: {name}
+    scale: {{min: 1, max: 4}}
+"""
+
+
+def _rubric(tmp_path, body):
+    path = tmp_path / "r.yaml"
+    path.write_text("name: t\ndimensions:\n" + body)
+    return path
+
+
+def test_bundled_pbig_rubric_and_its_gating_order():
+    r = load_rubric(bundled_path(BUNDLED_RUBRICS["pbig"]))
+    assert r.names == ["specificity", "technical_validity", "innovativeness",
+                       "competitive_advantage", "need_validity", "market_size"]
+    assert r.dimension("market_size").exclusion.code == 0
+    assert r.gate("technical_validity", {"specificity": 1}) == "specificity = 1 fails >= 2"
+    assert r.gate("technical_validity", {"specificity": 2}) is None
+    assert r.gate("innovativeness", {"specificity": 3, "technical_validity": None}) \
+        == "technical_validity has no score"
+    assert r.dimension("need_validity").valid_answer(0)
+    assert not r.dimension("specificity").valid_answer(0)
+
+
+def test_several_prerequisites_and_order_follows_dependencies(tmp_path):
+    path = _rubric(tmp_path, """  - name: c
+    scale: {min: 1, max: 4}
+    requires: {a: ">= 2", b: "> 1"}
+  - name: a
+    scale: {min: 1, max: 4}
+  - name: b
+    scale: {min: 1, max: 4}
+    requires: {a: ">= 3"}
+""")
+    r = load_rubric(path)
+    assert r.names == ["a", "b", "c"]
+    assert r.gate("c", {"a": 3, "b": 1}) == "b = 1 fails > 1"
+    assert r.gate("c", {"a": 3, "b": 2}) is None
+
+
+@pytest.mark.parametrize("body, message", [
+    (DIM.format(name="a") + "    requires: {zzz: '>= 2'}\n",
+     "dimension 'a' requires unknown dimension 'zzz'"),
+    (DIM.format(name="a") + "    requires: {b: '>= 2'}\n" + DIM.format(name="b")
+     + "    requires: {a: '>= 2'}\n", "gating cycle: a -> b -> a"),
+    (DIM.format(name="a") + DIM.format(name="b") + "    requires: {a: '>= 7'}\n",
+     "'b' requires 'a' >= 7, outside 'a''s scale 1-4"),
+    (DIM.format(name="a") + DIM.format(name="b") + "    requires: {a: 'at least 2'}\n",
+     "gating rule 'at least 2' must look like '>= 2'"),
+    (DIM.format(name="a") + DIM.format(name="a"), "duplicate dimension names"),
+    ("  - name: a\n    scale: {min: 4, max: 1}\n", "scale min 4 must be below max 1"),
+])
+def test_rubric_validation_errors(tmp_path, body, message):
+    with pytest.raises(DataError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        load_rubric(_rubric(tmp_path, body))
+
+
+def test_bad_yaml_names_the_line(tmp_path):
+    path = tmp_path / "r.yaml"
+    path.write_text("name: t\ndimensions: [\n  {name: a\n")
+    with pytest.raises(DataError, match=r"r\.yaml:\d+: invalid YAML"):
+        load_rubric(path)
