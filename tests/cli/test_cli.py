@@ -113,7 +113,9 @@ def test_agreement_command_writes_summary_and_plots(tmp_path):
     assert [g["key"]["dimension"] for g in summary["groups"]] == ["correctness", "selection",
                                                                    "overall"]
     assert (tmp_path / "agr" / "alpha.png").stat().st_size > 1000
-    assert (tmp_path / "agr" / "jaccard_overall.png").exists()
+    assert (tmp_path / "agr" / "jaccard_03_overall.png").exists()
+    _one_line_error(runner.invoke(app, ["agreement", "squality", "--by", "domain", "--out",
+                                        str(tmp_path / "agr2")]), "--by must include dimension")
     _one_line_error(runner.invoke(app, ["agreement", "squality", "--level", "fuzzy"]),
                     "--level must be one of")
     _one_line_error(runner.invoke(app, ["agreement", str(tmp_path / "none.csv")]),

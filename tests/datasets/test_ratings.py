@@ -59,3 +59,21 @@ def test_jsonl_ratings(tmp_path):
                                 "score": 4}) + "\n" + json.dumps({"item_id": "i"}) + "\n")
     with pytest.raises(DataError, match=r":2: field 'rater_id': missing or empty"):
         load_ratings(path)
+
+
+def test_numeric_text_is_a_number_even_for_nominal_so_codes_apply(tmp_path):
+    path = _csv(tmp_path, "i1,r1,d,1,x\ni1,r2,d,1.0,x\ni1,r3,d,0,x\ni2,r1,d,low,x\n")
+    table = load_ratings(path, numeric=False, exclusion_codes=[0])
+    scores = [r.score for r in table.ratings]
+    assert scores[:2] == [1.0, 1.0] and math.isnan(scores[2]) and scores[3] == "low"
+    assert table.excluded == 1
+
+
+@pytest.mark.parametrize("body, message", [
+    ("i1,r1,d,1_000,x\n", "score must be a number"),
+    ("i1,r1,d,\uff11,x\n", "score must be a number"),
+    ("i1,r1,d,3,x,extra\n", "more fields than the header"),
+])
+def test_strict_parsing(tmp_path, body, message):
+    with pytest.raises(DataError, match=message):
+        load_ratings(_csv(tmp_path, body))

@@ -15,8 +15,8 @@ import numpy as np
 
 from ..datasets import RatingsTable
 from ..stats import (AlphaResult, CoarseAgreement, DegenerateAlphaWarning, Level, PairwiseAlpha,
-                     RaterProfile, coarse_agreement, krippendorff_alpha, pairwise_alpha,
-                     rater_profile)
+                     RaterProfile, co_rated_pairs, coarse_agreement, krippendorff_alpha,
+                     pairwise_alpha, rater_profile)
 
 __all__ = ["GroupAgreement", "analyze", "GROUP_FIELDS", "ratings_matrix"]
 
@@ -42,6 +42,7 @@ class GroupAgreement:
     profiles: tuple[RaterProfile, ...]
     pairwise: PairwiseAlpha
     n_ratings: int
+    note: str | None = None
 
     @property
     def label(self) -> str:
@@ -64,25 +65,32 @@ def ratings_matrix(scores: dict[str, dict[str, float | str]]
 
 
 def analyze(table: RatingsTable, *, by: Sequence[str] = ("dimension",), level: Level = "ordinal",
-            min_common: int = 10, n_resamples: int = 1000, seed: int = 0
-            ) -> list[GroupAgreement]:
+            min_common: int = 10, n_resamples: int = 1000, seed: int = 0,
+            max_pairwise: int = 20_000) -> list[GroupAgreement]:
     """Agreement per group of ratings.
 
     Args:
         table: long-format ratings.
-        by: fields that form the groups, from ``dimension``, ``domain``, ``group``; empty for
-            one group of everything (mixing dimensions is then the caller's choice).
+        by: fields that form the groups, from ``dimension``, ``domain``, ``group``; it must
+            include ``dimension`` unless the ratings have a single dimension.
         level: level of measurement for alpha (nominal needs ``numeric=False`` labels or
             numbers; coarse agreement and profiles need numbers and are skipped for labels).
         min_common: co-rated items a rater pair needs for Jaccard and pairwise alpha.
         n_resamples, seed: bootstrap of alpha's CI.
+        max_pairwise: above this many eligible rater pairs, the pairwise alpha matrix is
+            skipped (it costs one alpha per pair); alpha, Jaccard and profiles are not.
 
     Raises:
-        ValueError: an unknown ``by`` field.
+        ValueError: an unknown ``by`` field, ``by`` without dimension on several dimensions,
+            or ratings alpha cannot take (negative at level ratio, labels of mixed types).
     """
     unknown = [f for f in by if f not in GROUP_FIELDS]
     if unknown:
         raise ValueError(f"--by takes {GROUP_FIELDS}, got {unknown}")
+    if "dimension" not in by and len(table.dimensions) > 1:
+        raise ValueError(f"--by must include dimension: the ratings have {len(table.dimensions)} "
+                         f"dimensions ({', '.join(table.dimensions[:4])}...), and agreement "
+                         f"across different dimensions compares different questions")
     groups: dict[tuple, dict[str, dict[str, float | str]]] = {}
     counts: dict[tuple, int] = {}
     for r in table.ratings:
@@ -97,10 +105,13 @@ def analyze(table: RatingsTable, *, by: Sequence[str] = ("dimension",), level: L
             alpha = krippendorff_alpha(matrix, level=level, n_resamples=n_resamples, seed=seed)
         numeric = matrix.dtype != object
         numeric_scores = scores if numeric else {}
+        pairs = co_rated_pairs(numeric_scores, min_common)
         results.append(GroupAgreement(
             key=dict(key), alpha=alpha,
-            coarse=coarse_agreement(numeric_scores, min_common=min_common),
+            coarse=coarse_agreement(numeric_scores, min_common=min_common, pairs=pairs),
             profiles=tuple(rater_profile(r, scores[r]) for r in raters) if numeric else (),
-            pairwise=pairwise_alpha(numeric_scores, level=level, min_common=min_common),
-            n_ratings=counts[key]))
+            pairwise=pairwise_alpha(numeric_scores, level=level, min_common=min_common,
+                                    pairs=pairs, max_pairs=max_pairwise),
+            n_ratings=counts[key],
+            note=None if numeric else "text labels: no coarse agreement or profiles"))
     return results

@@ -20,15 +20,16 @@ def _pyplot():
     return plt
 
 
-def plot_alpha(results: Sequence[GroupAgreement], path: Path) -> Path:
-    """Alpha per group with its bootstrap CI as error bars; undefined alphas are listed."""
+def plot_alpha(results: Sequence[GroupAgreement], path: Path, *, ci: bool = True) -> Path:
+    """Alpha per group with its bootstrap CI as error bars (``ci``); undefined alphas are
+    marked."""
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(max(4.0, 1.1 * len(results) + 2), 3.6))
     xs, labels = range(len(results)), [g.label for g in results]
     for x, g in zip(xs, results):
         a = g.alpha
         if math.isnan(a.alpha):
-            ax.annotate("undefined", (x, 0), ha="center", fontsize=8, color="grey")
+            ax.annotate("undefined", (x, 0.05), ha="center", fontsize=8, color="grey")
             continue
         lo, hi = a.confidence_interval
         err = [[a.alpha - lo], [hi - a.alpha]] if not math.isnan(lo) else None
@@ -38,7 +39,7 @@ def plot_alpha(results: Sequence[GroupAgreement], path: Path) -> Path:
     ax.axhline(0.8, color="tab:green", lw=0.8, ls="--", label="0.8 (reliable)")
     ax.set_xticks(list(xs), labels, rotation=30, ha="right", fontsize=8)
     ax.set_ylabel(f"Krippendorff's alpha ({results[0].alpha.level})")
-    ax.set_title("Agreement per group, 95% bootstrap CI")
+    ax.set_title("Agreement per group" + (", 95% bootstrap CI" if ci else ""))
     ax.legend(fontsize=7, loc="lower right")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
@@ -56,12 +57,22 @@ def plot_jaccard(group: GroupAgreement, path: Path, *, max_raters: int = 60) -> 
     import numpy as np
 
     matrix, raters = coarse.matrix, list(coarse.raters)
+    index = {r: k for k, r in enumerate(raters)}
+    undefined = np.zeros(matrix.shape, dtype=bool)  # eligible pairs whose J is undefined
+    for p in coarse.pairs:
+        if np.isnan(p.jaccard):
+            undefined[index[p.rater_a], index[p.rater_b]] = True
+            undefined[index[p.rater_b], index[p.rater_a]] = True
+    shown = ""
     if len(raters) > max_raters:
-        keep = np.argsort(-np.sum(~np.isnan(matrix), axis=0))[:max_raters]
+        keep = np.argsort(-np.sum(~np.isnan(matrix), axis=0), kind="stable")[:max_raters]
         keep.sort()
-        matrix, raters = matrix[np.ix_(keep, keep)], [raters[k] for k in keep]
+        matrix, undefined = matrix[np.ix_(keep, keep)], undefined[np.ix_(keep, keep)]
+        raters = [raters[k] for k in keep]
+        shown = f"; shown: the {max_raters} raters in most pairs"
     size = min(10.0, 2.5 + 0.35 * len(raters))
     fig, ax = plt.subplots(figsize=(size + 1, size))
+    ax.imshow(np.where(undefined, 1.0, np.nan), cmap="Greys", vmin=0, vmax=2.5)
     image = ax.imshow(np.ma.masked_invalid(matrix), vmin=0, vmax=1, cmap="viridis")
     if len(raters) <= 30:
         ax.set_xticks(range(len(raters)), raters, rotation=90, fontsize=7)
@@ -72,8 +83,9 @@ def plot_jaccard(group: GroupAgreement, path: Path, *, max_raters: int = 60) -> 
                 ax.text(j, i, f"{value:.2f}", ha="center", va="center", fontsize=8,
                         color="white" if value < 0.6 else "black")
     fig.colorbar(image, ax=ax, label="Jaccard of above-median item sets")
-    ax.set_title(f"{group.label}: coarse agreement (mean {coarse.mean:.2f}, "
-                 f"{coarse.n_pairs_used} pairs)", fontsize=9)
+    ax.set_title(f"{group.label}: coarse agreement (mean {coarse.mean:.2f} over "
+                 f"{coarse.n_pairs_used} pairs{shown})\ngrey: undefined (empty union); white: "
+                 f"fewer than {coarse.min_common} co-rated items", fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)

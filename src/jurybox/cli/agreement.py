@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated, Optional
 
+import numpy as np
 import typer
 from rich.table import Table
 
 from ..agreement import GroupAgreement, analyze, plot_alpha, plot_jaccard
 from ..datasets import BUNDLED_RATINGS, bundled_path, load_ratings
-from ..errors import ConfigError
+from ..errors import ConfigError, DataError
 from ..reports import write_json_atomic
 from ._common import console, fail_cleanly
 
@@ -38,7 +40,8 @@ def agreement_table(results: list[GroupAgreement], title: str) -> Table:
         ci = "" if math.isnan(lo) else f" [{lo:.3f}, {hi:.3f}]"
         table.add_row(g.label, _num(a.alpha) + ci, str(a.n_units), str(a.n_raters),
                       str(a.n_pairable_values), _num(c.mean),
-                      f"{c.n_pairs_used}/{c.n_pairs_eligible}", a.reason or c.reason or "")
+                      f"{c.n_pairs_used}/{c.n_pairs_eligible}",
+                      a.reason or g.note or c.reason or "")
     return table
 
 
@@ -54,9 +57,12 @@ def _summary(results: list[GroupAgreement], **meta) -> dict:
             "profiles": [{**asdict(p), "distribution": {str(k): v for k, v in
                                                         p.distribution.items()}}
                          for p in g.profiles],
-            "pairwise_alpha": {"raters": list(g.pairwise.raters),
-                               "matrix": g.pairwise.matrix.tolist(),
-                               "n_common": g.pairwise.n_common.tolist()}})
+            # pairs, not dense matrices: thousands of raters make n^2 mostly-empty cells
+            "pairwise_alpha": {"skipped": g.pairwise.skipped, "pairs": [
+                {"rater_a": g.pairwise.raters[i], "rater_b": g.pairwise.raters[j],
+                 "alpha": float(g.pairwise.matrix[i, j]),
+                 "n_common": int(g.pairwise.n_common[i, j])}
+                for i, j in zip(*np.nonzero(np.triu(g.pairwise.n_common, 1)))]}})
     return {**meta, "groups": groups}
 
 
@@ -69,28 +75,35 @@ def run_agreement(ratings: str, *, by: str = "dimension", level: str = "ordinal"
         raise ConfigError(f"--level must be one of {LEVELS}, got {level!r}")
     try:
         codes = [float(c) for c in exclude_codes.split(",") if c.strip()]
+        if not all(math.isfinite(c) for c in codes):
+            raise ValueError
     except ValueError:
-        raise ConfigError(f"--exclude-codes takes numbers, e.g. 0 or 0,99; got "
+        raise ConfigError(f"--exclude-codes takes finite numbers, e.g. 0 or 0,99; got "
                           f"{exclude_codes!r}") from None
+    out = out or Path("runs") / f"agreement-{Path(ratings).stem}"
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"--out {str(out)!r} is a file, not a folder")
     path = bundled_path(BUNDLED_RATINGS[ratings]) if ratings in BUNDLED_RATINGS else Path(ratings)
     table = load_ratings(path, numeric=level != "nominal", exclusion_codes=codes)
     fields = tuple(f.strip() for f in by.split(",") if f.strip())
-    results = analyze(table, by=fields, level=level, min_common=min_common,  # type: ignore
-                      n_resamples=resamples, seed=seed)
+    try:
+        results = analyze(table, by=fields, level=level, min_common=min_common,  # type: ignore
+                          n_resamples=resamples, seed=seed)
+    except ValueError as exc:  # ratings alpha cannot take: say which file
+        raise DataError(path, str(exc)) from None
     console.print(agreement_table(results, f"{path.name}: {len(table)} ratings, "
                                            f"{len(table.raters)} raters, level {level}"
                                   + (f", {table.excluded} excluded codes" if codes else "")))
-    out = out or Path("runs") / f"agreement-{path.stem}"
     out.mkdir(parents=True, exist_ok=True)
     write_json_atomic(out / "summary.json", _summary(
         results, ratings=str(path), by=list(fields), level=level, min_common=min_common,
         n_resamples=resamples, seed=seed, exclusion_codes=codes, excluded=table.excluded))
     written = [out / "summary.json"]
     if plots:
-        written.append(plot_alpha(results, out / "alpha.png"))
-        for k, g in enumerate(results):
-            name = "jaccard_" + "_".join(v.replace("/", "-") for v in g.key.values()) or str(k)
-            if (png := plot_jaccard(g, out / f"{name}.png")) is not None:
+        written.append(plot_alpha(results, out / "alpha.png", ci=resamples > 0))
+        for k, g in enumerate(results, start=1):
+            slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", "_".join(g.key.values()))[:60]
+            if (png := plot_jaccard(g, out / f"jaccard_{k:02d}_{slug}.png")) is not None:
                 written.append(png)
     console.print("written: " + ", ".join(str(p) for p in written))
     return results

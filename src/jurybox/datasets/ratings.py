@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import math
+import re
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -81,6 +82,9 @@ def _rows(path: Path) -> Iterator[tuple[int, dict]]:
                     raise DataError(path, f"missing column(s) {missing!r}; found "
                                     f"{reader.fieldnames!r}", line=1, field=missing[0])
                 for row in reader:
+                    if None in row:
+                        raise DataError(path, f"more fields than the header's "
+                                        f"{len(reader.fieldnames or [])}", line=reader.line_num)
                     yield reader.line_num, row
         except UnicodeDecodeError as exc:
             raise DataError(path, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
@@ -88,6 +92,9 @@ def _rows(path: Path) -> Iterator[tuple[int, dict]]:
 
 def _text(path: Path, line: int, row: dict, name: str, required: bool = True) -> str | None:
     value = row.get(name)
+    if value is not None and not isinstance(value, (str, int)):
+        raise DataError(path, f"must be text or an integer, got {value!r:.40}", line=line,
+                        field=name)
     if value is None or (isinstance(value, str) and not value.strip()):
         if required:
             raise DataError(path, "missing or empty", line=line, field=name)
@@ -95,7 +102,12 @@ def _text(path: Path, line: int, row: dict, name: str, required: bool = True) ->
     return str(value).strip()
 
 
+_NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$", re.ASCII)
+
+
 def _score(path: Path, line: int, value: object, numeric: bool) -> float | str:
+    """A number (numbers and plain numeric text such as "3" or "2.5"); with ``numeric``
+    False, other text stays a label."""
     if isinstance(value, bool):
         raise DataError(path, f"score must be a number, got {value!r}", line=line, field="score")
     if isinstance(value, (int, float)):
@@ -104,13 +116,12 @@ def _score(path: Path, line: int, value: object, numeric: bool) -> float | str:
         text = str(value).strip() if value is not None else ""
         if not text:
             raise DataError(path, "missing score", line=line, field="score")
-        if not numeric:
-            return text
-        try:
-            number = float(text)
-        except ValueError:
+        if not _NUMBER.match(text):
+            if not numeric:
+                return text
             raise DataError(path, f"score must be a number for this level of measurement, got "
-                            f"{text!r}", line=line, field="score") from None
+                            f"{text!r}", line=line, field="score")
+        number = float(text)
     if not math.isfinite(number):
         raise DataError(path, f"score must be finite, got {value!r}", line=line, field="score")
     return number
@@ -124,8 +135,9 @@ def load_ratings(path: str | Path, *, numeric: bool = True,
 
     Args:
         path: the file (parquet needs ``pip install 'jurybox[parquet]'``).
-        numeric: scores must be numbers (ordinal, interval, ratio levels); False keeps labels
-            as strings (nominal).
+        numeric: scores must be numbers (ordinal, interval, ratio levels); False also accepts
+            text labels (nominal). Numeric text is read as a number either way, so "1" and
+            "1.0" are one category and exclusion codes apply.
         dimensions: the known dimensions; a row with another raises (None accepts any).
         exclusion_codes: scores that mean "not applicable" (e.g. 0 = "not a B2B product"),
             for every dimension or per dimension; they become NaN, missing for statistics.

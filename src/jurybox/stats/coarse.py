@@ -105,13 +105,19 @@ def _pair(a: str, b: str, items: list[str], scores: Mapping[str, Mapping[str, fl
                        len(both))
 
 
-def coarse_agreement(scores: Mapping[str, Mapping[str, float]], *, min_common: int = 10
+def coarse_agreement(scores: Mapping[str, Mapping[str, float]], *, min_common: int = 10,
+                     pairs: Mapping[tuple[str, str], list[str]] | None = None
                      ) -> CoarseAgreement:
     """Jaccard agreement of above-median item sets for every rater pair.
 
     Args:
         scores: rater id -> item id -> score (numbers; NaN = missing).
         min_common: co-rated items a pair needs (default 10, as in arXiv 2604.22517).
+        pairs: :func:`co_rated_pairs` of ``scores`` when the caller has it already.
+
+    A rater whose median is the top of the scale has an empty set; with any rater who has a
+    non-empty set the pair's J is 0 (defined), which reads as no agreement: ceiling effects
+    show up here, and ``n_above_a`` / ``n_above_b`` tell them apart.
 
     Raises:
         ValueError: min_common < 1.
@@ -131,8 +137,8 @@ def coarse_agreement(scores: Mapping[str, Mapping[str, float]], *, min_common: i
     raters = tuple(sorted(scores))
     index = {r: k for k, r in enumerate(raters)}
     matrix = np.full((len(raters), len(raters)), np.nan)
-    pairs = tuple(_pair(a, b, items, scores)
-                  for (a, b), items in co_rated_pairs(scores, min_common).items())
+    pairs = tuple(_pair(a, b, items, scores) for (a, b), items in
+                  (pairs if pairs is not None else co_rated_pairs(scores, min_common)).items())
     for p in pairs:
         matrix[index[p.rater_a], index[p.rater_b]] = matrix[index[p.rater_b],
                                                             index[p.rater_a]] = p.jaccard

@@ -52,22 +52,36 @@ class PairwiseAlpha:
         matrix: shape (n_raters, n_raters), symmetric, 1 on the diagonal; NaN for pairs with
             too few co-rated items or an undefined alpha.
         n_common: same shape, co-rated items per pair (0 below the threshold).
+        skipped: why nothing was computed, or None.
     """
 
     raters: tuple[str, ...]
     matrix: np.ndarray
     n_common: np.ndarray
+    skipped: str | None = None
 
 
 def pairwise_alpha(scores: Mapping[str, Mapping[str, float]], *, level: Level = "ordinal",
-                   min_common: int = 10) -> PairwiseAlpha:
-    """Alpha between every two raters over their co-rated items (no bootstrap)."""
+                   min_common: int = 10,
+                   pairs: Mapping[tuple[str, str], list[str]] | None = None,
+                   max_pairs: int | None = None) -> PairwiseAlpha:
+    """Alpha between every two raters over their co-rated items (no bootstrap).
+
+    Args:
+        pairs: :func:`co_rated_pairs` of ``scores`` when the caller has it already.
+        max_pairs: with more eligible pairs than this, nothing is computed (``skipped`` says
+            so): one alpha per pair adds up with thousands of raters.
+    """
     raters = tuple(sorted(scores))
     index = {r: k for k, r in enumerate(raters)}
     matrix = np.full((len(raters), len(raters)), np.nan)
     np.fill_diagonal(matrix, 1.0)
     n_common = np.zeros((len(raters), len(raters)), dtype=int)
-    for (a, b), items in co_rated_pairs(scores, min_common).items():
+    pairs = pairs if pairs is not None else co_rated_pairs(scores, min_common)
+    if max_pairs is not None and len(pairs) > max_pairs:
+        return PairwiseAlpha(raters, matrix, n_common,
+                             f"{len(pairs)} eligible pairs, over the limit of {max_pairs}")
+    for (a, b), items in pairs.items():
         data = np.array([[scores[a][i] for i in items], [scores[b][i] for i in items]],
                         dtype=float)
         with warnings.catch_warnings():
