@@ -56,7 +56,11 @@ async def _dimension(ctx: JudgeContext, runner: Runner, unit: Unit, cond: Condit
                                  max_tokens=ctx.max_tokens)
         jobs.append(Job(request, rubric_parser(dim),
                         meta={"rater_id": unit.rater_id, "item_id": unit.item_id,
-                              "dimension": dim_name, "condition": cond.name, "sample": s}))
+                              "dimension": dim_name, "condition": cond.name, "sample": s,
+                              # which ratings were shown, so a run can be audited
+                              "examples": [[ex.item_id, ex.rater_id, ex.score]
+                                           for ex, _ in shown],
+                              "shortfall": selection.shortfall}))
     outcomes = await asyncio.gather(*(runner.run(job) for job in jobs))
     predictions = [o.value for o in outcomes if o.ok]
     result = vote(predictions, threshold=ctx.threshold)
