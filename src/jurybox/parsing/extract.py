@@ -8,10 +8,11 @@ drafts and quoted examples).
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterator
 
-__all__ = ["strip_thinking", "json_objects", "looks_like_refusal"]
+__all__ = ["strip_thinking", "json_objects", "looks_like_refusal", "number_field"]
 
 _THINK = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.S | re.I)
 _UNCLOSED_THINK_END = re.compile(r"^.*?</(think|thinking|reasoning)>", re.S | re.I)
@@ -59,3 +60,21 @@ def json_objects(text: str) -> Iterator[dict]:
 def looks_like_refusal(text: str) -> bool:
     """True when the visible text opens like a refusal ("I'm sorry", "I can't", ...)."""
     return bool(_REFUSAL.match(strip_thinking(text)))
+
+
+def number_field(name: str, value: object) -> float:
+    """A number a judge wrote: a JSON number, or a numeric string ("85", " 72.5 ", "90%").
+
+    Raises:
+        ParseError: a boolean, non-numeric text, NaN or another type.
+    """
+    from ..errors import ParseError
+
+    if isinstance(value, str):
+        try:
+            value = float(value.strip().rstrip("%"))
+        except ValueError:
+            raise ParseError(f"{name} must be a number, got {value!r}") from None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
+        raise ParseError(f"{name} must be a number, got {value!r}")
+    return float(value)

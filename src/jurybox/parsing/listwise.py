@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass
 
 from ..errors import ParseError
-from .extract import json_objects, looks_like_refusal
+from .extract import json_objects, looks_like_refusal, number_field
 
 __all__ = ["CandidateJudgment", "ListwiseJudgment", "parse_listwise"]
 
@@ -41,16 +41,13 @@ class ListwiseJudgment:
 
 
 def _score(label: str, value: object) -> float:
-    if isinstance(value, bool):
+    try:
+        score = number_field(f"score of {label}", value)
+    except ParseError:
+        score = math.nan
+    if not 0 <= score <= 100:
         raise ParseError(f"score of {label} must be a number 0-100, got {value!r}")
-    if isinstance(value, str):
-        try:
-            value = float(value.strip().rstrip("%"))
-        except ValueError:
-            raise ParseError(f"score of {label} must be a number 0-100, got {value!r}") from None
-    if not isinstance(value, (int, float)) or math.isnan(value) or not 0 <= value <= 100:
-        raise ParseError(f"score of {label} must be a number 0-100, got {value!r}")
-    return float(value)
+    return score
 
 
 def _flag(label: str, name: str, value: object) -> bool:

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..errors import ParseError
-from .extract import json_objects, looks_like_refusal
+from .extract import json_objects, looks_like_refusal, number_field
 
 __all__ = ["RubricJudgment", "parse_rubric"]
 
@@ -20,19 +19,6 @@ class RubricJudgment:
     score: int
     confidence: float
     reasoning: str
-
-
-def _number(name: str, value: object) -> float:
-    if isinstance(value, bool):
-        raise ParseError(f"{name} must be a number, got {value!r}")
-    if isinstance(value, str):
-        try:
-            value = float(value.strip().rstrip("%"))
-        except ValueError:
-            raise ParseError(f"{name} must be a number, got {value!r}") from None
-    if not isinstance(value, (int, float)) or math.isnan(value):
-        raise ParseError(f"{name} must be a number, got {value!r}")
-    return float(value)
 
 
 def parse_rubric(text: str, valid: Callable[[float], bool], allowed: str) -> RubricJudgment:
@@ -51,10 +37,10 @@ def parse_rubric(text: str, valid: Callable[[float], bool], allowed: str) -> Rub
         try:
             if "score" not in obj:
                 raise ParseError('missing "score"')
-            score = _number("score", obj["score"])
+            score = number_field("score", obj["score"])
             if not score.is_integer() or not valid(score):
                 raise ParseError(f"score must be {allowed}, got {obj['score']!r}")
-            confidence = _number("confidence", obj.get("confidence"))
+            confidence = number_field("confidence", obj.get("confidence"))
             if not 0 <= confidence <= 100:
                 raise ParseError(f"confidence must be 0-100, got {obj.get('confidence')!r}")
             reasoning = obj.get("reasoning", "")
