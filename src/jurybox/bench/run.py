@@ -5,18 +5,16 @@ from __future__ import annotations
 import asyncio
 import random
 import sys
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from .. import __version__
 from ..cache import ResponseCache
 from ..datasets import LoadedDataset, load_dataset
-from ..errors import ConfigError, DataError, ProviderError
+from ..errors import ConfigError, DataError
 from ..protocols import Weights, build_protocol, protocol_names
 from ..providers import Provider, make_provider, parse_spec
 from ..reports import RunDir, read_jsonl
@@ -207,7 +205,7 @@ def _execute(config: BenchConfig, dataset: LoadedDataset, items: list, protocols
             cache = ResponseCache(cache_path) if cache_path else None
             try:
                 runner = Runner(provider, cache=answers or cache, concurrency=concurrency,
-                                retry=retry, on_call=_tee(rundir, on_call),
+                                retry=retry, on_call=call_logger(rundir, on_call),
                                 abort_after=abort_after, offline=offline)
                 # a simulated judge reached through serve-sim is known after check()
                 manifest["model"]["simulated"] = provider.simulated
@@ -231,7 +229,7 @@ def _execute(config: BenchConfig, dataset: LoadedDataset, items: list, protocols
     return BenchResult(summary, rundir.path, totals, judged_now, len(items), provider.simulated)
 
 
-def _tee(rundir: RunDir, on_call: Callable[[CallRecord], None] | None
+def call_logger(rundir: RunDir, on_call: Callable[[CallRecord], None] | None
          ) -> Callable[[CallRecord], None]:
     """Write every call record to calls.jsonl, then pass it on."""
     def record(call: CallRecord) -> None:
@@ -243,25 +241,10 @@ def _tee(rundir: RunDir, on_call: Callable[[CallRecord], None] | None
 
 async def _judge(rundir: RunDir, manifest: dict, items: list, protocols: list, runner: Runner,
                  workers: int, on_item: Callable | None, on_start: Callable | None) -> int:
-    """Judge with the manifest kept current: status running, then complete or interrupted
-    (or failed, when the runner stops on consecutive API failures)."""
-    t0 = time.perf_counter()
-    session = {"status": "running", "started": datetime.now(timezone.utc).isoformat()}
-    rundir.write_manifest(manifest, session)
-    status = "interrupted"
-    try:
+    """Judge inside a run.json session (running, then complete / interrupted / failed)."""
+    with rundir.session(manifest, runner.totals.as_dict):
         if on_start is not None:
             on_start(len(items), sum(all((it.item_id, p.name) in rundir.done for p in protocols)
                                      for it in items))
-        judged = await judge_items(items, protocols, runner, rundir, workers=workers,
-                                   on_item=on_item)
-        status = "complete"
-        return judged
-    except ProviderError:
-        status = "failed"
-        raise
-    finally:
-        session.update(status=status, totals=runner.totals.as_dict(),
-                       finished=datetime.now(timezone.utc).isoformat(),
-                       seconds=round(time.perf_counter() - t0, 3))
-        rundir.write_manifest(manifest, session)
+        return await judge_items(items, protocols, runner, rundir, workers=workers,
+                                 on_item=on_item)

@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import sys
-import time
 from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -20,6 +18,7 @@ from ..errors import ConfigError
 from ..providers import Provider, make_provider, parse_spec
 from ..reports import RunDir, read_jsonl
 from ..rubrics import load_rubric
+from ..bench.run import call_logger
 from ..runner import CallRecord, RetryPolicy, Runner
 from ..sim import RubricKnowledge, SimConfig, SimJudge, SimServer
 from .evaluate import alignment, paired_personalized_vs_aggregate, reasoning_similarity
@@ -152,15 +151,11 @@ async def _judge_all(config, ctx, provider, conds, units, out, sha, cache_path, 
                     "model": {"spec": config.model, "simulated": provider.simulated,
                               "endpoint": provider.cache_identity()}, "seed": config.seed}
         runner = Runner(provider, cache=cache, concurrency=concurrency, retry=retry,
-                        on_call=lambda rec: (rundir.append_call(rec.model_dump(mode="json")),
-                                             on_call and on_call(rec)))
+                        on_call=call_logger(rundir, on_call))
         todo = [(u, c) for u in units for c in conds
                 if (f"{u.rater_id}|{u.item_id}", c.name) not in rundir.done]
         if on_start is not None:
             on_start(len(units) * len(conds), len(units) * len(conds) - len(todo))
-        session = {"status": "running", "started": datetime.now(timezone.utc).isoformat()}
-        rundir.write_manifest(manifest, session)
-        t0, status = time.perf_counter(), "interrupted"
         queue: asyncio.Queue = asyncio.Queue()
         for job in todo:
             queue.put_nowait(job)
@@ -174,16 +169,12 @@ async def _judge_all(config, ctx, provider, conds, units, out, sha, cache_path, 
 
         tasks = [asyncio.create_task(worker()) for _ in range(max(1, concurrency // 2))]
         try:
-            await asyncio.gather(*tasks)
-            status = "complete"
+            with rundir.session(manifest, runner.totals.as_dict):
+                await asyncio.gather(*tasks)
         finally:
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
-            session.update(status=status, totals=runner.totals.as_dict(),
-                           finished=datetime.now(timezone.utc).isoformat(),
-                           seconds=round(time.perf_counter() - t0, 3))
-            rundir.write_manifest(manifest, session)
             rundir.close()
             if cache is not None:
                 cache.close()

@@ -22,10 +22,14 @@ from __future__ import annotations
 import json
 import math
 import os
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError
+from ..errors import ConfigError, ProviderError
 
 __all__ = ["RunDir", "SCHEMA_VERSION", "read_jsonl", "write_json_atomic"]
 
@@ -163,6 +167,28 @@ class RunDir:
             "schema": SCHEMA_VERSION, **manifest, "status": session.get("status"),
             "started": sessions[0].get("started"), "totals": _add_totals(sessions),
             "sessions": sessions, "config": self.config})
+
+    @contextmanager
+    def session(self, manifest: dict[str, Any], totals: Callable[[], dict[str, Any]]
+                ) -> Iterator[dict[str, Any]]:
+        """Keep run.json current around one session of judging: ``running`` on entry, then
+        ``complete``, ``interrupted`` (Ctrl-C, cancellation) or ``failed`` (a ProviderError,
+        e.g. too many API failures in a row), with ``totals()`` and timings."""
+        t0 = time.perf_counter()
+        session = {"status": "running", "started": datetime.now(timezone.utc).isoformat()}
+        self.write_manifest(manifest, session)
+        status = "interrupted"
+        try:
+            yield session
+            status = "complete"
+        except ProviderError:
+            status = "failed"
+            raise
+        finally:
+            session.update(status=status, totals=totals(),
+                           finished=datetime.now(timezone.utc).isoformat(),
+                           seconds=round(time.perf_counter() - t0, 3))
+            self.write_manifest(manifest, session)
 
     def write_summary(self, summary: dict[str, Any]) -> None:
         write_json_atomic(self.summary_path, {"schema": SCHEMA_VERSION, **summary})
