@@ -69,10 +69,36 @@ def test_gating_never_asks_a_gated_dimension():
         "validity has no score"
 
 
+class UnsureProvider(ScoreProvider):
+    """Answers with confidence 10: every prediction is dropped, every dimension abstains."""
+
+    async def complete(self, request):
+        response = await super().complete(request)
+        return ChatResponse(text=response.text.replace('"confidence": 95', '"confidence": 10'))
+
+
+def test_an_abstained_prerequisite_blocks_rather_than_gates():
+    provider = UnsureProvider({"specificity": 3, "validity": 3, "market": 3})
+    ctx = JudgeContext(rubric=RUBRIC, dimensions=tuple(RUBRIC.names), ratings=[],
+                       items={"i1": RatedItem("i1", "an idea")}, labels={}, domains={},
+                       seeds=2, threshold=80, seed=0)
+    record = asyncio.run(judge_unit(ctx, Runner(provider), Unit("r", "i1"),
+                                    conditions(["zero-shot"], [0])[0]))
+    statuses = [record["dimensions"][d]["status"] for d in RUBRIC.names]
+    assert statuses == ["abstain", "blocked", "blocked"]
+    assert record["dimensions"]["validity"]["gate"] == "no usable score for specificity"
+
+
+def test_a_predicted_exclusion_code_is_missing_for_statistics():
+    record, _ = _judge({"specificity": 3, "validity": 3, "market": 0})
+    assert record["dimensions"]["market"]["status"] == "excluded"
+
+
 def test_open_gates_ask_every_dimension_in_order():
     record, asked = _judge({"specificity": 3, "validity": 3, "market": 0})
     assert asked == ["specificity"] * 3 + ["validity"] * 3 + ["market"] * 3
     assert record["dimensions"]["market"]["score"] == 0  # the exclusion code is an answer
+    assert record["dimensions"]["market"]["status"] == "excluded"
 
 
 def _record(protocol, rater, item, score, label, status="scored", k=2):
@@ -89,9 +115,14 @@ def test_alignment_by_hand():
                _record("c", "a", "z", 3, 3), _record("c", "b", "x", 2, 1),
                _record("c", "b", "y", 2, 2), _record("c", "b", "z", None, 3, "abstain"),
                _record("c", "b", "w", None, 3, "gated")]
+    records += [_record("c", "b", "v", None, 2, "blocked"),
+                _record("c", "b", "u", 0, 2, "excluded")]
+    # blocked counts against coverage (b: 2 of 4 asked units scored), excluded does not
     (row,) = alignment(records, dimensions=["d"])
-    assert (row["units"], row["scored"], row["abstain"], row["gated"]) == (7, 5, 1, 1)
-    assert row["coverage"] == pytest.approx(5 / 6)
+    assert (row["units"], row["scored"], row["abstain"], row["gated"]) == (9, 5, 1, 1)
+    assert (row["blocked"], row["excluded"]) == (1, 1)
+    assert row["coverage"] == pytest.approx(5 / 7)
+    assert row["coverage_by_rater"]["mean"] == pytest.approx((1 + 2 / 4) / 2)
     assert row["exact"]["mean"] == pytest.approx(0.75)
     assert row["mae"]["mean"] == pytest.approx(0.25)
     assert row["n_raters"] == 2 and row["alpha"]["n"] == 2

@@ -50,7 +50,12 @@ def test_several_prerequisites_and_order_follows_dependencies(tmp_path):
     (DIM.format(name="a") + "    requires: {b: '>= 2'}\n" + DIM.format(name="b")
      + "    requires: {a: '>= 2'}\n", "gating cycle: a -> b -> a"),
     (DIM.format(name="a") + DIM.format(name="b") + "    requires: {a: '>= 7'}\n",
-     "'b' requires 'a' >= 7, outside 'a''s scale 1-4"),
+     "'b' requires 'a' >= 7, which can never pass on 'a''s scale 1-4"),
+    (DIM.format(name="a") + DIM.format(name="b") + "    requires: {a: '> 4'}\n",
+     "'b' requires 'a' > 4, which can never pass"),
+    (DIM.format(name="a") + DIM.format(name="b") + "    requires: {a: '> 0'}\n",
+     "'b' requires 'a' > 0, which always passes"),
+    (DIM.format(name="a") + "    requires: {a: '>= 2'}\n", "dimension 'a' requires itself"),
     (DIM.format(name="a") + DIM.format(name="b") + "    requires: {a: 'at least 2'}\n",
      "gating rule 'at least 2' must look like '>= 2'"),
     (DIM.format(name="a") + DIM.format(name="a"), "duplicate dimension names"),

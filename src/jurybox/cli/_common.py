@@ -20,7 +20,7 @@ from ..errors import JuryboxError
 from ..runner import CallRecord
 
 # Logs and CI are not terminals; give tables room there instead of rich's 80 columns.
-console = Console(width=None if sys.stdout.isatty() else 150)
+console = Console(width=None if sys.stdout.isatty() else 176)
 err_console = Console(stderr=True)
 
 

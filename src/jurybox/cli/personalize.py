@@ -24,30 +24,33 @@ def _resolve(value: str, bundled: dict[str, str]) -> str:
 def _cell(m: dict, pct: bool = False) -> str:
     if m["mean"] is None or math.isnan(m["mean"]):
         return f"— (n {m['n']})"
-    scale = 100 if pct else 1
+    scale, fmt = (100, ".1f") if pct else (1, ".2f")
     lo, hi = m["ci"]
-    ci = "" if lo is None or math.isnan(lo) else f" [{scale * lo:.2f}, {scale * hi:.2f}]"
-    return f"{scale * m['mean']:.2f}{ci}"
+    ci = "" if lo is None or math.isnan(lo) else f" [{scale * lo:{fmt}}, {scale * hi:{fmt}}]"
+    return f"{scale * m['mean']:{fmt}}{ci}"
 
 
 def alignment_table(summary: dict, title: str) -> Table:
     """One row per (condition, dimension): n raters, units, coverage, alpha, exact, MAE."""
     table = Table(title=title, title_justify="left", caption_justify="left", caption=(
-        "Per target rater, then the mean over raters with a 95% bootstrap CI over raters. "
-        "alpha: Krippendorff's alpha between the judge's scores and the rater's labels. "
-        "cover: scored / (units - gated); abstained (all seeds below the confidence "
-        "threshold) and failed units count against it; gated units are missing by design."))
-    for col in ("condition", "dimension", "raters", "units", "cover %", "alpha [95% CI]",
-                "exact % [95% CI]", "MAE [95% CI]", "abstain", "failed", "gated"):
+        "Each metric per target rater, then the mean over raters [95% bootstrap CI over "
+        "raters]. "
+        "alpha: Krippendorff's alpha between the judge's scores and the rater's labels ((n): "
+        "raters where it is defined). cover: scored / asked units; abstained (all seeds below "
+        "the confidence threshold), failed and blocked (a prerequisite without a usable score) "
+        "units count against it; gated units and predicted exclusion codes are missing by "
+        "design."))
+    for col in ("condition", "dimension", "raters", "units", "cover %", "alpha (n)", "exact %",
+                "MAE", "abst/fail/block", "gated/excl"):
         table.add_column(col, justify="left" if col in ("condition", "dimension") else "right",
                          no_wrap=True)
     for row in summary["alignment"]:
-        cover = row["coverage"]
         table.add_row(row["condition"], row["dimension"], str(row["n_raters"]),
-                      str(row["units"]), "—" if cover is None or math.isnan(cover)
-                      else f"{100 * cover:.1f}", _cell(row["alpha"]),
-                      _cell(row["exact"], pct=True), _cell(row["mae"]), str(row["abstain"]),
-                      str(row["failed"]), str(row["gated"]))
+                      str(row["units"]), _cell(row["coverage_by_rater"], pct=True),
+                      f"{_cell(row['alpha'])} ({row['alpha']['n']})",
+                      _cell(row["exact"], pct=True), _cell(row["mae"]),
+                      f"{row['abstain']}/{row['failed']}/{row['blocked']}",
+                      f"{row['gated']}/{row['excluded']}")
     return table
 
 
@@ -61,9 +64,14 @@ def print_personalize(result: PersonalizeResult, title: str) -> None:
                       f"{p['improvements']}, further {p['regressions']}, same {p['ties']}; "
                       f"sign p {p['p_value']:.3g}; mean |error| lower by {p['difference']:+.3f}"
                       f" [{lo:+.3f}, {hi:+.3f}]")
+    if s.get("shortfall_units"):
+        console.print(f"{s['shortfall_units']} (unit, dimension) judgments had fewer eligible "
+                      f"examples than k: all were used (see items.jsonl 'shortfall')")
     for r in s["reasoning_similarity"]:
         text = (f"rho {r['rho']:+.3f} [{r['ci'][0]:+.3f}, {r['ci'][1]:+.3f}]"
-                if r["reason"] is None else r["reason"])
+                if r["reason"] is None else
+                "NaN: " + r["reason"] if math.isnan(r["rho"]) else
+                f"rho {r['rho']:+.3f} (no CI: {r['reason']})")
         console.print(f"reasoning similarity vs rater agreement ({r['condition']}, "
                       f"{r['dimension']}, {r['n_pairs']} rater pairs): {text}")
     t = result.totals

@@ -3,8 +3,10 @@
 Per condition and dimension, for each target rater over that rater's units: Krippendorff's
 alpha (ordinal by default) between the judge's final scores and the rater's labels, exact
 agreement, mean absolute error, coverage; then the mean over raters with a percentile
-bootstrap CI over raters. Gated units are missing by design: left out of coverage and
-counted apart; abstentions and failures count against coverage.
+bootstrap CI over raters. Gated units and predicted exclusion codes are missing by design:
+left out of coverage and counted apart; abstentions, failures and blocked units (a
+prerequisite without a usable score) count against coverage. ``coverage`` is pooled over
+units; ``coverage_by_rater`` is the mean over raters with its CI.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ def _per_rater(rows: list[tuple[float, float | None]], level: str) -> dict[str, 
                                        n_resamples=0).alpha
     else:
         exact = mae = alpha = math.nan
-    return {"alpha": alpha, "exact": exact, "mae": mae}
+    return {"alpha": alpha, "exact": exact, "mae": mae, "coverage": len(scored) / len(rows)}
 
 
 def alignment(records: Sequence[dict], *, dimensions: Sequence[str], level: str = "ordinal",
@@ -55,24 +57,26 @@ def alignment(records: Sequence[dict], *, dimensions: Sequence[str], level: str 
     for cond in conditions:
         recs = [r for r in records if r["protocol"] == cond]
         for dim in dimensions:
-            status = {"scored": 0, "abstain": 0, "failed": 0, "gated": 0}
+            status = {"scored": 0, "excluded": 0, "abstain": 0, "failed": 0, "blocked": 0,
+                      "gated": 0}
             per_rater: dict[str, list[tuple[float, float | None]]] = {}
             for r in recs:
                 d = r["dimensions"].get(dim)
                 if d is None or d["label"] is None:
                     continue
                 status[d["status"]] += 1
-                if d["status"] != "gated":
-                    per_rater.setdefault(r["rater_id"], []).append((d["label"], d["score"]))
+                if d["status"] not in ("gated", "excluded"):  # missing by design
+                    score = d["score"] if d["status"] == "scored" else None
+                    per_rater.setdefault(r["rater_id"], []).append((d["label"], score))
             metrics = [_per_rater(rows, level) for rows in per_rater.values()]
             units = sum(status.values())
+            asked = units - status["gated"] - status["excluded"]
             rows_out.append({
                 "condition": cond, "dimension": dim, "n_raters": len(per_rater),
                 "units": units, **status,
-                "coverage": (status["scored"] / (units - status["gated"])
-                             if units - status["gated"] else math.nan),
-                **{m: _mean_ci([x[m] for x in metrics], seed)
-                   for m in ("alpha", "exact", "mae")}})
+                "coverage": status["scored"] / asked if asked else math.nan,
+                **{m: _mean_ci([x[m] for x in metrics], seed) for m in ("alpha", "exact", "mae")},
+                "coverage_by_rater": _mean_ci([x["coverage"] for x in metrics], seed)})
     return rows_out
 
 
@@ -105,8 +109,9 @@ def reasoning_similarity(records: Sequence[dict], *, condition: str, dimension: 
     For each pair of target raters with co-rated items: agreement = 1 - mean |label_a -
     label_b| / span over those items; similarity = mean TF-IDF cosine of the judge's
     reasoning produced for a and for b on the same item. Spearman's rho over pairs
-    (scipy.stats.spearmanr) with a percentile bootstrap CI over pairs. Fewer than 4 pairs:
-    NaN with a reason.
+    (scipy.stats.spearmanr) with a percentile bootstrap CI over pairs. Fewer than 5 pairs:
+    NaN with a reason; a CI the bootstrap cannot form (resamples without variation) is NaN
+    with a reason too.
     """
     by_unit = {(r["rater_id"], r["target_item"]): r["dimensions"].get(dimension) or {}
                for r in records if r["protocol"] == condition}
@@ -130,9 +135,9 @@ def reasoning_similarity(records: Sequence[dict], *, condition: str, dimension: 
             sim.append(float(np.mean([tfidf.cosine(index_of[(a, it)], index_of[(b, it)])
                                       for it in items])))
     out: dict[str, Any] = {"condition": condition, "dimension": dimension, "n_pairs": len(agree)}
-    if len(agree) < 4 or np.std(agree) == 0 or np.std(sim) == 0:
+    if len(agree) < 5 or np.std(agree) == 0 or np.std(sim) == 0:
         return {**out, "rho": math.nan, "ci": [math.nan, math.nan],
-                "reason": "fewer than 4 rater pairs with co-rated items, or no variation"}
+                "reason": "fewer than 5 rater pairs with co-rated items, or no variation"}
     rho = float(sps.spearmanr(agree, sim).statistic)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -140,5 +145,6 @@ def reasoning_similarity(records: Sequence[dict], *, condition: str, dimension: 
                              lambda x, y: sps.spearmanr(x, y).statistic, paired=True,
                              vectorized=False, n_resamples=n_resamples, method="percentile",
                              rng=np.random.default_rng(seed))
-    return {**out, "rho": rho, "ci": [float(boot.confidence_interval.low),
-                                      float(boot.confidence_interval.high)], "reason": None}
+    lo, hi = float(boot.confidence_interval.low), float(boot.confidence_interval.high)
+    return {**out, "rho": rho, "ci": [lo, hi], "reason": None if not math.isnan(lo) else
+            "the bootstrap CI is undefined (too few distinct pairs)"}

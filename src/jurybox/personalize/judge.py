@@ -4,6 +4,7 @@ confidence filter and vote (protocols.rubric), gating from the judge's own final
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -15,7 +16,14 @@ from ..rubrics import Rubric
 from ..runner import Job, Runner
 from .plan import Condition, Unit
 
-__all__ = ["JudgeContext", "judge_unit"]
+__all__ = ["JudgeContext", "judge_unit", "decoding_seed"]
+
+
+def decoding_seed(seed: int, sample: int) -> int:
+    """The decoding seed of sample ``sample`` under run seed ``seed`` (a hash, so run seeds
+    do not share samples' seeds: seed 1 sample 0 differs from seed 0 sample 1)."""
+    digest = hashlib.sha256(f"{seed}\x1f{sample}".encode()).digest()
+    return int.from_bytes(digest[:4], "big") >> 1
 
 
 @dataclass(frozen=True)
@@ -52,7 +60,8 @@ async def _dimension(ctx: JudgeContext, runner: Runner, unit: Unit, cond: Condit
                                  # no rater in the tag: a zero-shot prompt is the same
                                  # for every rater, so it is asked (and paid for) once
                                  tag_parts=(ctx.seed, unit.item_id, dim_name, s),
-                                 seed=ctx.seed + s, temperature=ctx.temperature,
+                                 seed=decoding_seed(ctx.seed, s), config=cond.config,
+                                 temperature=ctx.temperature,
                                  max_tokens=ctx.max_tokens)
         jobs.append(Job(request, rubric_parser(dim),
                         meta={"rater_id": unit.rater_id, "item_id": unit.item_id,
@@ -67,21 +76,37 @@ async def _dimension(ctx: JudgeContext, runner: Runner, unit: Unit, cond: Condit
     failed = [o.failure.kind for o in outcomes if o.failure is not None]
     status = ("scored" if result.score is not None else
               "failed" if not predictions else "abstain")
+    if status == "scored" and dim.exclusion is not None and result.score == dim.exclusion.code:
+        status = "excluded"  # "not applicable": a valid answer, missing for statistics
+    reasons = [p.reasoning for p in predictions
+               if p.score == result.score and p.confidence >= ctx.threshold]
     return {"status": status, "score": result.score, "tie": result.tie,
             "predictions": [[p.score, p.confidence] for p in predictions],
-            "reasoning": predictions[0].reasoning if predictions else None,
+            "reasoning": reasons[0] if reasons else None,  # of a kept, agreeing prediction
             "failures": failed, "shortfall": shortfall}
 
 
 async def judge_unit(ctx: JudgeContext, runner: Runner, unit: Unit, cond: Condition
                      ) -> dict[str, Any]:
-    """The unit's record for items.jsonl: per dimension its status (scored, abstain, failed,
-    gated), final score, the target rater's label, predictions and the first reasoning."""
+    """The unit's record for items.jsonl: per dimension its status, final score, the target
+    rater's label, predictions and a reasoning text.
+
+    Statuses: ``scored``; ``excluded`` (the exclusion code, e.g. "not a B2B product");
+    ``abstain`` (every prediction below the confidence threshold); ``failed`` (no prediction
+    parsed); ``gated`` (a prerequisite's score fails its rule, or the prerequisite was gated:
+    missing by design); ``blocked`` (a prerequisite abstained or failed, so the rule could not
+    be applied: counted against coverage, like a failure).
+    """
     finals: dict[str, float | None] = {}
     dims: dict[str, Any] = {}
     for name in ctx.dimensions:
-        gated = ctx.rubric.gate(name, finals)
-        if gated is not None:
+        prereqs = ctx.rubric.dimension(name).requires
+        unanswered = [p for p in prereqs if dims.get(p, {}).get("status") in
+                      ("abstain", "failed", "blocked")]
+        if unanswered:  # not the rule: the judge gave no usable prerequisite score
+            dims[name] = {"status": "blocked", "score": None,
+                          "gate": f"no usable score for {', '.join(unanswered)}"}
+        elif (gated := ctx.rubric.gate(name, finals)) is not None:
             dims[name] = {"status": "gated", "score": None, "gate": gated}
         else:
             dims[name] = await _dimension(ctx, runner, unit, cond, name)

@@ -136,14 +136,18 @@ class Rubric(BaseModel):
         by_name = {d.name: d for d in self.dimensions}
         for d in self.dimensions:
             for prereq, rule in d.requires.items():
-                if prereq not in by_name or prereq == d.name:
+                if prereq == d.name:
+                    raise ValueError(f"dimension {d.name!r} requires itself")
+                if prereq not in by_name:
                     raise ValueError(f"dimension {d.name!r} requires unknown dimension "
                                      f"{prereq!r}; known: {names}")
                 threshold = Threshold.parse(rule)
                 scale = by_name[prereq].scale
-                if not scale.min <= threshold.value <= scale.max:
-                    raise ValueError(f"{d.name!r} requires {prereq!r} {threshold}, outside "
-                                     f"{prereq!r}'s scale {scale.min}-{scale.max}")
+                passing = [v for v in range(scale.min, scale.max + 1) if threshold.passes(v)]
+                if not passing or len(passing) == scale.max - scale.min + 1:
+                    never = "can never pass" if not passing else "always passes"
+                    raise ValueError(f"{d.name!r} requires {prereq!r} {threshold}, which "
+                                     f"{never} on {prereq!r}'s scale {scale.min}-{scale.max}")
         object.__setattr__(self, "dimensions", tuple(by_name[n] for n in _order(by_name)))
         return self
 
