@@ -10,9 +10,13 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import TypeVar
 
-__all__ = ["strip_thinking", "json_objects", "looks_like_refusal", "number_field"]
+T = TypeVar("T")
+
+__all__ = ["strip_thinking", "json_objects", "looks_like_refusal", "number_field",
+           "last_valid_object"]
 
 _THINK = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.S | re.I)
 _UNCLOSED_THINK_END = re.compile(r"^.*?</(think|thinking|reasoning)>", re.S | re.I)
@@ -78,3 +82,26 @@ def number_field(name: str, value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
         raise ParseError(f"{name} must be a number, got {value!r}")
     return float(value)
+
+
+def last_valid_object(text: str, validate: Callable[[dict], T]) -> T:
+    """The last JSON object in ``text`` that ``validate`` accepts, validated.
+
+    Raises:
+        ParseError: none validates (the message is the last object's validation error, for the
+            re-ask), the text reads as a refusal (``kind="refusal"``), or there is no JSON
+            object. ``raw`` holds the text.
+    """
+    from ..errors import ParseError
+
+    first_error: ParseError | None = None
+    for obj in json_objects(text):  # last first
+        try:
+            return validate(obj)
+        except ParseError as exc:
+            first_error = first_error or exc
+    if first_error is not None:
+        raise ParseError(str(first_error), raw=text)
+    if looks_like_refusal(text):
+        raise ParseError("the judge refused", raw=text, kind="refusal")
+    raise ParseError("no JSON object found in the reply", raw=text)

@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass
 
 from ..errors import ParseError
-from .extract import json_objects, looks_like_refusal, number_field
+from .extract import last_valid_object, number_field
 
 __all__ = ["CandidateJudgment", "ListwiseJudgment", "parse_listwise"]
 
@@ -100,14 +100,4 @@ def parse_listwise(text: str, labels: tuple[str, ...]) -> ListwiseJudgment:
         ParseError: no object validates (message = the first validation error, for the re-ask;
             ``kind="refusal"`` when the text reads as a refusal). ``raw`` holds the text.
     """
-    first_error: ParseError | None = None
-    for obj in json_objects(text):
-        try:
-            return _validate(obj, labels)
-        except ParseError as exc:
-            first_error = first_error or exc
-    if first_error is not None:
-        raise ParseError(str(first_error), raw=text)
-    if looks_like_refusal(text):
-        raise ParseError("the judge refused", raw=text, kind="refusal")
-    raise ParseError("no JSON object found in the reply", raw=text)
+    return last_valid_object(text, lambda obj: _validate(obj, labels))

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..errors import ParseError
-from .extract import json_objects, looks_like_refusal, number_field
+from .extract import last_valid_object, number_field
 
 __all__ = ["RubricJudgment", "parse_rubric"]
 
@@ -32,24 +32,17 @@ def parse_rubric(text: str, valid: Callable[[float], bool], allowed: str) -> Rub
         ParseError: no object validates (the first error is kept for the re-ask), or a
             refusal. ``raw`` holds the text.
     """
-    first: ParseError | None = None
-    for obj in json_objects(text):
-        try:
-            if "score" not in obj:
-                raise ParseError('missing "score"')
-            score = number_field("score", obj["score"])
-            if not score.is_integer() or not valid(score):
-                raise ParseError(f"score must be {allowed}, got {obj['score']!r}")
-            confidence = number_field("confidence", obj.get("confidence"))
-            if not 0 <= confidence <= 100:
-                raise ParseError(f"confidence must be 0-100, got {obj.get('confidence')!r}")
-            reasoning = obj.get("reasoning", "")
-            return RubricJudgment(int(score), confidence,
-                                  reasoning if isinstance(reasoning, str) else str(reasoning))
-        except ParseError as exc:
-            first = first or exc
-    if first is not None:
-        raise ParseError(str(first), raw=text)
-    if looks_like_refusal(text):
-        raise ParseError("the judge refused", raw=text, kind="refusal")
-    raise ParseError("no JSON object found in the reply", raw=text)
+    def validate(obj: dict) -> RubricJudgment:
+        if "score" not in obj:
+            raise ParseError('missing "score"')
+        score = number_field("score", obj["score"])
+        if not score.is_integer() or not valid(score):
+            raise ParseError(f"score must be {allowed}, got {obj['score']!r}")
+        confidence = number_field("confidence", obj.get("confidence"))
+        if not 0 <= confidence <= 100:
+            raise ParseError(f"confidence must be 0-100, got {obj.get('confidence')!r}")
+        reasoning = obj.get("reasoning", "")
+        return RubricJudgment(int(score), confidence,
+                              reasoning if isinstance(reasoning, str) else str(reasoning))
+
+    return last_valid_object(text, validate)
