@@ -19,6 +19,7 @@ from .serve_sim import serve_sim
 __all__ = ["app", "main"]
 
 app = typer.Typer(help="jurybox: robust, reproducible LLM-as-a-judge evaluation.",
+                  rich_markup_mode="markdown",
                   no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
 app.command()(demo)
 app.command()(bench)
