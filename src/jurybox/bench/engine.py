@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TypeVar
 from dataclasses import asdict
 
 from ..datasets import ListwiseItem, PairwiseItem
@@ -12,7 +13,9 @@ from ..providers import ChatRequest
 from ..reports import RunDir
 from ..runner import Job, Outcome, Runner
 
-__all__ = ["judge_items"]
+__all__ = ["judge_items", "run_pool"]
+
+T = TypeVar("T")
 
 Item = ListwiseItem | PairwiseItem
 
@@ -51,22 +54,35 @@ async def judge_items(items: Sequence[Item], protocols: Sequence[JudgingProtocol
         How many items were judged now (resumed items are not counted).
     """
     todo = [it for it in items if any((it.item_id, p.name) not in rundir.done for p in protocols)]
-    queue: asyncio.Queue[Item] = asyncio.Queue()
-    for item in todo:
-        queue.put_nowait(item)
+
+    async def judge(item: Item) -> None:
+        await _judge_item(item, protocols, runner, rundir)
+        if on_item is not None:
+            on_item(item)
+
+    await run_pool(todo, judge, workers=workers)
+    return len(todo)
+
+
+async def run_pool(jobs: Sequence[T], handle: Callable[[T], Awaitable[None]], *,
+                   workers: int) -> None:
+    """Run ``handle`` on every job, ``workers`` at a time, in order of the list.
+
+    On cancellation (Ctrl-C) or an error, the other workers are cancelled and awaited before
+    the exception propagates, so no task is left pending.
+    """
+    queue: asyncio.Queue[T] = asyncio.Queue()
+    for job in jobs:
+        queue.put_nowait(job)
 
     async def worker() -> None:
         while not queue.empty():
-            item = queue.get_nowait()
-            await _judge_item(item, protocols, runner, rundir)
-            if on_item is not None:
-                on_item(item)
+            await handle(queue.get_nowait())
 
-    tasks = [asyncio.create_task(worker()) for _ in range(max(1, min(workers, len(todo))))]
+    tasks = [asyncio.create_task(worker()) for _ in range(max(1, min(workers, len(jobs))))]
     try:
         await asyncio.gather(*tasks)
     finally:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-    return len(todo)

@@ -52,8 +52,7 @@ class BenchConfig:
     def as_dict(self) -> dict[str, Any]:
         d = {k: getattr(self, k) for k in self.__dataclass_fields__}
         d["weights"] = vars(self.weights)
-        d["sim"] = (self.sim.model_dump(mode="json", exclude={"latency_ms", "latency_jitter_ms"})
-                    if self.model == "sim" else None)
+        d["sim"] = self.sim.settings() if self.model == "sim" else None
         d["protocols"] = list(self.protocols) if self.protocols is not None else None
         return d
 
@@ -92,12 +91,26 @@ def open_provider(config: BenchConfig, items: list, *, timeout_s: float = 60.0,
                   transport: str = "aiohttp") -> Iterator[Provider]:
     """Yield the provider for ``config.model``; for ``sim`` a loopback simulated judge loaded
     with ``items`` runs for the duration."""
-    spec = parse_spec(config.model)
+    with open_endpoint(config.model, base_url=config.base_url, timeout_s=timeout_s,
+                       transport=transport, judge=lambda: SimJudge(items, config.sim)) as p:
+        yield p
+
+
+@contextmanager
+def open_endpoint(model: str, *, base_url: str | None, judge: Callable[[], SimJudge],
+                  timeout_s: float = 60.0, transport: str = "aiohttp") -> Iterator[Provider]:
+    """Yield the provider for a model spec; for ``sim``, ``judge()`` is served on a loopback
+    port for the duration.
+
+    Raises:
+        ConfigError: a bad spec, or a missing API key.
+    """
+    spec = parse_spec(model)
     if spec.provider == "sim":
-        with SimServer(SimJudge(items, config.sim)) as server:
+        with SimServer(judge()) as server:
             yield server.provider(timeout_s=timeout_s, transport=transport)
     else:
-        yield make_provider(spec, base_url=config.base_url, timeout_s=timeout_s,
+        yield make_provider(spec, base_url=base_url, timeout_s=timeout_s,
                             transport=transport)  # type: ignore[arg-type]
 
 

@@ -6,21 +6,21 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections.abc import Callable
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from .. import __version__
 from ..cache import ResponseCache
 from ..datasets import file_sha256, load_rated_items, load_ratings
 from ..errors import ConfigError
-from ..providers import Provider, make_provider, parse_spec
+from ..providers import parse_spec
 from ..reports import RunDir, read_jsonl
 from ..rubrics import load_rubric
-from ..bench.run import call_logger
+from ..bench.run import call_logger, open_endpoint
+from ..bench.engine import run_pool
 from ..runner import CallRecord, RetryPolicy, Runner
-from ..sim import RubricKnowledge, SimConfig, SimJudge, SimServer
+from ..sim import RubricKnowledge, SimConfig, SimJudge
 from .evaluate import alignment, paired_personalized_vs_aggregate, reasoning_similarity
 from .judge import JudgeContext, judge_unit
 from .plan import conditions, select_units
@@ -60,8 +60,7 @@ class PersonalizeConfig:
 
     def as_dict(self) -> dict[str, Any]:
         d = {k: getattr(self, k) for k in self.__dataclass_fields__}
-        d["sim"] = self.sim.model_dump(mode="json", exclude={"latency_ms", "latency_jitter_ms"}) \
-            if self.model == "sim" else None
+        d["sim"] = self.sim.settings() if self.model == "sim" else None
         return d
 
 
@@ -74,16 +73,6 @@ class PersonalizeResult:
     totals: dict[str, Any]
     judged_now: int
     simulated: bool
-
-
-@contextmanager
-def _provider(config: PersonalizeConfig, knowledge: RubricKnowledge) -> Iterator[Provider]:
-    spec = parse_spec(config.model)
-    if spec.provider == "sim":
-        with SimServer(SimJudge((), config.sim, rubric=knowledge)) as server:
-            yield server.provider()
-    else:
-        yield make_provider(spec, base_url=config.base_url)
 
 
 def run_personalize(config: PersonalizeConfig, out: str | Path, *,
@@ -126,7 +115,8 @@ def run_personalize(config: PersonalizeConfig, out: str | Path, *,
     knowledge = RubricKnowledge(table, {i: it.text for i, it in items.items()})
     sha = {name: file_sha256(Path(p)) for name, p in
            (("ratings", config.ratings), ("items", config.items), ("rubric", config.rubric))}
-    with _provider(config, knowledge) as provider:
+    with open_endpoint(config.model, base_url=config.base_url,
+                       judge=lambda: SimJudge((), config.sim, rubric=knowledge)) as provider:
         rundir, judged, totals = asyncio.run(_judge_all(
             config, ctx, provider, conds, units, out, sha, cache_path, concurrency, retry,
             on_call, on_item, on_start))
@@ -156,25 +146,17 @@ async def _judge_all(config, ctx, provider, conds, units, out, sha, cache_path, 
                 if (f"{u.rater_id}|{u.item_id}", c.name) not in rundir.done]
         if on_start is not None:
             on_start(len(units) * len(conds), len(units) * len(conds) - len(todo))
-        queue: asyncio.Queue = asyncio.Queue()
-        for job in todo:
-            queue.put_nowait(job)
 
-        async def worker() -> None:
-            while not queue.empty():
-                unit, cond = queue.get_nowait()
-                rundir.append_item(await judge_unit(ctx, runner, unit, cond))
-                if on_item is not None:
-                    on_item(unit)
+        async def judge(job) -> None:
+            unit, cond = job
+            rundir.append_item(await judge_unit(ctx, runner, unit, cond))
+            if on_item is not None:
+                on_item(unit)
 
-        tasks = [asyncio.create_task(worker()) for _ in range(max(1, concurrency // 2))]
         try:
             with rundir.session(manifest, runner.totals.as_dict):
-                await asyncio.gather(*tasks)
+                await run_pool(todo, judge, workers=max(1, concurrency // 2))
         finally:
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
             rundir.close()
             if cache is not None:
                 cache.close()

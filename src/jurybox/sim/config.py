@@ -85,6 +85,11 @@ class SimConfig(BaseModel):
     latency_jitter_ms: float = Field(0.0, ge=0)
     faults: Faults = Faults()
 
+    def settings(self) -> dict:
+        """Everything but latency, for run.json (latency changes no answer, so a run may
+        resume with another)."""
+        return self.model_dump(mode="json", exclude={"latency_ms", "latency_jitter_ms"})
+
     def identity(self) -> dict:
         """What changes successful answers (for cache keys): everything but latency and the
         HTTP-level faults (429, 500, slow), which never produce a cached answer."""
