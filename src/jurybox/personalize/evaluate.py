@@ -18,7 +18,6 @@ from dataclasses import asdict
 from typing import Any
 
 import numpy as np
-from scipy import stats as sps
 
 from ..stats import (DegenerateAlphaWarning, TfidfIndex, bootstrap_mean_ci, krippendorff_alpha,
                      paired_comparison)
@@ -138,6 +137,8 @@ def reasoning_similarity(records: Sequence[dict], *, condition: str, dimension: 
     if len(agree) < 5 or np.std(agree) == 0 or np.std(sim) == 0:
         return {**out, "rho": math.nan, "ci": [math.nan, math.nan],
                 "reason": "fewer than 5 rater pairs with co-rated items, or no variation"}
+    from scipy import stats as sps  # lazy: scipy costs about a second to import
+
     rho = float(sps.spearmanr(agree, sim).statistic)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -1,10 +1,11 @@
 """Statistics: accuracy, paired comparison, order diagnostics. Result objects, not floats."""
 
 from ._bootstrap import bootstrap_mean_ci
+from .interval import ConfidenceInterval
 from .accuracy import AccuracyResult, accuracy
 from .coarse import CoarseAgreement, PairJaccard, co_rated_pairs, coarse_agreement
 from .krippendorff import AlphaResult, DegenerateAlphaWarning, Level, krippendorff_alpha
-from .judgebench import (BucketAccuracy, JudgeBenchCounts, bucket_accuracy, judgebench_counts,
+from .judgebench import (BucketAccuracy, JudgeBenchCounts, VoteOutcome, bucket_accuracy, judgebench_counts,
                          judgebench_vote)
 from .order import OrderDiagnostics, order_diagnostics
 from .paired import PairedComparison, paired_comparison
@@ -16,6 +17,7 @@ __all__ = [
     "AlphaResult",
     "BucketAccuracy",
     "CoarseAgreement",
+    "ConfidenceInterval",
     "DegenerateAlphaWarning",
     "JudgeBenchCounts",
     "Level",
@@ -24,6 +26,7 @@ __all__ = [
     "PairedComparison",
     "PairwiseAlpha",
     "TfidfIndex",
+    "VoteOutcome",
     "RaterProfile",
     "accuracy",
     "bootstrap_mean_ci",

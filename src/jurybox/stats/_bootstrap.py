@@ -6,25 +6,30 @@ import math
 import warnings
 
 import numpy as np
-from scipy import stats
+
+from .interval import ConfidenceInterval
 
 __all__ = ["bootstrap_mean_ci"]
 
 
 def bootstrap_mean_ci(values: np.ndarray, *, confidence: float, n_resamples: int,
-                      seed: int) -> tuple[float, float]:
+                      seed: int) -> ConfidenceInterval:
     """Percentile bootstrap CI of the mean of ``values`` (scipy.stats.bootstrap).
 
     Returns (nan, nan) for fewer than 2 values; a constant sample gives (mean, mean).
+    scipy is imported here, not at module load (it costs about a second).
     """
+    from scipy import stats
+
     values = np.asarray(values, dtype=float)
     if values.size < 2:
-        return (math.nan, math.nan)
+        return ConfidenceInterval(math.nan, math.nan)
     if np.all(values == values[0]):
-        return (float(values[0]), float(values[0]))
+        return ConfidenceInterval(float(values[0]), float(values[0]))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", stats.DegenerateDataWarning)
         res = stats.bootstrap((values,), np.mean, confidence_level=confidence,
                               n_resamples=n_resamples, method="percentile",
                               rng=np.random.default_rng(seed), vectorized=True)
-    return (float(res.confidence_interval.low), float(res.confidence_interval.high))
+    return ConfidenceInterval(float(res.confidence_interval.low),
+                              float(res.confidence_interval.high))

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._bootstrap import bootstrap_mean_ci
+from .interval import ConfidenceInterval
 
 __all__ = ["AccuracyResult", "accuracy"]
 
@@ -29,7 +30,7 @@ class AccuracyResult:
     n: int
     n_total: int
     coverage: float
-    confidence_interval: tuple[float, float]
+    confidence_interval: ConfidenceInterval
     confidence_level: float
 
 

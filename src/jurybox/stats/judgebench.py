@@ -13,13 +13,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["judgebench_vote", "JudgeBenchCounts", "judgebench_counts", "BucketAccuracy",
+__all__ = ["VoteOutcome", "judgebench_vote", "JudgeBenchCounts", "judgebench_counts", "BucketAccuracy",
            "bucket_accuracy"]
 
-Outcome = Literal["correct", "incorrect", "tie"]
+VoteOutcome = Literal["correct", "incorrect", "tie"]
 
 
-def judgebench_vote(verdicts: Iterable[str | None], better: str) -> Outcome:
+def judgebench_vote(verdicts: Iterable[str | None], better: str) -> VoteOutcome:
     """JudgeBench's rule for one pair.
 
     Args:
@@ -48,7 +48,7 @@ class JudgeBenchCounts:
         return self.correct / self.n if self.n else math.nan
 
 
-def judgebench_counts(outcomes: Iterable[Outcome]) -> JudgeBenchCounts:
+def judgebench_counts(outcomes: Iterable[VoteOutcome]) -> JudgeBenchCounts:
     """Count outcomes of :func:`judgebench_vote`."""
     outcomes = list(outcomes)
     return JudgeBenchCounts(outcomes.count("correct"), outcomes.count("incorrect"),

@@ -7,9 +7,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from ._bootstrap import bootstrap_mean_ci
+from .interval import ConfidenceInterval
 
 __all__ = ["PairedComparison", "paired_comparison"]
 
@@ -34,7 +34,7 @@ class PairedComparison:
     ties: int
     p_value: float
     difference: float
-    confidence_interval: tuple[float, float]
+    confidence_interval: ConfidenceInterval
     confidence_level: float
 
 
@@ -49,6 +49,8 @@ def paired_comparison(a: Mapping[str, float | None], b: Mapping[str, float | Non
     Returns:
         A PairedComparison; with no shared items, n = 0 and NaN statistics.
     """
+    from scipy import stats  # lazy: scipy costs about a second to import
+
     shared = sorted(k for k in a.keys() & b.keys() if a[k] is not None and b[k] is not None)
     diffs = np.array([b[k] - a[k] for k in shared], dtype=float)
     up, down = int((diffs > 0).sum()), int((diffs < 0).sum())

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..interval import ConfidenceInterval
 from ._bootstrap import _bootstrap_ci
 from ._input import Level, _as_matrix, _check_options
 from ._levels import _PARTS
@@ -58,7 +59,7 @@ class AlphaResult:
     n_units: int
     n_raters: int
     n_pairable_values: int
-    confidence_interval: tuple[float, float]
+    confidence_interval: ConfidenceInterval
     confidence_level: float
     n_resamples: int
     reason: str | None = None
@@ -173,7 +174,7 @@ def krippendorff_alpha(ratings: Any, *, level: Level = "ordinal",
     matrix = _as_matrix(ratings, level, value_domain)
     units = _pairable(matrix)
 
-    def result(alpha: float, ci: tuple[float, float], reason: str | None = None) -> AlphaResult:
+    def result(alpha: float, ci: ConfidenceInterval, reason: str | None = None) -> AlphaResult:
         return AlphaResult(alpha, level, int(units.m.size), int(matrix.shape[0]), int(units.n),
                            ci, confidence, n_resamples, reason)
 
@@ -181,11 +182,11 @@ def krippendorff_alpha(ratings: Any, *, level: Level = "ordinal",
     if reason is not None:
         warnings.warn(f"Krippendorff's alpha is undefined: {reason}", DegenerateAlphaWarning,
                       stacklevel=2)
-        return result(math.nan, (math.nan, math.nan), reason)
+        return result(math.nan, ConfidenceInterval(math.nan, math.nan), reason)
     parts = _PARTS[level](units, n_resamples > 0)
     alpha = 1.0 - (units.n - 1.0) * parts.observed.sum() / parts.expected
-    ci = _bootstrap_ci(units, parts, n_resamples, confidence, seed) if n_resamples else (
-        math.nan, math.nan)
+    ci = (ConfidenceInterval(*_bootstrap_ci(units, parts, n_resamples, confidence, seed))
+          if n_resamples else ConfidenceInterval(math.nan, math.nan))
     return result(float(alpha), ci)
 
 
