@@ -7,7 +7,7 @@ import pytest
 
 PACKAGES = ["jurybox", "jurybox.datasets", "jurybox.providers", "jurybox.sim", "jurybox.runner",
             "jurybox.cache", "jurybox.parsing", "jurybox.protocols", "jurybox.stats",
-            "jurybox.reports", "jurybox.bench", "jurybox.agreement",
+            "jurybox.reports", "jurybox.run", "jurybox.compare", "jurybox.agreement",
             "jurybox.personalize", "jurybox.rubrics"]
 
 

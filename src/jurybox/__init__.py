@@ -2,37 +2,57 @@
 
 The root exports the verbs and core types; each layer is a subpackage with its own
 ``__all__`` (datasets, providers, sim, runner, cache, parsing, protocols, stats, reports,
-bench, cli).
+run, compare, agreement, rubrics, personalize, cli). Names are imported on first use, so
+``import jurybox`` costs almost nothing.
 """
+
+import importlib as _importlib
+import typing as _typing
 
 __version__ = "0.1.0"
 
-from .bench import BenchConfig, BenchResult, run_bench  # noqa: E402
-from .cache import ResponseCache  # noqa: E402
-from .datasets import ListwiseItem, load_listwise  # noqa: E402
-from .errors import ConfigError, DataError, JuryboxError, ParseError, ProviderError  # noqa: E402
-from .protocols import DirectProtocol, PCFProtocol, Weights, build_protocol  # noqa: E402
-from .providers import ChatRequest, ChatResponse, make_provider, parse_spec  # noqa: E402
-from .runner import Job, RetryPolicy, Runner  # noqa: E402
-from .sim import SimConfig, SimJudge, SimServer  # noqa: E402
-from .stats import accuracy, order_diagnostics, paired_comparison  # noqa: E402
+#: Root name -> the subpackage it comes from.
+_EXPORTS = {
+    "BenchConfig": "compare", "BenchResult": "compare", "run_bench": "compare",
+    "ResponseCache": "cache",
+    "ListwiseItem": "datasets", "load_listwise": "datasets", "load_ratings": "datasets",
+    "ConfigError": "errors", "DataError": "errors", "JuryboxError": "errors",
+    "ParseError": "errors", "ProviderError": "errors",
+    "DirectProtocol": "protocols", "PCFProtocol": "protocols", "Weights": "protocols",
+    "build_protocol": "protocols",
+    "ChatRequest": "providers", "ChatResponse": "providers", "make_provider": "providers",
+    "parse_spec": "providers",
+    "Engine": "run", "RunHooks": "run", "RunOptions": "run", "open_endpoint": "run",
+    "Job": "runner", "RetryPolicy": "runner", "Runner": "runner",
+    "SimConfig": "sim", "SimJudge": "sim", "SimServer": "sim",
+    "ConfidenceInterval": "stats", "accuracy": "stats", "order_diagnostics": "stats",
+    "paired_comparison": "stats",
+    "run_agreement": "agreement",
+    "load_rubric": "rubrics",
+    "PersonalizeConfig": "personalize", "run_personalize": "personalize",
+}
 
 __all__ = [
     "BenchConfig",
     "BenchResult",
     "ChatRequest",
     "ChatResponse",
+    "ConfidenceInterval",
     "ConfigError",
     "DataError",
     "DirectProtocol",
+    "Engine",
     "Job",
     "JuryboxError",
     "ListwiseItem",
     "PCFProtocol",
     "ParseError",
+    "PersonalizeConfig",
     "ProviderError",
     "ResponseCache",
     "RetryPolicy",
+    "RunHooks",
+    "RunOptions",
     "Runner",
     "SimConfig",
     "SimJudge",
@@ -42,9 +62,42 @@ __all__ = [
     "accuracy",
     "build_protocol",
     "load_listwise",
+    "load_ratings",
+    "load_rubric",
     "make_provider",
+    "open_endpoint",
     "order_diagnostics",
     "paired_comparison",
     "parse_spec",
+    "run_agreement",
     "run_bench",
+    "run_personalize",
 ]
+
+
+def __getattr__(name: str) -> _typing.Any:
+    if name in _EXPORTS:
+        value = getattr(_importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'jurybox' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))
+
+
+if _typing.TYPE_CHECKING:
+    from .agreement import run_agreement
+    from .cache import ResponseCache
+    from .compare import BenchConfig, BenchResult, run_bench
+    from .datasets import ListwiseItem, load_listwise, load_ratings
+    from .errors import ConfigError, DataError, JuryboxError, ParseError, ProviderError
+    from .personalize import PersonalizeConfig, run_personalize
+    from .protocols import DirectProtocol, PCFProtocol, Weights, build_protocol
+    from .providers import ChatRequest, ChatResponse, make_provider, parse_spec
+    from .rubrics import load_rubric
+    from .run import Engine, RunHooks, RunOptions, open_endpoint
+    from .runner import Job, RetryPolicy, Runner
+    from .sim import SimConfig, SimJudge, SimServer
+    from .stats import ConfidenceInterval, accuracy, order_diagnostics, paired_comparison

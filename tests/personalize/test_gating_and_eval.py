@@ -5,10 +5,12 @@ import math
 import pytest
 
 from jurybox.datasets import Rating, RatedItem
-from jurybox.personalize import JudgeContext, Unit, alignment, conditions, judge_unit
+from jurybox.personalize import alignment, conditions
 from jurybox.personalize.evaluate import paired_personalized_vs_aggregate
+from jurybox.protocols import RubricContext, RubricJudge, Unit
 from jurybox.providers import ChatResponse
 from jurybox.rubrics import Rubric
+from jurybox.run import ItemCalls
 from jurybox.runner import RetryPolicy, Runner
 
 RUBRIC = Rubric.model_validate({"name": "t", "dimensions": [
@@ -44,16 +46,22 @@ class ScoreProvider:
         pass
 
 
+def judge_unit(ctx, runner, unit, condition, seeds):
+    """The rubric protocol's decision on ``unit`` as its items.jsonl record."""
+    judge = RubricJudge(ctx, condition, seeds=seeds, threshold=80, seed=0)
+
+    async def run():
+        return await judge.judge(unit, ItemCalls(runner, unit.key).for_protocol(judge.name))
+    return asyncio.run(run()).to_record()
+
+
 def _judge(scores):
     provider = ScoreProvider(scores)
-    ctx = JudgeContext(rubric=RUBRIC, dimensions=tuple(RUBRIC.names),
-                       ratings=[Rating("i2", "r", "specificity", 3.0)],
-                       items={"i1": RatedItem("i1", "an idea"), "i2": RatedItem("i2", "other")},
-                       labels={("r", "i1", "specificity"): 2.0}, domains={}, seeds=3,
-                       threshold=80, seed=0)
+    ctx = RubricContext(rubric=RUBRIC, ratings=[Rating("i2", "r", "specificity", 3.0)],
+                        items={"i1": RatedItem("i1", "an idea"), "i2": RatedItem("i2", "other")},
+                        labels={("r", "i1", "specificity"): 2.0}, domains={})
     runner = Runner(provider, retry=RetryPolicy(attempts=1, base_s=0))
-    record = asyncio.run(judge_unit(ctx, runner, Unit("r", "i1"), conditions(
-        ["personalized"], [1])[0]))
+    record = judge_unit(ctx, runner, Unit("r", "i1"), conditions(["personalized"], [1])[0], 3)
     return record, provider.asked
 
 
@@ -79,11 +87,10 @@ class UnsureProvider(ScoreProvider):
 
 def test_an_abstained_prerequisite_blocks_rather_than_gates():
     provider = UnsureProvider({"specificity": 3, "validity": 3, "market": 3})
-    ctx = JudgeContext(rubric=RUBRIC, dimensions=tuple(RUBRIC.names), ratings=[],
-                       items={"i1": RatedItem("i1", "an idea")}, labels={}, domains={},
-                       seeds=2, threshold=80, seed=0)
-    record = asyncio.run(judge_unit(ctx, Runner(provider), Unit("r", "i1"),
-                                    conditions(["zero-shot"], [0])[0]))
+    ctx = RubricContext(rubric=RUBRIC, ratings=[], items={"i1": RatedItem("i1", "an idea")},
+                        labels={}, domains={})
+    record = judge_unit(ctx, Runner(provider), Unit("r", "i1"), conditions(["zero-shot"], [0])[0],
+                        2)
     statuses = [record["dimensions"][d]["status"] for d in RUBRIC.names]
     assert statuses == ["abstain", "blocked", "blocked"]
     assert record["dimensions"]["validity"]["gate"] == "no usable score for specificity"
@@ -102,8 +109,8 @@ def test_open_gates_ask_every_dimension_in_order():
 
 
 def _record(protocol, rater, item, score, label, status="scored", k=2):
-    return {"item_id": f"{rater}|{item}", "protocol": protocol, "rater_id": rater,
-            "target_item": item, "k": k, "dimensions": {
+    return {"unit": f"{rater}|{item}", "protocol": protocol, "rater_id": rater,
+            "item_id": item, "k": k, "dimensions": {
                 "d": {"status": status, "score": score, "label": label}}}
 
 
@@ -119,13 +126,13 @@ def test_alignment_by_hand():
                 _record("c", "b", "u", 0, 2, "excluded")]
     # blocked counts against coverage (b: 2 of 4 asked units scored), excluded does not
     (row,) = alignment(records, dimensions=["d"])
-    assert (row["units"], row["scored"], row["abstain"], row["gated"]) == (9, 5, 1, 1)
-    assert (row["blocked"], row["excluded"]) == (1, 1)
-    assert row["coverage"] == pytest.approx(5 / 7)
-    assert row["coverage_by_rater"]["mean"] == pytest.approx((1 + 2 / 4) / 2)
-    assert row["exact"]["mean"] == pytest.approx(0.75)
-    assert row["mae"]["mean"] == pytest.approx(0.25)
-    assert row["n_raters"] == 2 and row["alpha"]["n"] == 2
+    assert (row.units, row.scored, row.abstain, row.gated) == (9, 5, 1, 1)
+    assert (row.blocked, row.excluded) == (1, 1)
+    assert row.coverage == pytest.approx(5 / 7)
+    assert row.coverage_by_rater.mean == pytest.approx((1 + 2 / 4) / 2)
+    assert row.exact.mean == pytest.approx(0.75)
+    assert row.mae.mean == pytest.approx(0.25)
+    assert row.n_raters == 2 and row.alpha.n == 2
 
 
 def test_personalized_vs_aggregate_is_paired_on_absolute_error():
@@ -133,7 +140,8 @@ def test_personalized_vs_aggregate_is_paired_on_absolute_error():
                _record("aggregate@2", "a", "y", 2, 2), _record("personalized@2", "a", "y", 3, 2),
                _record("aggregate@2", "b", "x", 1, 1),
                _record("personalized@2", "b", "x", None, 1, "abstain")]
-    (p,) = paired_personalized_vs_aggregate(records, dimensions=["d"])
+    (shot,) = paired_personalized_vs_aggregate(records, dimensions=["d"])
+    p = shot.comparison
     # units both scored: a|x (AE 2 -> 0: closer), a|y (0 -> 1: further); b|x left out
-    assert (p["k"], p["n"], p["improvements"], p["regressions"]) == (2, 2, 1, 1)
-    assert p["difference"] == pytest.approx(0.5) and math.isclose(p["p_value"], 1.0)
+    assert (shot.k, p.n, p.improvements, p.regressions) == (2, 2, 1, 1)
+    assert p.difference == pytest.approx(0.5) and math.isclose(p.p_value, 1.0)

@@ -58,5 +58,5 @@ def test_seeded_and_varies_with_the_sample_index():
 
 
 def test_unknown_config():
-    with pytest.raises(ValueError, match="config must be one of"):
+    with pytest.raises(ValueError, match="judge must be one of"):
         _select("random", 3)

@@ -104,12 +104,14 @@ def analyze(table: RatingsTable, *, by: Sequence[str] = ("dimension",), level: L
             warnings.simplefilter("ignore", DegenerateAlphaWarning)  # reported via reason
             alpha = krippendorff_alpha(matrix, level=level, n_resamples=n_resamples, seed=seed)
         numeric = matrix.dtype != object
-        numeric_scores = scores if numeric else {}
+        numeric_scores: dict[str, dict[str, float]] = (
+            scores if numeric else {})  # type: ignore[assignment]
         pairs = co_rated_pairs(numeric_scores, min_common)
         results.append(GroupAgreement(
             key=dict(key), alpha=alpha,
             coarse=coarse_agreement(numeric_scores, min_common=min_common, pairs=pairs),
-            profiles=tuple(rater_profile(r, scores[r]) for r in raters) if numeric else (),
+            profiles=tuple(rater_profile(r, numeric_scores[r]) for r in raters)
+            if numeric else (),
             pairwise=pairwise_alpha(numeric_scores, level=level, min_common=min_common,
                                     pairs=pairs, max_pairs=max_pairwise),
             n_ratings=counts[key],

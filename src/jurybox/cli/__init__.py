@@ -1,13 +1,18 @@
-"""The ``jurybox`` command line: thin commands over the library."""
+"""The ``jurybox`` command line: thin commands over the library.
+
+Command modules import the library inside the command functions, so ``jurybox --help`` and
+``jurybox --version`` load almost nothing.
+"""
 
 from __future__ import annotations
 
 import logging
 import os
+from typing import Annotated
 
 import typer
 
-from ..runner import tune_gc
+from .. import __version__
 from .agreement import agreement
 from .bench import bench
 from .cache_cmd import cache
@@ -21,6 +26,21 @@ __all__ = ["app", "main"]
 app = typer.Typer(help="jurybox: robust, reproducible LLM-as-a-judge evaluation.",
                   rich_markup_mode="markdown",
                   no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"jurybox {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(version: Annotated[bool, typer.Option(
+        "--version", callback=_version, is_eager=True,
+        help="Print the jurybox version and exit.")] = False) -> None:
+    """jurybox: robust, reproducible LLM-as-a-judge evaluation."""
+
+
 app.command()(demo)
 app.command()(bench)
 app.command()(score)
@@ -31,8 +51,7 @@ app.command()(cache)
 
 
 def main() -> None:
-    """Console-script entry point."""
+    """Console-script entry point (garbage-collector tuning happens when a run starts)."""
     logging.basicConfig(level=os.environ.get("JURYBOX_LOG_LEVEL", "WARNING"),
                         format="%(levelname)s %(name)s: %(message)s")
-    tune_gc()
     app()

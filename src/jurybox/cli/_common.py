@@ -9,7 +9,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pydantic
 import typer
@@ -17,7 +17,10 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ..errors import JuryboxError
-from ..runner import CallRecord
+
+if TYPE_CHECKING:
+    from ..run import RunHooks
+    from ..runner import CallRecord
 
 # Logs and CI are not terminals; give tables room there instead of rich's 80 columns.
 console = Console(width=None if sys.stdout.isatty() else 176)
@@ -98,7 +101,16 @@ class BenchProgress:
     def on_item(self, _item: object) -> None:
         self.progress.advance(self.task)
 
+    def hooks(self) -> RunHooks:
+        """The engine's progress callbacks, drawing this bar."""
+        from ..run import RunHooks
+
+        return RunHooks(on_start=self.on_start, on_call=self.on_call, on_item=self.on_item)
+
     def __enter__(self) -> BenchProgress:
+        from ..runner import tune_gc
+
+        tune_gc()  # the command's imports are done and a long run starts: freeze them
         self.progress.start()
         return self
 
@@ -108,7 +120,7 @@ class BenchProgress:
 
 def exit_if_nothing_judged(result: Any) -> None:
     """Exit 1 when no protocol judged any item: every call failed (see calls.jsonl)."""
-    if all(s["accuracy"]["n"] == 0 for s in result.summary["protocols"].values()):
+    if all(s.accuracy.n == 0 for s in result.summary.protocols.values()):
         _error(f"no item was judged: every call failed; the raw answers and errors are in "
                f"{result.out / 'calls.jsonl'}")
         raise typer.Exit(1)

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.table import Table
 
 from ._common import console
+
+if TYPE_CHECKING:
+    from ..compare import BenchResult, BenchSummary, ProtocolSummary
 
 __all__ = ["print_bench_result", "listwise_table", "pairwise_tables"]
 
@@ -18,7 +21,9 @@ def _missing(x: float | None) -> bool:
 
 def pct(x: float | None, sign: bool = False) -> str:
     """A share as a percentage with one decimal ('—' when missing)."""
-    return "—" if _missing(x) else f"{100 * x:+.1f}" if sign else f"{100 * x:.1f}"
+    if x is None or math.isnan(x):
+        return "—"
+    return f"{100 * x:+.1f}" if sign else f"{100 * x:.1f}"
 
 
 def _ci(low: float | None, high: float | None, sign: bool = False) -> str:
@@ -26,7 +31,7 @@ def _ci(low: float | None, high: float | None, sign: bool = False) -> str:
 
 
 def _p(x: float | None) -> str:
-    if _missing(x):
+    if x is None or math.isnan(x):
         return "—"
     return f"{x:.2g}" if x < 0.001 else f"{x:.3f}"
 
@@ -39,13 +44,13 @@ def _table(title: str, columns: list[str], caption: str | None = None) -> Table:
     return table
 
 
-def _common_cells(s: dict) -> list[str]:
-    acc, vs = s["accuracy"], s.get("vs_baseline")
-    diff = (pct(vs["difference"], sign=True) + _ci(*vs["confidence_interval"], sign=True)
-            if vs and vs["n"] else "—")
-    return [str(acc["n"]), pct(acc["coverage"]), pct(acc["accuracy"]) + _ci(
-        *acc["confidence_interval"]), diff, f"{vs['improvements']}/{vs['regressions']}"
-        if vs else "—", _p(vs["p_value"]) if vs else "—"]
+def _common_cells(s: ProtocolSummary) -> list[str]:
+    acc, vs = s.accuracy, s.vs_baseline
+    diff = (pct(vs.difference, sign=True) + _ci(*vs.confidence_interval, sign=True)
+            if vs and vs.n else "—")
+    return [str(acc.n), pct(acc.coverage), pct(acc.accuracy) + _ci(*acc.confidence_interval),
+            diff, f"{vs.improvements}/{vs.regressions}" if vs else "—",
+            _p(vs.p_value) if vs else "—"]
 
 
 _COMMON = ["protocol", "n", "cover %", "acc % [95% CI]", "Δ % [95% CI]", "+/-", "sign p"]
@@ -56,69 +61,71 @@ def _caption(baseline: str, extra: str = "") -> str:
             f"with {baseline} on the items both judged. {extra}").strip()
 
 
-def listwise_table(summary: dict, title: str) -> Table:
+def listwise_table(summary: BenchSummary, title: str) -> Table:
     """Protocol, n, coverage, accuracy [CI], Δ vs baseline [CI], impr/regr, p, calls, flips."""
     table = _table(title, _COMMON + ["calls", "failed", "flip %"], _caption(
-        summary["baseline"], "flip %: items whose top pick changes across the orders shown."))
-    for name, s in summary["protocols"].items():
-        table.add_row(name, *_common_cells(s), str(s["calls_planned"]),
-                      str(sum(s["calls_failed"].values())), pct(s["order"]["flip_rate"]))
+        summary.baseline, "flip %: items whose top pick changes across the orders shown."))
+    for name, s in summary.protocols.items():
+        table.add_row(name, *_common_cells(s), str(s.calls_planned),
+                      str(sum(s.calls_failed.values())),
+                      pct(s.order.flip_rate if s.order else None))
     return table
 
 
-def pairwise_tables(summary: dict, title: str) -> list[Table]:
+def pairwise_tables(summary: BenchSummary, title: str) -> list[Table]:
     """The protocol table (with macro accuracy over buckets, order consistency and the first
     shown response's win rate) and accuracy per bucket."""
     main = _table(title, _COMMON + ["macro %", "calls", "failed", "consist %", "1st %"],
-                  _caption(summary["baseline"], "macro: mean over buckets. consist: both "
+                  _caption(summary.baseline, "macro: mean over buckets. consist: both "
                            "orders agree. 1st: decisive verdicts that pick the response shown "
                            "first (50% without position bias)."))
-    for name, s in summary["protocols"].items():
-        main.add_row(name, *_common_cells(s), pct(s["buckets"]["macro"]),
-                     str(s["calls_planned"]), str(sum(s["calls_failed"].values())),
-                     pct(s.get("order_consistency")), pct(s["first_shown_win_rate"]))
-    buckets = list(next(iter(summary["protocols"].values()))["buckets"]["by_bucket"])
+    for name, s in summary.protocols.items():
+        assert s.buckets is not None
+        main.add_row(name, *_common_cells(s), pct(s.buckets.macro), str(s.calls_planned),
+                     str(sum(s.calls_failed.values())), pct(s.order_consistency),
+                     pct(s.first_shown_win_rate))
+    first = next(iter(summary.protocols.values())).buckets
+    buckets = list(first.by_bucket) if first else []
     per = _table("accuracy % per bucket (n)", ["protocol", *buckets, "micro", "macro"])
-    for name, s in summary["protocols"].items():
-        b = s["buckets"]
-        per.add_row(name, *(f"{pct(b['by_bucket'][k][0])} ({b['by_bucket'][k][1]})"
-                            if k in b["by_bucket"] else "—" for k in buckets),
-                    pct(b["micro"]), pct(b["macro"]))
+    for name, s in summary.protocols.items():
+        b = s.buckets
+        assert b is not None
+        per.add_row(name, *(f"{pct(b.by_bucket[k][0])} ({b.by_bucket[k][1]})"
+                            if k in b.by_bucket else "—" for k in buckets),
+                    pct(b.micro), pct(b.macro))
     return [main, per]
 
 
-def print_bench_result(result: Any, title: str) -> None:
+def print_bench_result(result: BenchResult, title: str) -> None:
     """Tables plus totals, position effects and where the run directory is."""
     summary = result.summary
-    if summary.get("task") == "pairwise":
+    if summary.task == "pairwise":
         for table in pairwise_tables(summary, title):
             console.print(table)
-        for name, s in summary["protocols"].items():
-            if "judgebench_rule" in s:
-                r = s["judgebench_rule"]
-                console.print(f"JudgeBench's two-order rule ({name}): {r['correct']} correct, "
-                              f"{r['incorrect']} incorrect, {r['tie']} tied of {r['n']} "
-                              f"= {pct(r['accuracy'])}%")
+        for name, s in summary.protocols.items():
+            if (r := s.judgebench_rule) is not None:
+                console.print(f"JudgeBench's two-order rule ({name}): {r.correct} correct, "
+                              f"{r.incorrect} incorrect, {r.tie} tied of {r.n} "
+                              f"= {pct(r.accuracy)}%")
     else:
         console.print(listwise_table(summary, title))
-        for name, s in summary["protocols"].items():
-            runs = s["order"]["n_runs"]
-            if runs:  # the most common candidate count; the others are in summary.json
+        for name, s in summary.protocols.items():
+            runs = s.order.n_runs if s.order else {}
+            if s.order and runs:  # the most common candidate count; the others: summary.json
                 n = max(runs, key=lambda key: runs[key])
-                rates = s["order"]["win_rate_by_position"][n]
+                rates = s.order.win_rate_by_position[n]
                 console.print(f"top pick by shown position, {name}, {n}-candidate items "
                               f"(unbiased: {100 / int(n):.0f}% each): " + "  ".join(
                                   f"{chr(65 + i)} {100 * w:.0f}%" for i, w in enumerate(rates)))
     t = result.totals
-    failed = sum(t.get("failures", {}).values()) if t else 0
-    if summary.get("replayed"):
-        console.print(f"answers replayed from calls.jsonl: {t.get('cache_hits', 0)} (no model "
+    failed = sum(t.failures.values())
+    if summary.replayed:
+        console.print(f"answers replayed from calls.jsonl: {t.cache_hits} (no model "
                       f"calls)  failed judgments: {failed}")
         console.print(f"run directory: {result.out}")
         return
-    console.print(f"model calls this run: {t.get('model_calls', 0)}  cache hits: "
-                  f"{t.get('cache_hits', 0)}  retries: {t.get('retries', 0)}  re-asks: "
-                  f"{t.get('reasks', 0)}  failed judgments: {failed}  tokens: "
-                  f"{t.get('prompt_tokens', 0) + t.get('completion_tokens', 0):,}")
+    console.print(f"model calls this run: {t.model_calls}  cache hits: {t.cache_hits}  "
+                  f"retries: {t.retries}  re-asks: {t.reasks}  failed judgments: {failed}  "
+                  f"tokens: {t.prompt_tokens + t.completion_tokens:,}")
     console.print(f"run directory: {result.out}  (run.json, calls.jsonl, items.jsonl, "
                   f"summary.json)")

@@ -3,22 +3,18 @@
 from __future__ import annotations
 
 import math
-import re
-from dataclasses import asdict
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
-import numpy as np
 import typer
 from rich.table import Table
 
-from ..agreement import GroupAgreement, analyze, plot_alpha, plot_jaccard
-from ..datasets import BUNDLED_RATINGS, bundled_path, load_ratings
-from ..errors import ConfigError, DataError
-from ..reports import write_json_atomic
+from ..errors import ConfigError
 from ._common import console, fail_cleanly
+from ._options import Seed
 
-LEVELS = ("nominal", "ordinal", "interval", "ratio")
+if TYPE_CHECKING:
+    from ..agreement import AgreementReport, GroupAgreement
 
 
 def _num(x: float, digits: int = 3) -> str:
@@ -45,75 +41,20 @@ def agreement_table(results: list[GroupAgreement], title: str) -> Table:
     return table
 
 
-def _summary(results: list[GroupAgreement], **meta) -> dict:
-    groups = []
-    for g in results:
-        groups.append({
-            "key": g.key, "n_ratings": g.n_ratings, "alpha": asdict(g.alpha),
-            "coarse": {"mean": g.coarse.mean, "n_pairs_used": g.coarse.n_pairs_used,
-                       "n_pairs_eligible": g.coarse.n_pairs_eligible,
-                       "min_common": g.coarse.min_common, "reason": g.coarse.reason,
-                       "pairs": [asdict(p) for p in g.coarse.pairs]},
-            "profiles": [{**asdict(p), "distribution": {str(k): v for k, v in
-                                                        p.distribution.items()}}
-                         for p in g.profiles],
-            # pairs, not dense matrices: thousands of raters make n^2 mostly-empty cells
-            "pairwise_alpha": {"skipped": g.pairwise.skipped, "pairs": [
-                {"rater_a": g.pairwise.raters[i], "rater_b": g.pairwise.raters[j],
-                 "alpha": float(g.pairwise.matrix[i, j]),
-                 "n_common": int(g.pairwise.n_common[i, j])}
-                for i, j in zip(*np.nonzero(np.triu(g.pairwise.n_common, 1)))]}})
-    return {**meta, "groups": groups}
-
-
-def run_agreement(ratings: str, *, by: str = "dimension", level: str = "ordinal",
-                  min_common: int = 10, resamples: int = 1000, seed: int = 0,
-                  exclude_codes: str = "", out: Path | None = None, plots: bool = True
-                  ) -> list[GroupAgreement]:
-    """Load, analyze, print the table, write summary.json and plots; returns the results."""
-    if level not in LEVELS:
-        raise ConfigError(f"--level must be one of {LEVELS}, got {level!r}")
-    try:
-        codes = [float(c) for c in exclude_codes.split(",") if c.strip()]
-        if not all(math.isfinite(c) for c in codes):
-            raise ValueError
-    except ValueError:
-        raise ConfigError(f"--exclude-codes takes finite numbers, e.g. 0 or 0,99; got "
-                          f"{exclude_codes!r}") from None
-    out = out or Path("runs") / f"agreement-{Path(ratings).stem}"
-    if out.exists() and not out.is_dir():
-        raise ConfigError(f"--out {str(out)!r} is a file, not a folder")
-    path = bundled_path(BUNDLED_RATINGS[ratings]) if ratings in BUNDLED_RATINGS else Path(ratings)
-    table = load_ratings(path, numeric=level != "nominal", exclusion_codes=codes)
-    fields = tuple(f.strip() for f in by.split(",") if f.strip())
-    try:
-        results = analyze(table, by=fields, level=level, min_common=min_common,  # type: ignore
-                          n_resamples=resamples, seed=seed)
-    except ValueError as exc:  # ratings alpha cannot take: say which file
-        raise DataError(path, str(exc)) from None
-    console.print(agreement_table(results, f"{path.name}: {len(table)} ratings, "
-                                           f"{len(table.raters)} raters, level {level}"
-                                  + (f", {table.excluded} excluded codes" if codes else "")))
-    out.mkdir(parents=True, exist_ok=True)
-    write_json_atomic(out / "summary.json", _summary(
-        results, ratings=str(path), by=list(fields), level=level, min_common=min_common,
-        n_resamples=resamples, seed=seed, exclusion_codes=codes, excluded=table.excluded))
-    written = [out / "summary.json"]
-    if plots:
-        written.append(plot_alpha(results, out / "alpha.png", ci=resamples > 0))
-        for k, g in enumerate(results, start=1):
-            slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", "_".join(g.key.values()))[:60]
-            if (png := plot_jaccard(g, out / f"jaccard_{k:02d}_{slug}.png")) is not None:
-                written.append(png)
-    console.print("written: " + ", ".join(str(p) for p in written))
-    return results
+def print_agreement(report: AgreementReport) -> None:
+    """The table and where the files went."""
+    codes = report.exclusion_codes
+    console.print(agreement_table(report.results, f"{report.path.name}: {report.n_ratings} "
+                                  f"ratings, {report.n_raters} raters, level {report.level}"
+                                  + (f", {report.excluded} excluded codes" if codes else "")))
+    console.print("written: " + ", ".join(str(p) for p in report.written))
 
 
 @fail_cleanly
 def agreement(
     ratings: Annotated[str, typer.Argument(
         help="Long-format ratings (CSV, JSONL or parquet with item_id, rater_id, dimension, "
-             f"score, optional domain, group), or a bundled set: {', '.join(BUNDLED_RATINGS)}.")],
+             "score, optional domain, group), or a bundled set: squality.")],
     by: Annotated[str, typer.Option(envvar="JURYBOX_BY", help="Group by these fields: "
                                     "dimension, domain, group (comma list).")] = "dimension",
     level: Annotated[str, typer.Option(envvar="JURYBOX_LEVEL", help="Level of measurement "
@@ -124,7 +65,7 @@ def agreement(
                                             "alpha.")] = 10,
     resamples: Annotated[int, typer.Option(envvar="JURYBOX_RESAMPLES", min=0, help="Bootstrap "
                                            "resamples for alpha's CI (0: no CI).")] = 1000,
-    seed: Annotated[int, typer.Option(envvar="JURYBOX_SEED", help="Bootstrap seed.")] = 0,
+    seed: Seed = 0,
     exclude_codes: Annotated[str, typer.Option(
         envvar="JURYBOX_EXCLUDE_CODES", help="Scores that mean 'not applicable' (e.g. 0), "
         "treated as missing; comma list (default: none).")] = "",
@@ -137,8 +78,17 @@ def agreement(
     """How much raters agree: Krippendorff's alpha with bootstrap CIs (fine agreement) and
     Jaccard of above-median item sets (coarse agreement), per dimension and domain, with rater
     profiles and pairwise alpha in summary.json and plots as PNG."""
-    run_agreement(ratings, by=by, level=level, min_common=min_common, resamples=resamples,
-                  seed=seed, exclude_codes=exclude_codes, out=out, plots=not no_plots)
+    from ..agreement import run_agreement
+
+    try:
+        codes = [float(c) for c in exclude_codes.split(",") if c.strip()]
+    except ValueError:
+        raise ConfigError(f"--exclude-codes takes finite numbers, e.g. 0 or 0,99; got "
+                          f"{exclude_codes!r}") from None
+    print_agreement(run_agreement(
+        ratings, by=[f.strip() for f in by.split(",") if f.strip()], level=level,
+        min_common=min_common, resamples=resamples, seed=seed, exclusion_codes=codes, out=out,
+        plots=not no_plots))
 
 
-__all__ = ["agreement", "agreement_table", "run_agreement"]
+__all__ = ["agreement", "agreement_table", "print_agreement"]

@@ -2,25 +2,33 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
-import pydantic
 import typer
 
-from ..bench import BenchConfig, run_bench
 from ..errors import ConfigError
-from ..protocols import PROTOCOLS, Weights, protocol_names
-from ..providers import PROVIDERS
-from ..runner import RetryPolicy
-from ..sim import BIAS_PRESETS, Faults, SimConfig
-from ._common import (BenchProgress, default_cache, default_out, exit_if_nothing_judged,
-                      fail_cleanly)
-from ._tables import print_bench_result
+from ..run.options import (DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S,
+                           DEFAULT_TRANSPORT)
+from ._common import BenchProgress, default_out, exit_if_nothing_judged, fail_cleanly
+from ._options import (Attempts, BaseUrl, Cache, Concurrency, MaxTokens, Model, NoCache, Out,
+                       Seed, SimBias, SimFaults, SimLatency, SimSeed, Temperature, Timeout,
+                       TransportOpt, run_options)
+
+if TYPE_CHECKING:
+    from ..protocols import Weights
+    from ..sim import Faults
+
+#: Protocol names for --help (the registry itself is imported only when a command runs).
+LISTWISE_PROTOCOLS = "direct,pcf"
+PAIRWISE_PROTOCOLS = "apoc,both-orders,keyed,pairwise"
 
 
 def parse_faults(text: str, option: str = "--sim-faults") -> Faults:
     """``rate_429=0.05,rate_malformed=0.02`` -> Faults (ConfigError on a bad entry)."""
+    import pydantic
+
+    from ..sim import Faults
+
     values = {}
     for part in filter(None, (p.strip() for p in text.split(","))):
         name, sep, value = part.partition("=")
@@ -40,6 +48,8 @@ def parse_faults(text: str, option: str = "--sim-faults") -> Faults:
 
 def check_bias(bias: str, option: str) -> str:
     """The bias preset, or ConfigError naming the option."""
+    from ..sim import BIAS_PRESETS
+
     if bias not in BIAS_PRESETS:
         raise ConfigError(f"{option} must be one of {sorted(BIAS_PRESETS)}, got {bias!r}")
     return bias
@@ -47,6 +57,8 @@ def check_bias(bias: str, option: str) -> str:
 
 def parse_weights(text: str) -> Weights:
     """``0.5,0.25,0.2,0.05`` -> Weights (mean, borda, vote, uncertainty)."""
+    from ..protocols import Weights
+
     parts = [p for p in text.split(",") if p.strip()]
     try:
         if len(parts) != 4:
@@ -63,14 +75,11 @@ def bench(
         help="Bundled name (truthfulqa, rewardbench2-sample, judgebench, judgebench-gpt, "
              "judgebench-claude) or a file: TruthfulQA CSV, RewardBench 2 .jsonl/.parquet, "
              "JudgeBench .jsonl, or listwise .jsonl (id, prompt, candidates, gold).")],
-    model: Annotated[str, typer.Option(
-        envvar="JURYBOX_MODEL", help="provider/model, e.g. openai/gpt-4o-mini or vllm/<model>; "
-        f"providers: {', '.join(p for p in PROVIDERS if p != 'sim')}; or sim (the simulated "
-        "judge, started on 127.0.0.1).")] = "sim",
+    model: Model = "sim",
     protocols: Annotated[Optional[str], typer.Option(
-        envvar="JURYBOX_PROTOCOLS", help="Comma list; listwise datasets: "
-        f"{','.join(protocol_names('listwise'))} (default direct,pcf); pairwise (JudgeBench): "
-        f"{','.join(protocol_names('pairwise'))} (default pairwise,both-orders,apoc).")] = None,
+        envvar="JURYBOX_PROTOCOLS", help=f"Comma list; listwise datasets: {LISTWISE_PROTOCOLS} "
+        f"(default direct,pcf); pairwise (JudgeBench): {PAIRWISE_PROTOCOLS} (default "
+        "pairwise,both-orders,apoc).")] = None,
     baseline: Annotated[Optional[str], typer.Option(
         envvar="JURYBOX_BASELINE", help="Protocol every other one is compared with (paired "
         "sign test, bootstrap CI) (default: the first in --protocols).")] = None,
@@ -79,35 +88,18 @@ def bench(
     limit: Annotated[Optional[int], typer.Option(
         envvar="JURYBOX_LIMIT", min=1, help="Judge a seeded sample of N items (per split for "
         "JudgeBench's gpt and claude splits) (default: all).")] = None,
-    seed: Annotated[int, typer.Option(envvar="JURYBOX_SEED",
-                                      help="Run seed: item sample, orders, decoding seed sent "
-                                      "to the endpoint, and the simulated judge's noise.")] = 0,
-    out: Annotated[Optional[Path], typer.Option(
-        envvar="JURYBOX_OUT", help="Run directory (default runs/bench-<dataset>-<model>-<hash>)."
-        " Rerunning into it resumes.")] = None,
-    cache: Annotated[Optional[Path], typer.Option(
-        envvar="JURYBOX_CACHE", help="SQLite response cache (default "
-        "~/.cache/jurybox/cache.sqlite).")] = None,
-    no_cache: Annotated[bool, typer.Option("--no-cache", envvar="JURYBOX_NO_CACHE",
-                                           help="Do not read or write the cache.")] = False,
-    base_url: Annotated[Optional[str], typer.Option(
-        envvar="JURYBOX_BASE_URL", help="Endpoint base URL, e.g. http://localhost:8000/v1 "
-        "(default per provider).")] = None,
-    concurrency: Annotated[int, typer.Option(envvar="JURYBOX_CONCURRENCY", min=1,
-                                             help="Model calls in flight at once.")] = 16,
-    attempts: Annotated[int, typer.Option(
-        envvar="JURYBOX_ATTEMPTS", min=1, help="Attempts per call, first try included: 429, "
-        "5xx and timeouts are retried with exponential backoff and jitter, honouring "
-        "Retry-After.")] = 6,
-    timeout: Annotated[float, typer.Option(envvar="JURYBOX_TIMEOUT", min=0.001,
-                                           help="Per-request timeout, seconds.")] = 60.0,
-    transport: Annotated[str, typer.Option(
-        envvar="JURYBOX_TRANSPORT", help="HTTP client: aiohttp (lean) or sdk (openai SDK).")
-    ] = "aiohttp",
+    seed: Seed = 0,
+    out: Out = None,
+    cache: Cache = None,
+    no_cache: NoCache = False,
+    base_url: BaseUrl = None,
+    concurrency: Concurrency = DEFAULT_CONCURRENCY,
+    attempts: Attempts = DEFAULT_ATTEMPTS,
+    timeout: Timeout = DEFAULT_TIMEOUT_S,
+    transport: TransportOpt = DEFAULT_TRANSPORT,
     subset: Annotated[str, typer.Option(envvar="JURYBOX_SUBSET",
                                         help="RewardBench 2 subset ('all' for every "
-                                        "row).")
-                      ] = "Factuality",
+                                        "row).")] = "Factuality",
     n_candidates: Annotated[int, typer.Option(envvar="JURYBOX_N_CANDIDATES", min=2,
                                               help="Candidates per TruthfulQA item.")] = 4,
     tolerance: Annotated[float, typer.Option(envvar="JURYBOX_TOLERANCE",
@@ -119,24 +111,21 @@ def bench(
     verdict_format: Annotated[Optional[str], typer.Option(
         envvar="JURYBOX_VERDICT_FORMAT", help="Pairwise: ask for a verdict token ([[A>B]]) "
         "or JSON ({\"verdict\": ...}): token or json (default: token).")] = None,
-    temperature: Annotated[float, typer.Option(envvar="JURYBOX_TEMPERATURE", min=0.0,
-                                               help="Judge sampling temperature.")] = 0.0,
-    max_tokens: Annotated[Optional[int], typer.Option(
-        envvar="JURYBOX_MAX_TOKENS", min=1, help="Judge completion budget, tokens (default: "
-        "1024 listwise, 2048 pairwise).")] = None,
-    sim_bias: Annotated[str, typer.Option(envvar="JURYBOX_SIM_BIAS",
-                                          help="Simulated judge: none, primacy or recency.")
-                        ] = "primacy",
-    sim_latency_ms: Annotated[float, typer.Option(envvar="JURYBOX_SIM_LATENCY_MS",
-                                                  help="Simulated judge latency, ms.")] = 0.0,
-    sim_faults: Annotated[str, typer.Option(
-        envvar="JURYBOX_SIM_FAULTS", help="Simulated faults (default none), e.g. "
-        "rate_429=0.05,rate_500=0.02,rate_slow=0.01,rate_malformed=0.02,rate_truncated=0.01,"
-        "rate_refusal=0.01 (probabilities per attempt).")] = "",
+    temperature: Temperature = 0.0,
+    max_tokens: MaxTokens = None,
+    sim_bias: SimBias = "primacy",
+    sim_latency_ms: SimLatency = 0.0,
+    sim_faults: SimFaults = "",
+    sim_seed: SimSeed = 0,
 ) -> None:
     """Judge a dataset with several protocols and compare them with paired statistics:
     listwise (best-of-N: direct vs permutation consensus) or pairwise (JudgeBench: one call,
     both orders, keyed judge, APOC)."""
+    from ..compare import BenchConfig, run_bench
+    from ..protocols import PROTOCOLS
+    from ..sim import SimConfig
+    from ._tables import print_bench_result
+
     check_bias(sim_bias, "--sim-bias")
     names = (None if protocols is None else
              tuple(p.strip() for p in protocols.split(",") if p.strip()))
@@ -145,21 +134,19 @@ def bench(
     for name in names or ():
         if name not in PROTOCOLS:
             raise ConfigError(f"unknown protocol {name!r}; choose from {sorted(PROTOCOLS)}")
+    options = run_options(concurrency=concurrency, attempts=attempts, timeout=timeout,
+                          transport=transport, cache=cache, no_cache=no_cache)
     config = BenchConfig(
         dataset=dataset, model=model, protocols=names, baseline=baseline, k=k, limit=limit,
-        seed=seed,
-        subset=None if subset == "all" else subset, n_candidates=n_candidates,
+        seed=seed, subset=None if subset == "all" else subset, n_candidates=n_candidates,
         tolerance=tolerance, weights=parse_weights(weights), temperature=temperature,
         max_tokens=max_tokens, base_url=base_url, verdict_format=verdict_format,
-        sim=SimConfig(bias=sim_bias, latency_ms=sim_latency_ms, faults=parse_faults(sim_faults),
-                      seed=seed))
+        sim=SimConfig(bias=sim_bias, latency_ms=sim_latency_ms,
+                      faults=parse_faults(sim_faults), seed=sim_seed))
     out = out or default_out("bench", config.as_dict())
     with BenchProgress() as progress:
-        result = run_bench(config, out, cache_path=None if no_cache else (cache or default_cache()),
-                           concurrency=concurrency, retry=RetryPolicy(attempts=attempts),
-                           timeout_s=timeout, transport=transport, on_call=progress.on_call,
-                           on_item=progress.on_item, on_start=progress.on_start)
+        result = run_bench(config, out, options=options, hooks=progress.hooks())
     judge = f"SIMULATED ({model})" if result.simulated else model
-    print_bench_result(result, f"{result.summary['dataset']}: {result.n_items} items, "
+    print_bench_result(result, f"{result.summary.dataset}: {result.n_units} items, "
                                f"judge: {judge}")
     exit_if_nothing_judged(result)

@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ..cache import ResponseCache
+
 from ._common import console, default_cache, fail_cleanly
 
 
@@ -18,6 +18,8 @@ def cache(
                                                  help="Cache file.")] = None,
 ) -> None:
     """Show where the response cache is and how many responses it holds, or clear it."""
+    from ..cache import ResponseCache
+
     path = path or default_cache()
     if action not in ("info", "clear"):
         raise ValueError(f"action must be 'info' or 'clear', got {action!r}")

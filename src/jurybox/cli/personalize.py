@@ -4,33 +4,36 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 from rich.table import Table
 
-from ..datasets import BUNDLED_ITEMS, BUNDLED_RATINGS, BUNDLED_RUBRICS, bundled_path
 from ..errors import ConfigError
-from ..personalize import PersonalizeConfig, PersonalizeResult, run_personalize
-from ..runner import RetryPolicy
-from ..sim import SimConfig
-from ._common import BenchProgress, console, default_cache, default_out, fail_cleanly
+from ..run.options import (DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S,
+                           DEFAULT_TRANSPORT)
+from ._common import BenchProgress, console, default_out, fail_cleanly
+from ._options import (Attempts, BaseUrl, Cache, Concurrency, Model, NoCache, Out, Seed,
+                       SimSeed, Timeout, TransportOpt, run_options)
+
+if TYPE_CHECKING:
+    from ..personalize import MeanCI, PersonalizeResult, PersonalizeSummary
+
+#: Bundled names for --help (the registry is imported when the command runs).
+BUNDLED_SETS = "squality"
+BUNDLED_RUBRIC_NAMES = "pbig, squality, offensiveness"
 
 
-def _resolve(value: str, bundled: dict[str, str]) -> str:
-    return str(bundled_path(bundled[value])) if value in bundled else value
-
-
-def _cell(m: dict, pct: bool = False) -> str:
-    if m["mean"] is None or math.isnan(m["mean"]):
-        return f"— (n {m['n']})"
+def _cell(m: MeanCI, pct: bool = False) -> str:
+    if m.mean is None or math.isnan(m.mean):
+        return f"— (n {m.n})"
     scale, fmt = (100, ".1f") if pct else (1, ".2f")
-    lo, hi = m["ci"]
+    lo, hi = m.ci
     ci = "" if lo is None or math.isnan(lo) else f" [{scale * lo:{fmt}}, {scale * hi:{fmt}}]"
-    return f"{scale * m['mean']:{fmt}}{ci}"
+    return f"{scale * m.mean:{fmt}}{ci}"
 
 
-def alignment_table(summary: dict, title: str) -> Table:
+def alignment_table(summary: PersonalizeSummary, title: str) -> Table:
     """One row per (condition, dimension): n raters, units, coverage, alpha, exact, MAE."""
     table = Table(title=title, title_justify="left", caption_justify="left", caption=(
         "Each metric per target rater, then the mean over raters [95% bootstrap CI over "
@@ -44,13 +47,12 @@ def alignment_table(summary: dict, title: str) -> Table:
                 "MAE", "abst/fail/block", "gated/excl"):
         table.add_column(col, justify="left" if col in ("condition", "dimension") else "right",
                          no_wrap=True)
-    for row in summary["alignment"]:
-        table.add_row(row["condition"], row["dimension"], str(row["n_raters"]),
-                      str(row["units"]), _cell(row["coverage_by_rater"], pct=True),
-                      f"{_cell(row['alpha'])} ({row['alpha']['n']})",
-                      _cell(row["exact"], pct=True), _cell(row["mae"]),
-                      f"{row['abstain']}/{row['failed']}/{row['blocked']}",
-                      f"{row['gated']}/{row['excluded']}")
+    for row in summary.alignment:
+        table.add_row(row.condition, row.dimension, str(row.n_raters), str(row.units),
+                      _cell(row.coverage_by_rater, pct=True),
+                      f"{_cell(row.alpha)} ({row.alpha.n})", _cell(row.exact, pct=True),
+                      _cell(row.mae), f"{row.abstain}/{row.failed}/{row.blocked}",
+                      f"{row.gated}/{row.excluded}")
     return table
 
 
@@ -58,43 +60,42 @@ def print_personalize(result: PersonalizeResult, title: str) -> None:
     """Alignment table, personalized vs aggregate, reasoning similarity, totals."""
     s = result.summary
     console.print(alignment_table(s, title))
-    for p in s["personalized_vs_aggregate"]:
-        lo, hi = p["confidence_interval"]
-        console.print(f"personalized vs aggregate, k={p['k']}: {p['n']} units, closer "
-                      f"{p['improvements']}, further {p['regressions']}, same {p['ties']}; "
-                      f"sign p {p['p_value']:.3g}; mean |error| lower by {p['difference']:+.3f}"
+    for shot in s.personalized_vs_aggregate:
+        p = shot.comparison
+        lo, hi = p.confidence_interval
+        console.print(f"personalized vs aggregate, k={shot.k}: {p.n} units, closer "
+                      f"{p.improvements}, further {p.regressions}, same {p.ties}; "
+                      f"sign p {p.p_value:.3g}; mean |error| lower by {p.difference:+.3f}"
                       f" [{lo:+.3f}, {hi:+.3f}]")
-    if s.get("shortfall_units"):
-        console.print(f"{s['shortfall_units']} (unit, dimension) judgments had fewer eligible "
+    if s.shortfall_units:
+        console.print(f"{s.shortfall_units} (unit, dimension) judgments had fewer eligible "
                       f"examples than k: all were used (see items.jsonl 'shortfall')")
-    for r in s["reasoning_similarity"]:
-        text = (f"rho {r['rho']:+.3f} [{r['ci'][0]:+.3f}, {r['ci'][1]:+.3f}]"
-                if r["reason"] is None else
-                "NaN: " + r["reason"] if math.isnan(r["rho"]) else
-                f"rho {r['rho']:+.3f} (no CI: {r['reason']})")
-        console.print(f"reasoning similarity vs rater agreement ({r['condition']}, "
-                      f"{r['dimension']}, {r['n_pairs']} rater pairs): {text}")
+    for r in s.reasoning_similarity:
+        text = (f"rho {r.rho:+.3f} [{r.ci[0]:+.3f}, {r.ci[1]:+.3f}]" if r.reason is None else
+                "NaN: " + r.reason if math.isnan(r.rho) else
+                f"rho {r.rho:+.3f} (no CI: {r.reason})")
+        console.print(f"reasoning similarity vs rater agreement ({r.condition}, "
+                      f"{r.dimension}, {r.n_pairs} rater pairs): {text}")
     t = result.totals
-    console.print(f"model calls this run: {t.get('model_calls', 0)}  cache hits: "
-                  f"{t.get('cache_hits', 0)}  failed: {sum(t.get('failures', {}).values())}  "
-                  f"run directory: {result.out}")
+    console.print(f"model calls this run: {t.model_calls}  cache hits: {t.cache_hits}  "
+                  f"failed: {sum(t.failures.values())}  run directory: {result.out}")
 
 
 @fail_cleanly
 def personalize(
     ratings: Annotated[str, typer.Argument(help="Long-format ratings (item_id, rater_id, "
                                            "dimension, score, ...) or a bundled set: "
-                                           f"{', '.join(BUNDLED_RATINGS)}.")],
+                                           f"{BUNDLED_SETS}.")],
     items: Annotated[Optional[str], typer.Option(
         envvar="JURYBOX_ITEMS", help="Item texts: CSV/JSONL with item_id and text (or "
         "response) (default: the bundled items of a bundled ratings set).")] = None,
     rubric: Annotated[str, typer.Option(envvar="JURYBOX_RUBRIC", help="Rubric YAML, or a "
-                                        f"bundled one: {', '.join(BUNDLED_RUBRICS)}.")] = "",
-    model: Annotated[str, typer.Option(envvar="JURYBOX_MODEL", help="provider/model, or sim "
-                                       "(the simulated judge).")] = "sim",
-    configs: Annotated[str, typer.Option(envvar="JURYBOX_CONFIGS", help="Comma list of "
-                                         "zero-shot, aggregate, personalized.")
-                       ] = "zero-shot,aggregate,personalized",
+                                        f"bundled one: {BUNDLED_RUBRIC_NAMES}.")] = "",
+    model: Model = "sim",
+    judges: Annotated[str, typer.Option(
+        "--judges", "--configs", envvar="JURYBOX_JUDGES",
+        help="Judge kinds (the paper's judge configurations), comma list of zero-shot, "
+        "aggregate, personalized.")] = "zero-shot,aggregate,personalized",
     shots: Annotated[str, typer.Option(envvar="JURYBOX_SHOTS", help="Few-shot counts, comma "
                                        "list.")] = "0,1,2,5,10",
     seeds: Annotated[int, typer.Option(envvar="JURYBOX_SEEDS", min=1, help="Seeds per "
@@ -114,21 +115,25 @@ def personalize(
     group_field: Annotated[Optional[str], typer.Option(
         envvar="JURYBOX_GROUP_FIELD", help="Items-file field grouping items for leave-one-out "
         "example selection (default: group, when present; passage_id for squality).")] = None,
-    seed: Annotated[int, typer.Option(envvar="JURYBOX_SEED", help="Run seed.")] = 0,
-    out: Annotated[Optional[Path], typer.Option(envvar="JURYBOX_OUT", help="Run directory "
-                                                "(default: runs/personalize-<...>).")] = None,
-    cache: Annotated[Optional[Path], typer.Option(
-        envvar="JURYBOX_CACHE", help="SQLite response cache (default "
-        "~/.cache/jurybox/cache.sqlite).")] = None,
-    concurrency: Annotated[int, typer.Option(envvar="JURYBOX_CONCURRENCY", min=1,
-                                             help="Model calls in flight at once.")] = 16,
-    base_url: Annotated[Optional[str], typer.Option(envvar="JURYBOX_BASE_URL",
-                                                    help="Endpoint base URL.")] = None,
+    seed: Seed = 0,
+    out: Out = None,
+    cache: Cache = None,
+    no_cache: NoCache = False,
+    base_url: BaseUrl = None,
+    concurrency: Concurrency = DEFAULT_CONCURRENCY,
+    attempts: Attempts = DEFAULT_ATTEMPTS,
+    timeout: Timeout = DEFAULT_TIMEOUT_S,
+    transport: TransportOpt = DEFAULT_TRANSPORT,
+    sim_seed: SimSeed = 0,
 ) -> None:
     """Rubric judges conditioned on nobody (zero-shot), on other raters (aggregate) or on the
     target rater's own ratings (personalized), evaluated against each rater: alpha, exact
     agreement, MAE and coverage with CIs, a paired test of personalized vs aggregate, and how
     judge reasoning tracks rater agreement."""
+    from ..datasets import BUNDLED_ITEMS, BUNDLED_RUBRICS
+    from ..personalize import PersonalizeConfig, run_personalize
+    from ..sim import SimConfig
+
     if not rubric:
         raise ConfigError(f"--rubric is required: a YAML file or one of "
                           f"{', '.join(BUNDLED_RUBRICS)}")
@@ -144,22 +149,20 @@ def personalize(
     if raters:
         rater_sel = int(raters) if raters.strip().isdigit() else tuple(
             r.strip() for r in raters.split(",") if r.strip())
+    options = run_options(concurrency=concurrency, attempts=attempts, timeout=timeout,
+                          transport=transport, cache=cache, no_cache=no_cache)
     config = PersonalizeConfig(
-        ratings=_resolve(ratings, BUNDLED_RATINGS), items=_resolve(items, BUNDLED_ITEMS),
-        rubric=_resolve(rubric, BUNDLED_RUBRICS), model=model,
-        configs=tuple(c.strip() for c in configs.split(",") if c.strip()), shots=shot_counts,
+        ratings=ratings, items=items, rubric=rubric, model=model,
+        judges=tuple(c.strip() for c in judges.split(",") if c.strip()), shots=shot_counts,
         seeds=seeds, threshold=threshold, raters=rater_sel, limit=limit,
         dimensions=tuple(d.strip() for d in dimensions.split(",")) if dimensions else None,
         seed=seed, group_field=group_field or ("passage_id" if ratings == "squality" else None),
-        base_url=base_url, sim=SimConfig(bias="none", seed=seed))
+        base_url=base_url, sim=SimConfig(bias="none", seed=sim_seed))
     out = out or default_out("personalize", {**config.as_dict(), "dataset": config.ratings})
     with BenchProgress() as progress:
-        result = run_personalize(config, out, cache_path=cache or default_cache(),
-                                 concurrency=concurrency, retry=RetryPolicy(),
-                                 on_call=progress.on_call, on_item=progress.on_item,
-                                 on_start=progress.on_start)
+        result = run_personalize(config, out, options=options, hooks=progress.hooks())
     judge = f"SIMULATED ({model})" if result.simulated else model
-    print_personalize(result, f"{Path(config.ratings).name}: {result.summary['n_units']} "
+    print_personalize(result, f"{Path(config.ratings).name}: {result.summary.n_units} "
                               f"(rater, item) units, judge: {judge}")
 
 

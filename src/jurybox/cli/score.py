@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from dataclasses import asdict
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 from rich.table import Table
 
-from ..bench import OutputsScore, rescore_run, score_outputs
-from ..datasets import BUNDLED_OUTPUTS, bundled_path, load_judgebench_outputs
 from ..errors import ConfigError
-from ..reports import write_json_atomic
 from ._common import BenchProgress, console, exit_if_nothing_judged, fail_cleanly
-from ._tables import pct, print_bench_result
+from ._tables import pct
+
+if TYPE_CHECKING:
+    from ..compare import OutputsScore
 
 
 def outputs_table(scores: list[OutputsScore], title: str) -> Table:
@@ -42,6 +42,10 @@ def outputs_table(scores: list[OutputsScore], title: str) -> Table:
 
 def print_outputs(path: Path, *, out: Path | None, show: int = 50) -> list[OutputsScore]:
     """Score a JudgeBench outputs file under both parse rules and print the comparison."""
+    from ..compare import score_outputs
+    from ..datasets import load_judgebench_outputs
+    from ..reports import write_json_atomic
+
     pairs = load_judgebench_outputs(path)
     scores = [score_outputs(pairs, rule="unanimous"), score_outputs(pairs, rule="last")]
     judge = pairs[0].judge_name if pairs else "?"
@@ -71,19 +75,22 @@ def score(
     path: Annotated[str, typer.Argument(
         help="A jurybox run directory (re-parse every recorded answer and re-decide), a "
              "JudgeBench outputs .jsonl (raw judge text of both orders per pair), or a bundled "
-             f"recording: {', '.join(BUNDLED_OUTPUTS)}.")],
+             "recording: arena-hard-haiku.")],
     out: Annotated[Optional[Path], typer.Option(
         envvar="JURYBOX_OUT", help="Where to write results (default: <run>/rescored for a run "
         "directory; nothing for an outputs file).")] = None,
 ) -> None:
     """Score judge outputs that already exist, with no model calls: rerun a run's decisions
     from its calls.jsonl with the current parser, or score recorded JudgeBench outputs."""
+    from ..compare import rescore_run
+    from ..datasets import BUNDLED_OUTPUTS, bundled_path
+    from ._tables import print_bench_result
+
     target = bundled_path(BUNDLED_OUTPUTS[path]) if path in BUNDLED_OUTPUTS else Path(path)
     if target.is_dir():
         out = out or target / "rescored"
         with BenchProgress() as progress:
-            result = rescore_run(target, out, on_item=progress.on_item,
-                                 on_start=progress.on_start)
+            result = rescore_run(target, out, hooks=progress.hooks())
         print_bench_result(result, f"{target}: re-parsed from calls.jsonl (no model calls)")
         exit_if_nothing_judged(result)
         return

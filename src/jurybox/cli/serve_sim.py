@@ -6,11 +6,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from ..datasets import (BUNDLED_ITEMS, BUNDLED_RATINGS, bundled_path, load_dataset,
-                        load_rated_items, load_ratings)
-from ..sim import RubricKnowledge, SimConfig, SimJudge, serve_forever
-from ._common import console, fail_cleanly
 from ..errors import ConfigError
+from ._common import console, fail_cleanly
+from ._options import SimSeed
 from .bench import check_bias, parse_faults
 
 
@@ -34,22 +32,22 @@ def serve_sim(
                                               help="Answer delay, ms.")] = 0.0,
     faults: Annotated[str, typer.Option(envvar="JURYBOX_SIM_FAULTS",
                                         help="e.g. rate_429=0.05,rate_500=0.02")] = "",
-    seed: Annotated[int, typer.Option(envvar="JURYBOX_SEED", help="Seeds the judge's fixed "
-                                      "per-candidate offsets and its noise.")] = 0,
+    sim_seed: SimSeed = 0,
 ) -> None:
     """Serve the simulated judge (OpenAI-compatible /v1/chat/completions) on 127.0.0.1."""
+    from ..datasets import load_dataset, load_rated_items, load_ratings
+    from ..sim import RubricKnowledge, SimConfig, SimJudge, serve_forever
+
     known = [] if dataset == "none" else load_dataset(dataset).items
     knowledge = None
     if ratings is not None:
         if items is None:
             raise ConfigError("--ratings needs --items (the texts of the rated items)")
-        table = load_ratings(bundled_path(BUNDLED_RATINGS[ratings])
-                             if ratings in BUNDLED_RATINGS else ratings)
-        texts = load_rated_items(bundled_path(BUNDLED_ITEMS[items])
-                                 if items in BUNDLED_ITEMS else items)
+        table = load_ratings(ratings)
+        texts = load_rated_items(items)
         knowledge = RubricKnowledge(table, {i: it.text for i, it in texts.items()})
     config = SimConfig(bias=check_bias(bias, "--bias"), latency_ms=latency_ms,
-                       faults=parse_faults(faults, "--faults"), seed=seed)
+                       faults=parse_faults(faults, "--faults"), seed=sim_seed)
     console.print(f"simulated judge on http://127.0.0.1:{port}/v1 (model 'judge', "
                   f"{len(known)} items" + (f", {len(table)} ratings" if knowledge else "")
                   + f", bias {bias}); Ctrl-C stops it")

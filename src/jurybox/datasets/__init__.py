@@ -1,16 +1,17 @@
 """Loaders that turn dataset files into typed items."""
 
-from .generic import load_listwise_jsonl
+from .generic import iter_listwise_jsonl, load_listwise_jsonl
 from .items import ListwiseItem, PairwiseItem, Verdict
-from .judgebench import BUCKETS, bucket_of, load_judgebench
+from .judgebench import BUCKETS, bucket_of, iter_judgebench, load_judgebench
 from .judgebench_outputs import RecordedPair, load_judgebench_outputs
 from .ratings import RATING_COLUMNS, Rating, RatingsTable, load_ratings
 from .rubric_items import RatedItem, load_rated_items
 from .registry import (BUNDLED, BUNDLED_ITEMS, BUNDLED_OUTPUTS, BUNDLED_RATINGS,
-                       BUNDLED_RUBRICS, FORMATS, LoadedDataset, bundled_path, file_sha256,
-                       load_dataset, load_listwise)
-from .rewardbench2 import load_rewardbench2
-from .truthfulqa import load_truthfulqa
+                       BUNDLED_RUBRICS, FORMATS, Item, LoadedDataset, ItemSelection, bundled_path,
+                       file_sha256, load_dataset, load_listwise, resolve_bundled,
+                       select_items)
+from .rewardbench2 import iter_rewardbench2, load_rewardbench2
+from .truthfulqa import iter_truthfulqa, load_truthfulqa
 
 __all__ = [
     "BUCKETS",
@@ -20,6 +21,8 @@ __all__ = [
     "BUNDLED_RATINGS",
     "BUNDLED_RUBRICS",
     "FORMATS",
+    "Item",
+    "ItemSelection",
     "ListwiseItem",
     "LoadedDataset",
     "PairwiseItem",
@@ -30,6 +33,10 @@ __all__ = [
     "RecordedPair",
     "Verdict",
     "bucket_of",
+    "iter_judgebench",
+    "iter_listwise_jsonl",
+    "iter_rewardbench2",
+    "iter_truthfulqa",
     "bundled_path",
     "file_sha256",
     "load_dataset",
@@ -41,4 +48,6 @@ __all__ = [
     "load_ratings",
     "load_rewardbench2",
     "load_truthfulqa",
+    "resolve_bundled",
+    "select_items",
 ]

@@ -55,7 +55,8 @@ class IdTracker:
     """Raises DataError on the second use of an item id, naming both lines."""
 
     def __init__(self, path: Path, field: str = "id") -> None:
-        self.path, self.field, self.seen = path, field, {}
+        self.path, self.field = path, field
+        self.seen: dict[str, int] = {}
 
     def add(self, item_id: str, line: int) -> None:
         if item_id in self.seen:

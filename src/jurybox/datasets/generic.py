@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 from ..errors import DataError
@@ -9,18 +10,24 @@ from ._rows import iter_rows, require
 from ._validate import IdTracker, check_file, make_item
 from .items import ListwiseItem
 
-__all__ = ["load_listwise_jsonl"]
+__all__ = ["iter_listwise_jsonl", "load_listwise_jsonl"]
 
 
 def load_listwise_jsonl(path: str | Path) -> list[ListwiseItem]:
-    """Load ``{"id", "prompt", "candidates": [str, ...], "gold": int | [int, ...], "group"?}``.
+    """All items of :func:`iter_listwise_jsonl`."""
+    return list(iter_listwise_jsonl(path))
+
+
+def iter_listwise_jsonl(path: str | Path) -> Iterator[ListwiseItem]:
+    """Read ``{"id", "prompt", "candidates": [str, ...], "gold": int | [int, ...],
+    "group"?}`` lines, one at a time.
 
     Raises:
         DataError: missing file or field, bad JSON, empty prompt, fewer than 2 candidates,
             gold out of range, duplicate id (file, line, field).
     """
     path = check_file(Path(path))
-    items, ids = [], IdTracker(path)
+    ids = IdTracker(path)
     for line, row in iter_rows(path):
         item_id = str(require(path, line, row, "id", (str, int)))
         candidates = list(require(path, line, row, "candidates", (list, tuple)))
@@ -30,6 +37,5 @@ def load_listwise_jsonl(path: str | Path) -> list[ListwiseItem]:
             raise DataError(path, f"gold must be integer indices, got {gold!r}", line=line,
                             field="gold")
         ids.add(item_id, line)
-        items.append(make_item(path, line, item_id=item_id, prompt=row.get("prompt"),
-                               candidates=candidates, gold=gold, group=row.get("group")))
-    return items
+        yield make_item(path, line, item_id=item_id, prompt=row.get("prompt"),
+                        candidates=candidates, gold=gold, group=row.get("group"))

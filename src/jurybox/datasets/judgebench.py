@@ -9,6 +9,7 @@ it is kept (it is part of the published benchmark), and a judge can only tie or 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 from ..errors import DataError
@@ -16,7 +17,7 @@ from ._rows import iter_rows, require
 from ._validate import IdTracker, check_file
 from .items import PairwiseItem
 
-__all__ = ["load_judgebench", "bucket_of", "BUCKETS"]
+__all__ = ["iter_judgebench", "load_judgebench", "bucket_of", "BUCKETS"]
 
 BUCKETS = ("mmlu-pro", "livebench-reasoning", "livebench-math", "livecodebench")
 LABELS = ("A>B", "B>A")
@@ -28,7 +29,12 @@ def bucket_of(source: str) -> str:
 
 
 def load_judgebench(path: str | Path, *, split: str | None = None) -> list[PairwiseItem]:
-    """Load a JudgeBench jsonl split.
+    """All items of :func:`iter_judgebench`."""
+    return list(iter_judgebench(path, split=split))
+
+
+def iter_judgebench(path: str | Path, *, split: str | None = None) -> Iterator[PairwiseItem]:
+    """Read a JudgeBench jsonl split, one line at a time.
 
     Args:
         path: the file.
@@ -44,7 +50,7 @@ def load_judgebench(path: str | Path, *, split: str | None = None) -> list[Pairw
     """
     path = check_file(Path(path))
     split = split or path.stem
-    items, ids = [], IdTracker(path, field="pair_id")
+    ids = IdTracker(path, field="pair_id")
     for line, row in iter_rows(path):
         pair_id = str(require(path, line, row, "pair_id", (str, int)))
         fields = {}
@@ -58,9 +64,7 @@ def load_judgebench(path: str | Path, *, split: str | None = None) -> list[Pairw
             raise DataError(path, f"label must be one of {LABELS!r}, got {label!r}", line=line,
                             field="label")
         ids.add(pair_id, line)
-        items.append(PairwiseItem(item_id=pair_id, question=fields["question"],
-                                  response_a=fields["response_A"],
-                                  response_b=fields["response_B"], label=label,
-                                  source=fields["source"], bucket=bucket_of(fields["source"]),
-                                  split=split))
-    return items
+        yield PairwiseItem(item_id=pair_id, question=fields["question"],
+                           response_a=fields["response_A"], response_b=fields["response_B"],
+                           label=label, source=fields["source"],
+                           bucket=bucket_of(fields["source"]), split=split)

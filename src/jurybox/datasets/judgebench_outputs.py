@@ -92,8 +92,9 @@ def load_judgebench_outputs(path: str | Path) -> list[RecordedPair]:
         pairs.append(RecordedPair(
             pair_id=pair_id, source=source, bucket=bucket_of(source), label=label,
             judge_name=str(row.get("judge_name", "")),
-            texts=tuple(_raw_text(path, line, k, j["judgment"]) for k, j in enumerate(judgments)),
-            decisions=decisions))  # type: ignore[arg-type]
+            texts=(_raw_text(path, line, 0, judgments[0]["judgment"]),
+                   _raw_text(path, line, 1, judgments[1]["judgment"])),
+            decisions=decisions))
     if not pairs:
         raise DataError(path, "no pairs in the file")
     return pairs

@@ -9,7 +9,7 @@ from __future__ import annotations
 import csv
 import math
 import re
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -129,12 +129,13 @@ def _score(path: Path, line: int, value: object, numeric: bool) -> float | str:
 
 def load_ratings(path: str | Path, *, numeric: bool = True,
                  dimensions: Collection[str] | None = None,
-                 exclusion_codes: dict[str, Collection[float]] | Collection[float] | None = None
+                 exclusion_codes: Mapping[str, Collection[float]] | Collection[float] | None = None
                  ) -> RatingsTable:
     """Load long-format ratings from CSV, JSONL or parquet.
 
     Args:
-        path: the file (parquet needs ``pip install 'jurybox[parquet]'``).
+        path: the file (parquet needs ``pip install 'jurybox[parquet]'``), or a bundled set
+            by name (``"squality"``).
         numeric: scores must be numbers (ordinal, interval, ratio levels); False also accepts
             text labels (nominal). Numeric text is read as a number either way, so "1" and
             "1.0" are one category and exclusion codes apply.
@@ -147,14 +148,17 @@ def load_ratings(path: str | Path, *, numeric: bool = True,
             needed, an unknown dimension, a duplicate (item, rater, dimension) row (naming both
             lines), or no rows.
     """
-    path = check_file(Path(path))
-    codes_for = (exclusion_codes if isinstance(exclusion_codes, dict)
-                 else {None: exclusion_codes or ()})
+    from .registry import BUNDLED_RATINGS, resolve_bundled  # registry imports this module
+
+    path = check_file(resolve_bundled(path, BUNDLED_RATINGS))
+    codes_for: dict[str | None, Collection[float]] = (
+        {k: v for k, v in exclusion_codes.items()} if isinstance(exclusion_codes, Mapping)
+        else {None: exclusion_codes or ()})
     seen: dict[tuple[str, str, str], int] = {}
     ratings, excluded = [], 0
     for line, row in _rows(path):
-        item, rater, dim = (_text(path, line, row, c) for c in ("item_id", "rater_id",
-                                                                 "dimension"))
+        item, rater, dim = (str(_text(path, line, row, c)) for c in ("item_id", "rater_id",
+                                                                      "dimension"))
         if dimensions is not None and dim not in dimensions:
             raise DataError(path, f"unknown dimension {dim!r}; known: {sorted(dimensions)!r}",
                             line=line, field="dimension")

@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
-from ..errors import DataError
-from .generic import load_listwise_jsonl
-from .judgebench import load_judgebench
-from .rewardbench2 import load_rewardbench2
-from .truthfulqa import load_truthfulqa
+from ..errors import ConfigError, DataError
+from .generic import iter_listwise_jsonl
+from .items import ListwiseItem, PairwiseItem
+from .judgebench import iter_judgebench
+from .rewardbench2 import iter_rewardbench2
+from .truthfulqa import iter_truthfulqa
 
-__all__ = ["LoadedDataset", "load_dataset", "load_listwise", "bundled_path", "BUNDLED",
+__all__ = ["Item", "LoadedDataset", "ItemSelection", "load_dataset", "select_items",
+           "load_listwise", "bundled_path", "resolve_bundled", "BUNDLED",
            "BUNDLED_OUTPUTS", "BUNDLED_RATINGS", "BUNDLED_RUBRICS", "BUNDLED_ITEMS",
            "FORMATS", "file_sha256"]
 
@@ -54,26 +58,15 @@ TASKS = {"truthfulqa": "listwise", "rewardbench2": "listwise", "jsonl": "listwis
          "judgebench": "pairwise"}
 
 
-@dataclass(frozen=True)
-class LoadedDataset:
-    """Items plus where they came from (for the run manifest).
-
-    Attributes:
-        task: ``"listwise"`` (ListwiseItem) or ``"pairwise"`` (PairwiseItem).
-        sha256: of the file, or of the files' hashes joined by newlines for several files.
-    """
-
-    name: str
-    path: Path
-    format: str
-    sha256: str
-    items: list
-    task: str = "listwise"
-
-
 def bundled_path(relative: str) -> Path:
     """Absolute path of a file shipped in ``jurybox/data``."""
     return Path(str(resources.files("jurybox") / "data" / relative))
+
+
+def resolve_bundled(name_or_path: str | Path, bundled: dict[str, str]) -> Path:
+    """A bundled file by its name in ``bundled`` (``"squality"``), else the path given."""
+    key = str(name_or_path)
+    return bundled_path(bundled[key]) if key in bundled else Path(name_or_path)
 
 
 def file_sha256(path: Path) -> str:
@@ -105,19 +98,105 @@ def _split_name(path: Path) -> str:
     return stem.split("-")[0] if stem != path.stem else stem
 
 
-def _load_file(path: Path, format: str, *, subset: str | None, n: int) -> list:
+#: An item of a bench dataset.
+Item = ListwiseItem | PairwiseItem
+
+
+def _iter_file(path: Path, format: str, *, subset: str | None, n: int) -> Iterator[Item]:
     if format == "truthfulqa":
-        return load_truthfulqa(path, n=n)
+        return iter_truthfulqa(path, n=n)
     if format == "rewardbench2":
-        return load_rewardbench2(path, subset=subset)
+        return iter_rewardbench2(path, subset=subset)
     if format == "judgebench":
-        return load_judgebench(path, split=_split_name(path))
-    return load_listwise_jsonl(path)
+        return iter_judgebench(path, split=_split_name(path))
+    return iter_listwise_jsonl(path)
+
+
+@dataclass(frozen=True)
+class LoadedDataset:
+    """A checked dataset: where it is, what it holds, and how to read it again.
+
+    Its items are not held: :meth:`iter_items` reads them anew from the file(s), so a run can
+    stream a dataset of any size. :func:`load_dataset` has read it once to check every row.
+
+    Attributes:
+        task: ``"listwise"`` (ListwiseItem) or ``"pairwise"`` (PairwiseItem).
+        sha256: of the file, or of the files' hashes joined by newlines for several files.
+        n_items: how many items it holds.
+        splits: items per split, in file order (JudgeBench's ``gpt``, ``claude``; ``""``
+            for datasets without splits).
+    """
+
+    name: str
+    path: Path
+    format: str
+    sha256: str
+    task: str
+    n_items: int
+    splits: dict[str, int]
+    paths: tuple[Path, ...] = ()
+    subset: str | None = None
+    n_candidates: int = 4
+
+    def iter_items(self) -> Iterator[Item]:
+        """Every item, in file order, read lazily."""
+        for path in self.paths:
+            yield from _iter_file(path, self.format, subset=self.subset, n=self.n_candidates)
+
+    @property
+    def items(self) -> list[Item]:
+        """Every item, in a list (for small datasets; runs stream :meth:`iter_items`)."""
+        return list(self.iter_items())
+
+
+@dataclass(frozen=True)
+class ItemSelection:
+    """The items a run judges: all of a dataset, or a seeded sample of each split.
+
+    Iterating reads the dataset anew and yields the chosen items in dataset order; only the
+    chosen positions are held.
+    """
+
+    dataset: LoadedDataset
+    chosen: dict[str, frozenset[int]] | None = None  # split -> positions; None: all
+    n_items: int = 0
+    splits: dict[str, int] = field(default_factory=dict)
+
+    def __iter__(self) -> Iterator[Item]:
+        seen: dict[str, int] = {}
+        for item in self.dataset.iter_items():
+            split = getattr(item, "split", "")
+            position = seen.get(split, 0)
+            seen[split] = position + 1
+            if self.chosen is None or position in self.chosen.get(split, ()):
+                yield item
+
+
+def select_items(dataset: LoadedDataset, limit: int | None, seed: int) -> ItemSelection:
+    """All items, or a seeded sample of ``limit`` items kept in dataset order; for a dataset
+    with several splits (JudgeBench's gpt and claude), ``limit`` items per split.
+
+    The sample of a split with N items is ``random.Random(f"{seed}:{split}").sample`` of
+    range(N): the same items whatever else the file holds.
+
+    Raises:
+        ConfigError: limit < 1.
+    """
+    if limit is not None and limit < 1:
+        raise ConfigError(f"--limit must be >= 1, got {limit}")
+    if limit is None or all(limit >= n for n in dataset.splits.values()):
+        return ItemSelection(dataset, None, dataset.n_items, dict(dataset.splits))
+    chosen = {split: frozenset(range(n)) if limit >= n else
+              frozenset(random.Random(f"{seed}:{split}").sample(range(n), limit))
+              for split, n in dataset.splits.items()}
+    counts = {split: len(c) for split, c in chosen.items()}
+    return ItemSelection(dataset, chosen, sum(counts.values()), counts)
 
 
 def load_dataset(dataset: str, *, format: str = "auto", subset: str | None = "Factuality",
                  n: int = 4) -> LoadedDataset:
-    """Load items from a bundled name or a file path.
+    """Check a bundled name or a file path and describe it (one pass over every row; the
+    items are not kept: iterate the result to read them).
 
     Args:
         dataset: a bundled name (``truthfulqa``, ``rewardbench2-sample``, ``judgebench``,
@@ -142,28 +221,36 @@ def load_dataset(dataset: str, *, format: str = "auto", subset: str | None = "Fa
         if not paths[0].exists():
             raise DataError(paths[0], f"file not found (bundled datasets: {sorted(BUNDLED)!r})")
         format = _sniff(paths[0]) if format == "auto" else format
-    items: list = []
+    if format == "truthfulqa" and n < 2:
+        raise ValueError(f"n must be >= 2, got {n!r}")
+    splits: dict[str, int] = {}
+    ids: set[str] = set()
     for path in paths:
-        items.extend(_load_file(path, format, subset=subset, n=n))
-    if not items:
+        for item in _iter_file(path, format, subset=subset, n=n):
+            if item.item_id in ids:
+                raise DataError(path, f"item id {item.item_id!r} appears in more than one file",
+                                field="id")
+            ids.add(item.item_id)
+            split = getattr(item, "split", "")
+            splits[split] = splits.get(split, 0) + 1
+    if not ids:
         raise DataError(paths[0], f"no items (subset filter {subset!r})"
                         if format == "rewardbench2" else "no items")
-    if len({it.item_id for it in items}) != len(items):
-        raise DataError(paths[-1], "an item id appears in more than one file", field="id")
     hashes = [file_sha256(p) for p in paths]
     return LoadedDataset(name=name, path=paths[0] if len(paths) == 1 else paths[0].parent,
                          format=format, sha256=hashes[0] if len(hashes) == 1
                          else hashlib.sha256("\n".join(hashes).encode()).hexdigest(),
-                         items=items, task=TASKS[format])
+                         task=TASKS[format], n_items=len(ids), splits=splits,
+                         paths=tuple(paths), subset=subset, n_candidates=n)
 
 
-def load_listwise(dataset: str, **kwargs) -> LoadedDataset:
+def load_listwise(dataset: str, **kwargs: object) -> LoadedDataset:
     """:func:`load_dataset`, requiring listwise items.
 
     Raises:
         DataError: as load_dataset, or the dataset is pairwise.
     """
-    loaded = load_dataset(dataset, **kwargs)
+    loaded = load_dataset(dataset, **kwargs)  # type: ignore[arg-type]
     if loaded.task != "listwise":
         raise DataError(loaded.path, f"{dataset!r} holds {loaded.task} items, not listwise")
     return loaded

@@ -7,6 +7,7 @@ answer first, which is why protocols never show dataset order.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 from ..errors import DataError
@@ -14,11 +15,18 @@ from ._rows import iter_rows, require
 from ._validate import IdTracker, check_file, make_item
 from .items import ListwiseItem
 
-__all__ = ["load_rewardbench2"]
+__all__ = ["iter_rewardbench2", "load_rewardbench2"]
 
 
-def load_rewardbench2(path: str | Path, *, subset: str | None = "Factuality") -> list[ListwiseItem]:
-    """Load RewardBench 2 rows from a local .jsonl or .parquet file.
+def load_rewardbench2(path: str | Path, *, subset: str | None = "Factuality"
+                      ) -> list[ListwiseItem]:
+    """All items of :func:`iter_rewardbench2`."""
+    return list(iter_rewardbench2(path, subset=subset))
+
+
+def iter_rewardbench2(path: str | Path, *, subset: str | None = "Factuality"
+                      ) -> Iterator[ListwiseItem]:
+    """Read RewardBench 2 rows from a local .jsonl or .parquet file.
 
     Args:
         path: the file (parquet needs ``pip install 'jurybox[parquet]'``).
@@ -31,7 +39,7 @@ def load_rewardbench2(path: str | Path, *, subset: str | None = "Factuality") ->
         DataError: missing file or field, empty prompt, fewer than 2 candidates, duplicate id.
     """
     path = check_file(Path(path))
-    items, ids = [], IdTracker(path)
+    ids = IdTracker(path)
     for line, row in iter_rows(path):
         row_subset = require(path, line, row, "subset", str)
         if subset is not None and row_subset != subset:
@@ -42,7 +50,6 @@ def load_rewardbench2(path: str | Path, *, subset: str | None = "Factuality") ->
         if not chosen:
             raise DataError(path, "no chosen (correct) response", line=line, field="chosen")
         ids.add(item_id, line)
-        items.append(make_item(path, line, item_id=item_id, prompt=row.get("prompt"),
-                               candidates=chosen + rejected, gold=range(len(chosen)),
-                               group=row_subset, candidates_field="chosen/rejected"))
-    return items
+        yield make_item(path, line, item_id=item_id, prompt=row.get("prompt"),
+                        candidates=chosen + rejected, gold=range(len(chosen)),
+                        group=row_subset, candidates_field="chosen/rejected")

@@ -29,7 +29,8 @@ def load_rated_items(path: str | Path, *, text_field: str | None = None,
     """Load item texts.
 
     Args:
-        path: CSV (header) or JSONL, with ``item_id`` and a text field.
+        path: CSV (header) or JSONL, with ``item_id`` and a text field, or a bundled set by
+            name (``"squality"``).
         text_field: the text column (default: ``text``, else ``response``). When a
             ``question_text`` field exists too, the text is shown as "Question: ... Answer:".
         group_field: column whose value groups items for leave-one-out example selection
@@ -38,7 +39,9 @@ def load_rated_items(path: str | Path, *, text_field: str | None = None,
     Raises:
         DataError: missing file, missing id or text, duplicate id, unknown field.
     """
-    path = check_file(Path(path))
+    from .registry import BUNDLED_ITEMS, resolve_bundled  # registry imports this module
+
+    path = check_file(resolve_bundled(path, BUNDLED_ITEMS))
     if path.suffix == ".csv":
         with path.open(newline="", encoding="utf-8") as fh:
             reader = csv.DictReader(fh)

@@ -9,19 +9,25 @@ Dataset order puts the gold first; protocols always shuffle before showing (see
 from __future__ import annotations
 
 import csv
+from collections.abc import Iterator
 from pathlib import Path
 
 from ..errors import DataError
 from ._validate import IdTracker, check_file, make_item
 from .items import ListwiseItem
 
-__all__ = ["load_truthfulqa", "TRUTHFULQA_COLUMNS"]
+__all__ = ["iter_truthfulqa", "load_truthfulqa", "TRUTHFULQA_COLUMNS"]
 
 TRUTHFULQA_COLUMNS = ("Question", "Best Answer", "Best Incorrect Answer", "Incorrect Answers")
 
 
 def load_truthfulqa(path: str | Path, *, n: int = 4) -> list[ListwiseItem]:
-    """Load TruthfulQA.csv as listwise items with up to ``n`` candidates each.
+    """All items of :func:`iter_truthfulqa`."""
+    return list(iter_truthfulqa(path, n=n))
+
+
+def iter_truthfulqa(path: str | Path, *, n: int = 4) -> Iterator[ListwiseItem]:
+    """Read TruthfulQA.csv, one row at a time, as listwise items with up to ``n`` candidates each.
 
     Args:
         path: the CSV (columns include Question, Best Answer, Best Incorrect Answer,
@@ -39,19 +45,19 @@ def load_truthfulqa(path: str | Path, *, n: int = 4) -> list[ListwiseItem]:
         raise ValueError(f"n must be >= 2, got {n!r}")
     path = check_file(Path(path))
     try:
-        return _read(path, n)
+        yield from _read(path, n)
     except UnicodeDecodeError as exc:
         raise DataError(path, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
 
 
-def _read(path: Path, n: int) -> list[ListwiseItem]:
+def _read(path: Path, n: int) -> Iterator[ListwiseItem]:
     with path.open(newline="", encoding="utf-8") as fh:
         reader = csv.DictReader(fh)
         missing = [c for c in TRUTHFULQA_COLUMNS if c not in (reader.fieldnames or [])]
         if missing:
             raise DataError(path, f"missing column(s) {missing!r}; found {reader.fieldnames!r}",
                             line=1, field=missing[0])
-        items, ids = [], IdTracker(path, field="Question")
+        ids = IdTracker(path, field="Question")
         for row_no, row in enumerate(reader):
             line = reader.line_num
             best = (row["Best Answer"] or "").strip()
@@ -67,8 +73,7 @@ def _read(path: Path, n: int) -> list[ListwiseItem]:
                                 field="Best Incorrect Answer")
             question = row["Question"]
             ids.add((question or "").strip(), line)
-            items.append(make_item(path, line, item_id=f"tqa-{row_no}", prompt=question,
-                                   candidates=[best, *wrong][:n], gold=[0],
-                                   group=row.get("Category") or None, prompt_field="Question",
-                                   candidates_field="Incorrect Answers"))
-    return items
+            yield make_item(path, line, item_id=f"tqa-{row_no}", prompt=question,
+                            candidates=[best, *wrong][:n], gold=[0],
+                            group=row.get("Category") or None, prompt_field="Question",
+                            candidates_field="Incorrect Answers")

@@ -85,7 +85,8 @@ def _found(visible: str) -> list[tuple[int, int, str, ShownVerdict]]:
 def _drop_format_restatements(found: list) -> list:
     """Remove clusters of tokens that name three or more different verdicts close together
     (e.g. a judge repeating "[[A>>B]], [[A>B]], [[A=B]], [[B>A]], [[B>>A]]")."""
-    kept, cluster = [], []
+    kept: list = []
+    cluster: list = []
     for entry in found + [None]:
         if cluster and (entry is None or entry[0] - cluster[-1][1] > _CLUSTER_GAP):
             if len({e[2] for e in cluster}) < 3:

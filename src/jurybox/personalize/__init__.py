@@ -1,11 +1,13 @@
 """Pluralistic rubric judges: zero-shot, aggregate and personalized few-shot judges, evaluated
-against each rater (arXiv 2604.22517)."""
+against each rater (arXiv 2604.22517). The judges themselves are the ``rubric`` protocol
+(:class:`jurybox.protocols.RubricJudge`); this package plans the units and evaluates."""
 
-from .evaluate import alignment, paired_personalized_vs_aggregate, reasoning_similarity
-from .judge import JudgeContext, judge_unit
-from .plan import Condition, Unit, conditions, select_units
-from .run import PersonalizeConfig, PersonalizeResult, run_personalize
+from .evaluate import (AlignmentRow, MeanCI, ReasoningSimilarity, ShotComparison, alignment,
+                       paired_personalized_vs_aggregate, reasoning_similarity)
+from .plan import conditions, select_units
+from .run import PersonalizeConfig, PersonalizeResult, PersonalizeSummary, run_personalize
 
-__all__ = ["Condition", "JudgeContext", "PersonalizeConfig", "PersonalizeResult", "Unit",
-           "alignment", "conditions", "judge_unit", "paired_personalized_vs_aggregate",
-           "reasoning_similarity", "run_personalize", "select_units"]
+__all__ = ["AlignmentRow", "MeanCI", "PersonalizeConfig", "PersonalizeResult",
+           "PersonalizeSummary", "ReasoningSimilarity", "ShotComparison", "alignment",
+           "conditions", "paired_personalized_vs_aggregate", "reasoning_similarity",
+           "run_personalize", "select_units"]

@@ -1,4 +1,4 @@
-"""What a personalize run judges: conditions (config x shots) and units (rater x item)."""
+"""What a personalize run judges: conditions (judge kind x shots) and units (rater x item)."""
 
 from __future__ import annotations
 
@@ -6,48 +6,27 @@ import hashlib
 import random
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from ..datasets import RatingsTable
 from ..errors import ConfigError
-from ..protocols import CONFIGS
+from ..protocols import JUDGE_KINDS, Condition, Unit
 
-__all__ = ["Condition", "conditions", "select_units", "Unit"]
-
-
-@dataclass(frozen=True)
-class Condition:
-    """A judge configuration: which examples (config) and how many (k)."""
-
-    config: str
-    k: int
-
-    @property
-    def name(self) -> str:
-        return f"{self.config}@{self.k}"
+__all__ = ["conditions", "select_units"]
 
 
-@dataclass(frozen=True)
-class Unit:
-    """A target rater and an item they rated."""
-
-    rater_id: str
-    item_id: str
-
-
-def conditions(configs: Sequence[str], shots: Sequence[int]) -> list[Condition]:
+def conditions(judges: Sequence[str], shots: Sequence[int]) -> list[Condition]:
     """zero-shot at 0 shots; aggregate and personalized at every k > 0 (at k = 0 they are the
     zero-shot judge, judged once).
 
     Raises:
-        ConfigError: an unknown config, a negative shot count, or nothing to judge.
+        ConfigError: an unknown judge kind, a negative shot count, or nothing to judge.
     """
-    unknown = [c for c in configs if c not in CONFIGS]
+    unknown = [c for c in judges if c not in JUDGE_KINDS]
     if unknown or any(k < 0 for k in shots):
-        raise ConfigError(f"--configs takes {CONFIGS} and --shots integers >= 0; got "
-                          f"{list(configs)} and {list(shots)}")
-    out = [Condition("zero-shot", 0)] if "zero-shot" in configs or 0 in shots else []
-    out += [Condition(c, k) for k in sorted(set(shots)) if k > 0 for c in configs
+        raise ConfigError(f"--judges/--configs takes {JUDGE_KINDS} and --shots integers >= 0; "
+                          f"got {list(judges)} and {list(shots)}")
+    out = [Condition("zero-shot", 0)] if "zero-shot" in judges or 0 in shots else []
+    out += [Condition(c, k) for k in sorted(set(shots)) if k > 0 for c in judges  # type: ignore[arg-type]
             if c != "zero-shot"]
     if not out:
         raise ConfigError("no condition to judge: add zero-shot or a shot count above 0")

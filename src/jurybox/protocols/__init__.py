@@ -1,56 +1,34 @@
-"""Judging protocols: build requests, turn parsed judgments into decisions."""
+"""Judging protocols: each takes an item and a way to make calls and returns a decision."""
 
 from .aggregate import Consensus, RunView, Weights, consensus, credit, run_view, winners
-from .base import (PROTOCOLS, ListwiseDecision, JudgingProtocol, PlannedCall, build_protocol,
-                   protocol_names, register)
-from .listwise import DirectProtocol, PCFProtocol
+from .base import (PROTOCOLS, Calls, JudgingProtocol, PlannedCall, PlannedProtocol,
+                   ProtocolClass, Task,
+                   build_protocol, protocol_class, protocol_names, register)
+from .examples import JUDGE_KINDS, Example, JudgeKind, Selection, select_examples
+from .listwise import DirectProtocol, ListwiseDecision, PCFProtocol
 from .pairwise import (APOCJudge, BothOrders, KeyedJudge, PairwiseDecision, PairwiseDirect,
                        apoc_verdict, net_verdict, to_original)
-from .examples import CONFIGS, Example, Selection, select_examples
 from .pairwise_prompts import pairwise_request
-from .rubric import RUBRIC_MARKER, Vote, rubric_parser, rubric_request, vote
 from .permutations import base_order, permutation_set
 from .prompts import escape_text, labels_for, listwise_request, request_tag
+from .rubric import (Condition, DimensionResult, RubricContext, RubricDecision, RubricJudge,
+                     Unit, Vote, decoding_seed, vote)
+from .rubric_prompts import RUBRIC_MARKER, rubric_parser, rubric_request
+from .schemas import listwise_schema, rubric_schema, verdict_schema
+
+#: What a protocol's ``judge`` returns.
+Decision = ListwiseDecision | PairwiseDecision | RubricDecision
 
 __all__ = [
-    "CONFIGS",
-    "PROTOCOLS",
-    "RUBRIC_MARKER",
-    "Example",
-    "Selection",
-    "Vote",
-    "rubric_parser",
-    "rubric_request",
-    "select_examples",
-    "vote",
-    "APOCJudge",
-    "BothOrders",
-    "KeyedJudge",
-    "PairwiseDecision",
-    "PairwiseDirect",
+    "APOCJudge", "BothOrders", "Calls", "Condition", "Consensus", "Decision", "DimensionResult",
+    "DirectProtocol", "Example", "JUDGE_KINDS", "JudgeKind", "JudgingProtocol", "KeyedJudge",
+    "ListwiseDecision", "PCFProtocol", "PROTOCOLS", "PairwiseDecision", "PairwiseDirect",
+    "PlannedCall", "PlannedProtocol", "ProtocolClass", "RUBRIC_MARKER", "RubricContext",
+    "RubricDecision", "RubricJudge", "RunView", "Selection", "Task", "Unit", "Vote", "Weights",
     "apoc_verdict",
-    "net_verdict",
-    "pairwise_request",
-    "to_original",
-    "Consensus",
-    "DirectProtocol",
-    "ListwiseDecision",
-    "JudgingProtocol",
-    "PCFProtocol",
-    "PlannedCall",
-    "RunView",
-    "Weights",
-    "base_order",
-    "build_protocol",
-    "consensus",
-    "credit",
-    "escape_text",
-    "labels_for",
-    "listwise_request",
-    "permutation_set",
-    "protocol_names",
-    "register",
-    "request_tag",
-    "run_view",
-    "winners",
+    "base_order", "build_protocol", "consensus", "credit", "decoding_seed", "escape_text",
+    "labels_for", "listwise_request", "listwise_schema", "net_verdict", "pairwise_request",
+    "permutation_set", "protocol_class", "protocol_names", "register", "request_tag",
+    "rubric_parser", "rubric_request", "rubric_schema", "run_view", "select_examples",
+    "to_original", "verdict_schema", "vote", "winners",
 ]

@@ -1,17 +1,31 @@
-"""What every listwise protocol provides, and the registry that builds them by name."""
+"""What every judging protocol provides, and the registry that builds them by name.
+
+A protocol receives an item and a way to make calls, and returns a typed decision::
+
+    decision = await protocol.judge(item, calls)
+
+so it may call in stages (rubric gating asks a dimension only when its prerequisite passed).
+Protocols whose calls are all known up front (listwise, pairwise) plan them, gather them and
+decide (:class:`PlannedProtocol`). Every protocol also declares the JSON schema of its answer.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, ClassVar, Literal, Protocol, TypeVar, cast, runtime_checkable
 
-from ..datasets import ListwiseItem
+from ..errors import ConfigError
 from ..providers import ChatRequest
 from ..runner import Outcome
 
-__all__ = ["PlannedCall", "ListwiseDecision", "JudgingProtocol", "register", "build_protocol",
-           "protocol_names", "PROTOCOLS"]
+__all__ = ["PlannedCall", "Calls", "JudgingProtocol", "PlannedProtocol", "ProtocolClass", "Task",
+           "register",
+           "build_protocol", "protocol_names", "protocol_class", "PROTOCOLS"]
+
+#: Which kind of item a protocol judges.
+Task = Literal["listwise", "pairwise", "rubric"]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -20,10 +34,12 @@ class PlannedCall:
 
     Attributes:
         call_id: e.g. ``"perm0"`` (unique within an item and protocol).
-        order: candidate (or response) indices in shown order.
+        order: candidate (or response) indices in shown order (``()`` for rubric calls).
         labels: shown labels, ``('A', 'B', ...)``.
         request: the chat request.
         parse: raw text -> judgment; raises ParseError when the text cannot be used.
+        schema: the JSON schema of the answer (sent to servers that take one).
+        meta: extra JSON-able metadata for calls.jsonl (which examples were shown, ...).
     """
 
     call_id: str
@@ -31,72 +47,86 @@ class PlannedCall:
     labels: tuple[str, ...]
     request: ChatRequest
     parse: Callable[[str], Any]
+    schema: dict[str, Any] | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
-class ListwiseDecision:
-    """A protocol's verdict on one item (one line of items.jsonl).
+@runtime_checkable
+class Calls(Protocol):
+    """How a protocol obtains judgments for one item (given to it by the run engine)."""
 
-    Attributes:
-        item_id, protocol: what was judged, how.
-        n_candidates: the item's n.
-        n_calls: calls planned; n_ok: calls that gave a usable judgment.
-        winners: winning candidate indices (empty when the item failed).
-        credit: share of winners that are gold, in [0, 1]; None when no call succeeded.
-        combined: C_i per candidate (None when failed).
-        top_picks: per successful run, the candidate ranked first.
-        top_positions: per successful run, the shown position (0-based) of that candidate.
-        failures: failure kinds of the calls that failed (``api``, ``parse``, ``refusal``).
-    """
+    async def ask(self, call: PlannedCall) -> Outcome[Any]:
+        """One judgment: the parsed value, or a recorded failure (never an exception)."""
+        ...
 
-    item_id: str
-    protocol: str
-    n_candidates: int
-    n_calls: int
-    n_ok: int
-    winners: tuple[int, ...]
-    credit: float | None
-    gold: tuple[int, ...]
-    combined: tuple[float, ...] | None = None
-    top_picks: tuple[int, ...] = ()
-    top_positions: tuple[int, ...] = ()
-    failures: tuple[str, ...] = field(default_factory=tuple)
-
-    @property
-    def failed(self) -> bool:
-        return self.credit is None
+    async def gather(self, calls: Sequence[PlannedCall]) -> list[Outcome[Any]]:
+        """Several judgments at once, in the order given."""
+        ...
 
 
 class JudgingProtocol(Protocol):
-    """A judging protocol: plans calls for an item, then decides from their outcomes.
+    """A judging protocol.
 
     Attributes:
-        name: registry name.
-        task: ``"listwise"`` or ``"pairwise"`` (which items it takes).
+        name: its name in tables, items.jsonl and run.json (the registry name, or a
+            condition such as ``personalized@2`` for rubric judges).
+        task: which items it takes.
     """
 
     name: str
-    task: str
+    task: Task
 
     def params(self) -> dict[str, Any]:
         """The arguments it was built with (recorded in run.json)."""
         ...
 
-    def plan(self, item: ListwiseItem) -> list[PlannedCall]:
+    def answer_schema(self, item: Any) -> dict[str, Any]:
+        """The JSON schema of its answers for ``item`` (the first stage's, for staged ones)."""
         ...
 
-    def decide(self, item: ListwiseItem, calls: list[PlannedCall],
-               outcomes: list[Outcome]) -> ListwiseDecision:
+    async def judge(self, item: Any, calls: Calls) -> Any:
+        """The decision on ``item`` (a dataclass with ``to_record()``)."""
         ...
 
 
-PROTOCOLS: dict[str, Callable[..., JudgingProtocol]] = {}
+class PlannedProtocol:
+    """A protocol whose calls are all known before any is made: plan, gather, decide."""
+
+    ARGS: ClassVar[tuple[str, ...]] = ()
+    name: str = ""
+    task: Task = "listwise"
+
+    def plan(self, item: Any) -> list[PlannedCall]:
+        raise NotImplementedError
+
+    def decide(self, item: Any, calls: list[PlannedCall], outcomes: list[Outcome[Any]]) -> Any:
+        raise NotImplementedError
+
+    def answer_schema(self, item: Any) -> dict[str, Any]:
+        schema = self.plan(item)[0].schema
+        return schema if schema is not None else {}
+
+    async def judge(self, item: Any, calls: Calls) -> Any:
+        planned = self.plan(item)
+        return self.decide(item, planned, await calls.gather(planned))
 
 
-def register(name: str) -> Callable:
+class ProtocolClass(Protocol):
+    """What the registry holds: a protocol class, its task and the arguments it takes."""
+
+    task: Task
+    ARGS: tuple[str, ...]
+
+    def __call__(self, *args: Any, **kwargs: Any) -> JudgingProtocol: ...
+
+
+PROTOCOLS: dict[str, ProtocolClass] = {}
+
+
+def register(name: str) -> Callable[[type[T]], type[T]]:
     """Class decorator: make a protocol buildable by name."""
-    def deco(cls: Callable[..., JudgingProtocol]) -> Callable[..., JudgingProtocol]:
-        PROTOCOLS[name] = cls
+    def deco(cls: type[T]) -> type[T]:
+        PROTOCOLS[name] = cast(ProtocolClass, cls)
         return cls
     return deco
 
@@ -106,15 +136,30 @@ def protocol_names(task: str | None = None) -> list[str]:
     return sorted(n for n, cls in PROTOCOLS.items() if task is None or cls.task == task)
 
 
-def build_protocol(name: str, **kwargs: Any) -> JudgingProtocol:
-    """Build a registered protocol; keyword arguments it does not take are ignored, and so is
-    a None value (the protocol's default applies).
+def protocol_class(name: str) -> ProtocolClass:
+    """The registered class of ``name``.
 
     Raises:
-        ValueError: unknown name (the message lists the known ones).
+        ConfigError: unknown name (the message lists the known ones).
     """
     if name not in PROTOCOLS:
-        raise ValueError(f"unknown protocol {name!r}; choose from {sorted(PROTOCOLS)}")
-    cls = PROTOCOLS[name]
-    accepted = getattr(cls, "ARGS", ())
-    return cls(**{k: v for k, v in kwargs.items() if k in accepted and v is not None})
+        raise ConfigError(f"unknown protocol {name!r}; choose from {sorted(PROTOCOLS)}")
+    return PROTOCOLS[name]
+
+
+def build_protocol(name: str, **kwargs: Any) -> JudgingProtocol:
+    """Build a registered protocol from keyword arguments it takes (``ARGS``).
+
+    A None value means the protocol's default.
+
+    Raises:
+        ConfigError: unknown name, or an argument the protocol does not take (the message
+            lists those it does).
+    """
+    cls = protocol_class(name)
+    accepted = cls.ARGS
+    unknown = sorted(set(kwargs) - set(accepted))
+    if unknown:
+        raise ConfigError(f"protocol {name!r} takes no argument {', '.join(map(repr, unknown))}"
+                          f"; it takes {', '.join(accepted) or 'none'}")
+    return cls(**{k: v for k, v in kwargs.items() if v is not None})

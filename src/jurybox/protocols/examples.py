@@ -1,6 +1,8 @@
 """Choosing few-shot examples for a rubric judge (arXiv 2604.22517: the one variable the
 paper changes between judges).
 
+The judge kinds (the paper's "judge configurations"):
+
 - ``zero-shot``: no examples.
 - ``personalized``: the target rater's own ratings.
 - ``aggregate``: other raters' ratings (never the target's), balanced over raters: raters are
@@ -22,10 +24,10 @@ from typing import Literal
 
 from ..datasets import Rating
 
-__all__ = ["Example", "Selection", "select_examples", "CONFIGS", "Config"]
+__all__ = ["Example", "Selection", "select_examples", "JUDGE_KINDS", "JudgeKind"]
 
-Config = Literal["zero-shot", "aggregate", "personalized"]
-CONFIGS: tuple[str, ...] = ("zero-shot", "aggregate", "personalized")
+JudgeKind = Literal["zero-shot", "aggregate", "personalized"]
+JUDGE_KINDS: tuple[JudgeKind, ...] = ("zero-shot", "aggregate", "personalized")
 
 
 @dataclass(frozen=True)
@@ -51,13 +53,13 @@ def _rng(*parts: object) -> random.Random:
     return random.Random(int.from_bytes(digest[:8], "big"))
 
 
-def select_examples(config: Config, k: int, *, ratings: Sequence[Rating], target_rater: str,
+def select_examples(judge: JudgeKind, k: int, *, ratings: Sequence[Rating], target_rater: str,
                     item_id: str, dimension: str, groups: Mapping[str, str | None],
                     domain: str | None = None, seed: int = 0, sample: int = 0) -> Selection:
     """Few-shot examples for judging ``item_id`` on ``dimension`` for ``target_rater``.
 
     Args:
-        config: ``zero-shot``, ``aggregate`` or ``personalized``.
+        judge: ``zero-shot``, ``aggregate`` or ``personalized``.
         k: examples wanted (>= 0).
         ratings: all ratings (any dimension; filtered here).
         groups: item id -> group (None: the item is its own group).
@@ -65,13 +67,13 @@ def select_examples(config: Config, k: int, *, ratings: Sequence[Rating], target
         seed, sample: seed the draw (sample = which of the S seeds).
 
     Raises:
-        ValueError: unknown config, k < 0.
+        ValueError: unknown judge kind, k < 0.
     """
-    if config not in CONFIGS:
-        raise ValueError(f"config must be one of {CONFIGS}, got {config!r}")
+    if judge not in JUDGE_KINDS:
+        raise ValueError(f"judge must be one of {JUDGE_KINDS}, got {judge!r}")
     if k < 0:
         raise ValueError(f"k must be >= 0, got {k}")
-    if config == "zero-shot" or k == 0:
+    if judge == "zero-shot" or k == 0:
         return Selection((), 0, 0)
     group = groups.get(item_id)
     pool = [r for r in ratings
@@ -79,9 +81,9 @@ def select_examples(config: Config, k: int, *, ratings: Sequence[Rating], target
             and (group is None or groups.get(r.item_id) != group)
             and (domain is None or r.domain == domain)
             and not (isinstance(r.score, float) and r.score != r.score)
-            and ((r.rater_id == target_rater) == (config == "personalized"))]
-    rng = _rng(seed, target_rater, item_id, dimension, sample, config)
-    if config == "personalized":
+            and ((r.rater_id == target_rater) == (judge == "personalized"))]
+    rng = _rng(seed, target_rater, item_id, dimension, sample, judge)
+    if judge == "personalized":
         chosen = rng.sample(pool, min(k, len(pool)))
     else:
         by_rater: dict[str, list[Rating]] = {}

@@ -8,22 +8,63 @@ so comparing them costs K calls, not K + 1.
 
 from __future__ import annotations
 
+from dataclasses import asdict, dataclass, field
 from functools import partial
-from typing import Any
+from typing import Any, ClassVar
 
 from ..datasets import ListwiseItem
-from ..parsing import ListwiseJudgment, parse_listwise
+from ..parsing import parse_listwise
 from ..runner import Outcome
 from .aggregate import Weights, consensus, credit, run_view, winners
-from .base import ListwiseDecision, PlannedCall, register
+from .base import PlannedCall, PlannedProtocol, register
 from .permutations import base_order, permutation_set
 from .prompts import labels_for, listwise_request, request_tag
+from .schemas import listwise_schema
 
-__all__ = ["PCFProtocol", "DirectProtocol"]
+__all__ = ["PCFProtocol", "DirectProtocol", "ListwiseDecision"]
+
+
+@dataclass(frozen=True)
+class ListwiseDecision:
+    """A listwise protocol's verdict on one item (one line of items.jsonl).
+
+    Attributes:
+        item_id, protocol: what was judged, how.
+        n_candidates: the item's n.
+        n_calls: calls planned; n_ok: calls that gave a usable judgment.
+        winners: winning candidate indices (empty when the item failed).
+        credit: share of winners that are gold, in [0, 1]; None when no call succeeded.
+        gold: the gold candidate indices.
+        combined: C_i per candidate, 0-100 (None when failed).
+        top_picks: per successful run, the candidate ranked first.
+        top_positions: per successful run, the shown position (0-based) of that candidate.
+        failures: failure kinds of the calls that failed (``api``, ``parse``, ``refusal``).
+    """
+
+    item_id: str
+    protocol: str
+    n_candidates: int
+    n_calls: int
+    n_ok: int
+    winners: tuple[int, ...]
+    credit: float | None
+    gold: tuple[int, ...]
+    combined: tuple[float, ...] | None = None
+    top_picks: tuple[int, ...] = ()
+    top_positions: tuple[int, ...] = ()
+    failures: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def failed(self) -> bool:
+        return self.credit is None
+
+    def to_record(self) -> dict[str, Any]:
+        """The items.jsonl line (written once, by the run engine)."""
+        return asdict(self)
 
 
 @register("pcf")
-class PCFProtocol:
+class PCFProtocol(PlannedProtocol):
     """Permutation-consensus listwise judging.
 
     Args:
@@ -34,7 +75,8 @@ class PCFProtocol:
         temperature, max_tokens: sampling parameters.
     """
 
-    ARGS = ("k", "seed", "weights", "tolerance", "temperature", "max_tokens")
+    ARGS: ClassVar[tuple[str, ...]] = ("k", "seed", "weights", "tolerance", "temperature",
+                                       "max_tokens")
     name = "pcf"
     task = "listwise"
 
@@ -65,25 +107,27 @@ class PCFProtocol:
                                        temperature=self.temperature, max_tokens=self.max_tokens,
                                        seed=self.seed)
             calls.append(PlannedCall(f"perm{j}", order, labels, request,
-                                     partial(parse_listwise, labels=labels)))
+                                     partial(parse_listwise, labels=labels),
+                                     schema=listwise_schema(labels)))
         return calls
 
     def decide(self, item: ListwiseItem, calls: list[PlannedCall],
-               outcomes: list[Outcome[ListwiseJudgment]]) -> ListwiseDecision:
-        runs = [run_view(o.value, c.order) for c, o in zip(calls, outcomes) if o.ok]
+               outcomes: list[Outcome[Any]]) -> ListwiseDecision:
+        runs = [run_view(o.value, c.order) for c, o in zip(calls, outcomes)
+                if o.value is not None]
         failures = tuple(o.failure.kind for o in outcomes if o.failure is not None)
-        common = dict(item_id=item.item_id, protocol=self.name, n_candidates=item.n,
-                      n_calls=len(calls),
-                      n_ok=len(runs), gold=tuple(sorted(item.gold)), failures=failures)
+        gold = tuple(sorted(item.gold))
         if not runs:
-            return ListwiseDecision(winners=(), credit=None, **common)
+            return ListwiseDecision(item.item_id, self.name, item.n, len(calls), 0, (), None,
+                                    gold, failures=failures)
         agg = consensus(runs, weights=self.weights)
         won = winners(agg.combined, tolerance=self.tolerance)
-        return ListwiseDecision(winners=won, credit=credit(won, item.gold),
+        return ListwiseDecision(item.item_id, self.name, item.n, len(calls), len(runs), won,
+                                credit(won, item.gold), gold,
                                 combined=tuple(round(c, 4) for c in agg.combined),
                                 top_picks=tuple(r.top for r in runs),
                                 top_positions=tuple(r.order.index(r.top) for r in runs),
-                                **common)
+                                failures=failures)
 
 
 @register("direct")

@@ -21,17 +21,18 @@ APOC more room.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from functools import partial
 from typing import Any
 
 from ..datasets import PairwiseItem, Verdict
-from ..parsing import ShownVerdict, VerdictJudgment, parse_verdict
+from ..parsing import ShownVerdict, parse_verdict
 from ..runner import Outcome
-from .base import PlannedCall, register
+from .base import PlannedCall, PlannedProtocol, register
 from .pairwise_prompts import VerdictFormat, pairwise_request
 from .permutations import base_order
 from .prompts import request_tag
+from .schemas import verdict_schema
 
 __all__ = ["PairwiseDecision", "PairwiseDirect", "BothOrders", "KeyedJudge", "APOCJudge",
            "apoc_verdict", "to_original", "net_verdict"]
@@ -99,8 +100,16 @@ class PairwiseDecision:
     consistent: bool | None = None
     failures: tuple[str, ...] = field(default_factory=tuple)
 
+    @property
+    def failed(self) -> bool:
+        return self.credit is None
 
-class _PairwiseProtocol:
+    def to_record(self) -> dict[str, Any]:
+        """The items.jsonl line (written once, by the run engine)."""
+        return asdict(self)
+
+
+class _PairwiseProtocol(PlannedProtocol):
     """Shared planning and bookkeeping; subclasses say which calls and how to decide."""
 
     ARGS = ("seed", "temperature", "max_tokens", "verdict_format")
@@ -131,11 +140,14 @@ class _PairwiseProtocol:
             max_tokens=self.max_tokens, seed=self.seed + sample, sample_index=sample)
         call_id = ("keyed-" if keyed else "") + "".join("AB"[i] for i in order) + (
             f"-s{sample}" if sample else "")
-        return PlannedCall(call_id, order, ("A", "B"), request, partial(parse_verdict))
+        # a JSON verdict has a schema; Arena-Hard verdict tokens are free text
+        schema = verdict_schema() if self.verdict_format == "json" else None
+        return PlannedCall(call_id, order, ("A", "B"), request, partial(parse_verdict),
+                           schema=schema)
 
     def decide(self, item: PairwiseItem, calls: list[PlannedCall],
-               outcomes: list[Outcome[VerdictJudgment]]) -> PairwiseDecision:
-        shown = tuple(o.value.verdict if o.ok else None for o in outcomes)
+               outcomes: list[Outcome[Any]]) -> PairwiseDecision:
+        shown = tuple(o.value.verdict if o.value is not None else None for o in outcomes)
         original = tuple(to_original(s, c.order) if s else None for s, c in zip(shown, calls))
         verdict, consistent = self._verdict(original)
         credit = None if verdict is None else (

@@ -23,7 +23,7 @@ import json
 import math
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
@@ -31,7 +31,8 @@ from typing import Any
 
 from ..errors import ConfigError, ProviderError
 
-__all__ = ["RunDir", "SCHEMA_VERSION", "read_jsonl", "write_json_atomic"]
+__all__ = ["Records", "RunDir", "SCHEMA_VERSION", "iter_jsonl", "read_jsonl", "unit_of",
+           "write_json_atomic"]
 
 SCHEMA_VERSION = 1
 
@@ -69,18 +70,39 @@ def _drop_partial_tail(path: Path) -> None:
         fh.truncate(data.rfind(b"\n") + 1)
 
 
-def read_jsonl(path: Path) -> list[dict]:
-    """Records of a JSONL file; a trailing partial line (interrupted write) is skipped."""
+def iter_jsonl(path: Path) -> Iterator[dict]:
+    """Records of a JSONL file, one at a time; a line that is not JSON (a write cut short by
+    a crash) is skipped. A missing file yields nothing."""
     if not path.exists():
-        return []
-    records = []
+        return
     with path.open(encoding="utf-8") as fh:
         for line in fh:
             try:
-                records.append(json.loads(line))
+                yield json.loads(line)
             except json.JSONDecodeError:
                 continue
-    return records
+
+
+class Records:
+    """A JSONL file's records, re-iterable: each iteration reads the file anew, line by line
+    (for summaries that pass over items.jsonl twice without holding it)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def __iter__(self) -> Iterator[dict]:
+        return iter_jsonl(self.path)
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    """All records of a JSONL file (see :func:`iter_jsonl`)."""
+    return list(iter_jsonl(path))
+
+
+def unit_of(record: dict) -> str:
+    """The unit key of an items.jsonl record: ``unit`` (rubric judges: ``rater|item``), else
+    ``item_id`` (listwise and pairwise items; rubric records before schema 2)."""
+    return str(record.get("unit") or record["item_id"])
 
 
 def _add_totals(sessions: list[dict]) -> dict[str, Any]:
@@ -122,8 +144,9 @@ class RunDir:
                                   f"(differs in {changed}); use another --out or delete it")
         for path in (self.items_path, self.calls_path):
             _drop_partial_tail(path)
-        self.done: dict[tuple[str, str], dict] = {
-            (r["item_id"], r["protocol"]): r for r in read_jsonl(self.items_path)
+        # keys only: a resume must not hold every decision in memory
+        self.done: set[tuple[str, str]] = {
+            (unit_of(r), r["protocol"]) for r in iter_jsonl(self.items_path)
             if "api" not in r.get("failures", ())}
         self.sessions: list[dict] = (json.loads(previous.read_text(encoding="utf-8"))
                                      .get("sessions", []) if previous.exists() else [])
@@ -156,7 +179,17 @@ class RunDir:
 
     def append_item(self, record: dict) -> None:
         self._append(self._items, record)
-        self.done[(record["item_id"], record["protocol"])] = record
+        if "api" not in record.get("failures", ()):
+            self.done.add((unit_of(record), record["protocol"]))
+
+    def units_done(self, protocols: Iterable[str]) -> int:
+        """Units every one of ``protocols`` has finished."""
+        wanted = set(protocols)
+        by_unit: dict[str, set[str]] = {}
+        for unit, protocol in self.done:
+            if protocol in wanted:
+                by_unit.setdefault(unit, set()).add(protocol)
+        return sum(names == wanted for names in by_unit.values())
 
     def write_manifest(self, manifest: dict[str, Any], session: dict[str, Any]) -> None:
         """Write run.json: ``manifest`` plus this session (started, finished, seconds, status,
@@ -175,7 +208,8 @@ class RunDir:
         ``complete``, ``interrupted`` (Ctrl-C, cancellation) or ``failed`` (a ProviderError,
         e.g. too many API failures in a row), with ``totals()`` and timings."""
         t0 = time.perf_counter()
-        session = {"status": "running", "started": datetime.now(timezone.utc).isoformat()}
+        session: dict[str, Any] = {"status": "running",
+                                   "started": datetime.now(timezone.utc).isoformat()}
         self.write_manifest(manifest, session)
         status = "interrupted"
         try:

@@ -34,6 +34,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from ..datasets import BUNDLED_RUBRICS, resolve_bundled
 from ..errors import DataError
 
 __all__ = ["Scale", "Exclusion", "Dimension", "Rubric", "load_rubric", "Threshold"]
@@ -199,12 +200,13 @@ def _order(by_name: dict[str, Dimension]) -> list[str]:
 
 
 def load_rubric(path: str | Path) -> Rubric:
-    """Load and validate a rubric YAML file.
+    """Load and validate a rubric YAML file, or a bundled rubric by name (``"pbig"``,
+    ``"squality"``, ``"offensiveness"``).
 
     Raises:
         DataError: missing file, bad YAML, or an invalid rubric (the message names the field).
     """
-    path = Path(path)
+    path = resolve_bundled(path, BUNDLED_RUBRICS)
     if not path.is_file():
         raise DataError(path, "file not found")
     try:

@@ -17,7 +17,7 @@ from typing import Any, Generic, Protocol, TypeVar
 from ..cache import cache_key
 from ..errors import ParseError, ProviderError, RetryableProviderError
 from ..providers import ChatRequest, ChatResponse, Message, Provider
-from .records import CallRecord, Failure, Outcome, Totals
+from .records import CallRecord, Failure, FailureKind, Outcome, Totals
 from .retry import RetryPolicy
 
 __all__ = ["AnswerStore", "Job", "Runner", "reask_request"]
@@ -129,8 +129,9 @@ class Runner:
                     request = reask_request(request, record.text, str(exc))
                     key = cache_key(self._identity, request)
                     continue
-                self.totals.failures[exc.kind] += 1
-                return Outcome(None, Failure(exc.kind, str(exc), record.text), first_key)
+                kind: FailureKind = "refusal" if exc.kind == "refusal" else "parse"
+                self.totals.failures[kind] += 1
+                return Outcome(None, Failure(kind, str(exc), record.text), first_key)
             self._emit(record)
             return Outcome(value, None, first_key)
         raise AssertionError("unreachable")

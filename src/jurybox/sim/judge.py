@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from ..datasets import ListwiseItem, PairwiseItem
 from ..protocols.pairwise_prompts import JSON_MARKER, KEYED_MARKER, RESPONSE_BLOCK
 from ..protocols.prompts import CANDIDATE_BLOCK, QUESTION_BLOCK, escape_text
-from ..protocols.rubric import RUBRIC_MARKER
+from ..protocols.rubric_prompts import RUBRIC_MARKER
 from .rubric import RubricKnowledge, rubric_answer
 from .config import SimConfig, bias_vector
 

@@ -5,9 +5,9 @@ from .interval import ConfidenceInterval
 from .accuracy import AccuracyResult, accuracy
 from .coarse import CoarseAgreement, PairJaccard, co_rated_pairs, coarse_agreement
 from .krippendorff import AlphaResult, DegenerateAlphaWarning, Level, krippendorff_alpha
-from .judgebench import (BucketAccuracy, JudgeBenchCounts, VoteOutcome, bucket_accuracy, judgebench_counts,
-                         judgebench_vote)
-from .order import OrderDiagnostics, order_diagnostics
+from .judgebench import (BucketAccuracy, JudgeBenchCounts, VoteOutcome, bucket_accuracy,
+                         judgebench_counts, judgebench_vote)
+from .order import OrderDiagnostics, OrderTally, order_diagnostics
 from .paired import PairedComparison, paired_comparison
 from .text import TfidfIndex
 from .profiles import PairwiseAlpha, RaterProfile, pairwise_alpha, rater_profile
@@ -22,6 +22,7 @@ __all__ = [
     "JudgeBenchCounts",
     "Level",
     "OrderDiagnostics",
+    "OrderTally",
     "PairJaccard",
     "PairedComparison",
     "PairwiseAlpha",

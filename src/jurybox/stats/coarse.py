@@ -137,12 +137,12 @@ def coarse_agreement(scores: Mapping[str, Mapping[str, float]], *, min_common: i
     raters = tuple(sorted(scores))
     index = {r: k for k, r in enumerate(raters)}
     matrix = np.full((len(raters), len(raters)), np.nan)
-    pairs = tuple(_pair(a, b, items, scores) for (a, b), items in
-                  (pairs if pairs is not None else co_rated_pairs(scores, min_common)).items())
-    for p in pairs:
+    common = pairs if pairs is not None else co_rated_pairs(scores, min_common)
+    judged = tuple(_pair(a, b, items, scores) for (a, b), items in common.items())
+    for p in judged:
         matrix[index[p.rater_a], index[p.rater_b]] = matrix[index[p.rater_b],
                                                             index[p.rater_a]] = p.jaccard
-    defined = [p.jaccard for p in pairs if not math.isnan(p.jaccard)]
-    return CoarseAgreement(raters, matrix, pairs,
+    defined = [p.jaccard for p in judged if not math.isnan(p.jaccard)]
+    return CoarseAgreement(raters, matrix, judged,
                            math.fsum(defined) / len(defined) if defined else math.nan,
-                           len(defined), len(pairs), min_common)
+                           len(defined), len(judged), min_common)

@@ -13,8 +13,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["VoteOutcome", "judgebench_vote", "JudgeBenchCounts", "judgebench_counts", "BucketAccuracy",
-           "bucket_accuracy"]
+__all__ = ["VoteOutcome", "judgebench_vote", "JudgeBenchCounts", "judgebench_counts",
+           "BucketAccuracy", "bucket_accuracy"]
 
 VoteOutcome = Literal["correct", "incorrect", "tie"]
 

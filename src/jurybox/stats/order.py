@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["OrderDiagnostics", "order_diagnostics"]
+__all__ = ["OrderDiagnostics", "OrderTally", "order_diagnostics"]
 
 
 @dataclass(frozen=True)
@@ -34,6 +34,47 @@ class OrderDiagnostics:
     n_runs: dict[int, int]
 
 
+class OrderTally:
+    """Order diagnostics accumulated one item at a time (memory does not grow with items).
+
+    >>> t = OrderTally()
+    >>> t.add([0, 0], [0, 1], 2); t.add([1, 0], [0, 0], 2)
+    >>> d = t.result()
+    >>> d.flip_rate, d.win_rate_by_position
+    (0.5, {2: (0.75, 0.25)})
+    """
+
+    def __init__(self) -> None:
+        self._multi = self._flips = 0
+        self._disagreement = 0.0
+        self._by_n: dict[int, Counter[int]] = {}
+
+    def add(self, top_picks: Sequence[int], top_positions: Sequence[int], n: int) -> None:
+        """One item: its top pick and that pick's shown position per successful run.
+
+        Raises:
+            ValueError: a position outside 0..n-1.
+        """
+        if any(not 0 <= p < n for p in top_positions):
+            raise ValueError(f"a shown position in {list(top_positions)} is outside "
+                             f"0..{n - 1}")
+        if len(top_picks) >= 2:
+            self._multi += 1
+            self._flips += len(set(top_picks)) > 1
+            self._disagreement += 1 - Counter(top_picks).most_common(1)[0][1] / len(top_picks)
+        self._by_n.setdefault(n, Counter()).update(top_positions)
+
+    def result(self) -> OrderDiagnostics:
+        runs = {n: sum(c.values()) for n, c in sorted(self._by_n.items()) if sum(c.values())}
+        return OrderDiagnostics(
+            flip_rate=self._flips / self._multi if self._multi else math.nan,
+            mean_disagreement=self._disagreement / self._multi if self._multi else math.nan,
+            n_items=self._multi,
+            win_rate_by_position={n: tuple(self._by_n[n][p] / runs[n] for p in range(n))
+                                  for n in runs},
+            n_runs=runs)
+
+
 def order_diagnostics(top_picks: Sequence[Sequence[int]],
                       top_positions: Sequence[Sequence[int]],
                       n_candidates: Sequence[int]) -> OrderDiagnostics:
@@ -49,18 +90,7 @@ def order_diagnostics(top_picks: Sequence[Sequence[int]],
     """
     if not len(top_picks) == len(top_positions) == len(n_candidates):
         raise ValueError("top_picks, top_positions and n_candidates must have one entry an item")
-    multi = [picks for picks in top_picks if len(picks) >= 2]
-    flips = [len(set(p)) > 1 for p in multi]
-    disagreement = [1 - Counter(p).most_common(1)[0][1] / len(p) for p in multi]
-    by_n: dict[int, Counter] = {}
-    for positions, n in zip(top_positions, n_candidates):
-        if any(not 0 <= p < n for p in positions):
-            raise ValueError(f"a shown position in {list(positions)} is outside 0..{n - 1}")
-        by_n.setdefault(n, Counter()).update(positions)
-    runs = {n: sum(c.values()) for n, c in sorted(by_n.items()) if sum(c.values())}
-    return OrderDiagnostics(
-        flip_rate=sum(flips) / len(flips) if flips else math.nan,
-        mean_disagreement=sum(disagreement) / len(disagreement) if disagreement else math.nan,
-        n_items=len(multi),
-        win_rate_by_position={n: tuple(by_n[n][p] / runs[n] for p in range(n)) for n in runs},
-        n_runs=runs)
+    tally = OrderTally()
+    for picks, positions, n in zip(top_picks, top_positions, n_candidates):
+        tally.add(picks, positions, n)
+    return tally.result()

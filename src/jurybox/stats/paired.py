@@ -52,7 +52,8 @@ def paired_comparison(a: Mapping[str, float | None], b: Mapping[str, float | Non
     from scipy import stats  # lazy: scipy costs about a second to import
 
     shared = sorted(k for k in a.keys() & b.keys() if a[k] is not None and b[k] is not None)
-    diffs = np.array([b[k] - a[k] for k in shared], dtype=float)
+    diffs: np.ndarray = np.array([float(b[k]) - float(a[k])  # type: ignore[arg-type]
+                                  for k in shared], dtype=float)
     up, down = int((diffs > 0).sum()), int((diffs < 0).sum())
     p = stats.binomtest(up, up + down, 0.5).pvalue if up + down else math.nan
     diff = float(diffs.mean()) if diffs.size else math.nan

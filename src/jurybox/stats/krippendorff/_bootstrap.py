@@ -29,6 +29,8 @@ def _bootstrap_ci(units: _Units, parts: _Parts, n_resamples: int, confidence: fl
         # einsum, not BLAS: OpenBLAS worker threads spinning between these calls slowed the
         # loop up to 20x when the machine had other work (single-threaded BLAS was fine)
         n, observed = np.einsum("su,bu->sb", base, k)
+        # both are built when a bootstrap is asked for
+        assert parts.features is not None and parts.expected_from is not None
         if sparse.issparse(parts.features):
             summed = np.asarray(parts.features @ k.T).T
         else:

@@ -3,9 +3,10 @@ import signal
 
 import pytest
 
-from jurybox.bench import BenchConfig, run_bench
+from jurybox.compare import BenchConfig, run_bench
 from jurybox.errors import ConfigError
 from jurybox.reports import read_jsonl
+from jurybox.run import RunHooks, RunOptions
 from jurybox.runner import RetryPolicy
 from jurybox.sim import Faults, SimConfig
 
@@ -13,9 +14,10 @@ FAST = RetryPolicy(attempts=6, base_s=0)
 CONFIG = BenchConfig(dataset="truthfulqa", limit=24, k=7, sim=SimConfig(bias="primacy"))
 
 
-def _bench(tmp_path, name="run", config=CONFIG, **kwargs):
-    return run_bench(config, tmp_path / name, cache_path=tmp_path / f"{name}.sqlite",
-                     retry=FAST, concurrency=4, **kwargs)
+def _bench(tmp_path, name="run", config=CONFIG, **hooks):
+    return run_bench(config, tmp_path / name, options=RunOptions(
+        cache_path=tmp_path / f"{name}.sqlite", retry=FAST, concurrency=4),
+        hooks=RunHooks(**hooks))
 
 
 def test_run_directory_contents_and_direct_call_is_shared_with_pcf(tmp_path):
@@ -27,9 +29,9 @@ def test_run_directory_contents_and_direct_call_is_shared_with_pcf(tmp_path):
     items = read_jsonl(out / "items.jsonl")
     assert len(items) == 48  # 24 items x 2 protocols
     calls = read_jsonl(out / "calls.jsonl")
-    planned_pcf = result.summary["protocols"]["pcf"]["calls_planned"]
+    planned_pcf = result.summary.protocols["pcf"].calls_planned
     # direct's call is PCF's permutation 0: model calls = PCF's planned calls, not + 24
-    assert result.totals["model_calls"] == planned_pcf == len(calls)
+    assert result.totals.model_calls == planned_pcf == len(calls)
     assert all(c["text"] for c in calls)
     assert json.loads((out / "summary.json").read_text())["n_items"] == 24
 
@@ -37,12 +39,12 @@ def test_run_directory_contents_and_direct_call_is_shared_with_pcf(tmp_path):
 def test_rerun_makes_zero_calls_and_new_folder_hits_cache(tmp_path):
     first = _bench(tmp_path)
     again = _bench(tmp_path)
-    assert again.totals["model_calls"] == 0 and again.judged_now == 0
-    assert again.summary["protocols"] == first.summary["protocols"]
-    elsewhere = run_bench(CONFIG, tmp_path / "other", cache_path=tmp_path / "run.sqlite",
-                          retry=FAST)
-    assert elsewhere.totals["model_calls"] == 0
-    assert elsewhere.totals["cache_hits"] == first.totals["model_calls"]
+    assert again.totals.model_calls == 0 and again.judged_now == 0
+    assert again.summary.protocols == first.summary.protocols
+    elsewhere = run_bench(CONFIG, tmp_path / "other",
+                          options=RunOptions(cache_path=tmp_path / "run.sqlite", retry=FAST))
+    assert elsewhere.totals.model_calls == 0
+    assert elsewhere.totals.cache_hits == first.totals.model_calls
 
 
 def test_resume_after_interrupt(tmp_path):
@@ -65,8 +67,8 @@ def test_resume_after_interrupt(tmp_path):
     resumed = _bench(tmp_path)
     assert resumed.judged_now == 24 - len(done)
     uninterrupted = _bench(tmp_path, name="clean")
-    assert resumed.summary["protocols"] == uninterrupted.summary["protocols"]
-    assert _bench(tmp_path).totals["model_calls"] == 0
+    assert resumed.summary.protocols == uninterrupted.summary.protocols
+    assert _bench(tmp_path).totals.model_calls == 0
 
 
 def test_changed_config_in_same_folder_is_refused(tmp_path):
@@ -77,20 +79,20 @@ def test_changed_config_in_same_folder_is_refused(tmp_path):
 
 def test_pcf_beats_direct_under_primacy_bias(tmp_path):
     config = BenchConfig(dataset="truthfulqa", limit=120, k=7, sim=SimConfig(bias="primacy"))
-    s = _bench(tmp_path, config=config).summary["protocols"]
-    assert s["pcf"]["accuracy"]["accuracy"] > s["direct"]["accuracy"]["accuracy"]
-    assert s["pcf"]["vs_baseline"]["improvements"] > s["pcf"]["vs_baseline"]["regressions"]
+    s = _bench(tmp_path, config=config).summary.protocols
+    assert s["pcf"].accuracy.accuracy > s["direct"].accuracy.accuracy
+    assert s["pcf"].vs_baseline.improvements > s["pcf"].vs_baseline.regressions
     # the primacy-biased judge picks position A far above the 1/4 an unbiased judge would
-    assert s["direct"]["order"]["win_rate_by_position"][4][0] > 0.35
+    assert s["direct"].order.win_rate_by_position[4][0] > 0.35
 
 
 def test_failures_are_counted_never_scored(tmp_path):
     config = BenchConfig(dataset="truthfulqa", limit=10, k=3,
                          sim=SimConfig(faults=Faults(rate_refusal=1.0)))
     result = _bench(tmp_path, config=config)
-    s = result.summary["protocols"]
-    assert s["pcf"]["accuracy"]["n"] == 0 and s["pcf"]["accuracy"]["coverage"] == 0
-    assert s["pcf"]["items_failed"] == 10 and s["pcf"]["calls_failed"]["refusal"] == 30
+    s = result.summary.protocols
+    assert s["pcf"].accuracy.n == 0 and s["pcf"].accuracy.coverage == 0
+    assert s["pcf"].items_failed == 10 and s["pcf"].calls_failed["refusal"] == 30
     items = read_jsonl(result.out / "items.jsonl")
     assert all(r["credit"] is None and r["winners"] == [] for r in items)
 
@@ -110,19 +112,19 @@ def test_changed_dataset_bytes_in_same_folder_are_refused(tmp_path):
 def test_api_failures_are_judged_again_on_resume_and_totals_add_up(tmp_path):
     config = BenchConfig(dataset="truthfulqa", limit=12, k=3,
                          sim=SimConfig(faults=Faults(rate_500=0.2)))
-    flaky = run_bench(config, tmp_path / "run", cache_path=tmp_path / "c.sqlite",
-                      retry=RetryPolicy(attempts=1, base_s=0))
-    failed_before = flaky.summary["protocols"]["pcf"]["calls_failed"].get("api", 0)
+    flaky = run_bench(config, tmp_path / "run", options=RunOptions(
+        cache_path=tmp_path / "c.sqlite", retry=RetryPolicy(attempts=1, base_s=0)))
+    failed_before = flaky.summary.protocols["pcf"].calls_failed.get("api", 0)
     assert failed_before > 0
-    fixed = run_bench(config, tmp_path / "run", cache_path=tmp_path / "c.sqlite",
-                      retry=RetryPolicy(attempts=10, base_s=0))
+    fixed = run_bench(config, tmp_path / "run", options=RunOptions(
+        cache_path=tmp_path / "c.sqlite", retry=RetryPolicy(attempts=10, base_s=0)))
     assert 0 < fixed.judged_now < 12
-    s = fixed.summary["protocols"]
-    assert s["pcf"]["calls_failed"] == {} and s["pcf"]["accuracy"]["n"] == 12
+    s = fixed.summary.protocols
+    assert s["pcf"].calls_failed == {} and s["pcf"].accuracy.n == 12
     manifest = json.loads((tmp_path / "run" / "run.json").read_text())
     assert [x["status"] for x in manifest["sessions"]] == ["complete", "complete"]
-    assert manifest["totals"]["model_calls"] == (flaky.totals["model_calls"]
-                                                 + fixed.totals["model_calls"])
+    assert manifest["totals"]["model_calls"] == (flaky.totals.model_calls
+                                                 + fixed.totals.model_calls)
 
 
 def test_pairwise_bench_end_to_end_and_rerun(tmp_path):
@@ -130,16 +132,16 @@ def test_pairwise_bench_end_to_end_and_rerun(tmp_path):
                          limit=20)
     first = _bench(tmp_path, config=config)
     s = first.summary
-    assert s["task"] == "pairwise" and s["n_items"] == 40  # 20 per split
-    assert set(s["protocols"]["pairwise"]["buckets"]["by_bucket"]) <= {
+    assert s.task == "pairwise" and s.n_items == 40  # 20 per split
+    assert set(s.protocols["pairwise"].buckets.by_bucket) <= {
         "mmlu-pro", "livebench-reasoning", "livebench-math", "livecodebench"}
     # planned: pairwise 1, both-orders 2 (1 shared), apoc 4 (1 shared): 1 + 1 + 3 = 5 unique
-    assert first.totals["model_calls"] == 40 * 5
-    jb = s["protocols"]["both-orders"]["judgebench_rule"]
-    assert jb["correct"] + jb["incorrect"] + jb["tie"] == 40
+    assert first.totals.model_calls == 40 * 5
+    jb = s.protocols["both-orders"].judgebench_rule
+    assert jb.correct + jb.incorrect + jb.tie == 40
     # a primacy-biased judge picks the first-shown response more often than half the time
-    assert s["protocols"]["pairwise"]["first_shown_win_rate"] > 0.5
-    assert _bench(tmp_path, config=config).totals["model_calls"] == 0
+    assert s.protocols["pairwise"].first_shown_win_rate > 0.5
+    assert _bench(tmp_path, config=config).totals.model_calls == 0
 
 
 def test_protocol_must_suit_the_dataset(tmp_path):
@@ -148,7 +150,7 @@ def test_protocol_must_suit_the_dataset(tmp_path):
 
 
 def test_summary_does_not_depend_on_the_order_items_finished():
-    from jurybox.bench import summarize
+    from jurybox.compare import summarize
 
     records = [{"item_id": f"i{j}", "protocol": "pairwise", "credit": (j * 37 % 100) / 100,
                 "n_calls": 1, "failures": [], "bucket": "mmlu-pro", "split": "s",
@@ -162,7 +164,7 @@ def test_summary_does_not_depend_on_the_order_items_finished():
 
 
 def test_judgebench_rule_leaves_failed_items_out():
-    from jurybox.bench import summarize
+    from jurybox.compare import summarize
 
     base = {"protocol": "both-orders", "n_calls": 2, "bucket": "mmlu-pro", "split": "s",
             "shown_first": [0, 1], "label": "A>B", "consistent": True}
@@ -172,14 +174,14 @@ def test_judgebench_rule_leaves_failed_items_out():
                 "call_verdicts": [None, None], "shown_verdicts": [None, None],
                 "consistent": None}]
     s = summarize(records, ["both-orders"], item_ids=["ok", "failed"], task="pairwise")
-    rule = s["protocols"]["both-orders"]["judgebench_rule"]
-    assert (rule["correct"], rule["tie"], rule["n"], rule["items_failed"]) == (1, 0, 1, 1)
+    rule = s.protocols["both-orders"].judgebench_rule
+    assert (rule.correct, rule.tie, rule.n, rule.items_failed) == (1, 0, 1, 1)
 
 
 def test_json_verdicts_end_to_end(tmp_path):
     config = BenchConfig(dataset="judgebench-gpt", protocols=("pairwise", "keyed"), limit=8,
                          verdict_format="json")
     result = _bench(tmp_path, config=config)
-    assert result.summary["protocols"]["keyed"]["accuracy"]["n"] == 8
+    assert result.summary.protocols["keyed"].accuracy.n == 8
     calls = read_jsonl(result.out / "calls.jsonl")
     assert all('"verdict"' in c["text"] for c in calls)

@@ -21,10 +21,12 @@ from ..errors import ConfigError, DataError, ParseError, ProviderError
 from ..parsing import ShownVerdict, parse_verdict, strip_thinking
 from ..protocols import Weights, to_original
 from ..providers import ChatRequest, ChatResponse
-from ..reports import read_jsonl
+from ..reports import iter_jsonl
+from ..run import RunHooks
 from ..sim import SimConfig
 from ..stats import (BucketAccuracy, JudgeBenchCounts, bucket_accuracy, judgebench_counts,
                      judgebench_vote)
+from .run import BenchConfig, BenchResult, replay_bench
 
 __all__ = ["DecisionDiff", "OutputsScore", "score_outputs", "RecordedAnswers", "rescore_run",
            "config_from_manifest"]
@@ -130,7 +132,7 @@ class RecordedAnswers:
     def __init__(self, calls_path: Path) -> None:
         self._answers = {r["key"]: ChatResponse(text=r["text"],
                                                 finish_reason=r.get("finish_reason"))
-                         for r in read_jsonl(calls_path) if r.get("error") is None}
+                         for r in iter_jsonl(calls_path) if r.get("error") is None}
 
     def get(self, key: str) -> ChatResponse | None:
         return self._answers.get(key)
@@ -163,10 +165,8 @@ class _RecordedEndpoint:
         return None
 
 
-def config_from_manifest(manifest: dict):
+def config_from_manifest(manifest: dict) -> BenchConfig:
     """The BenchConfig a run.json was written with."""
-    from .run import BenchConfig  # local: run imports this module's users
-
     config = dict(manifest["config"])
     config.pop("dataset_sha256", None)
     config["protocols"] = tuple(config["protocols"]) if config.get("protocols") else None
@@ -190,7 +190,8 @@ def _read_manifest(run_dir: Path) -> dict:
     return manifest
 
 
-def rescore_run(run_dir: str | Path, out: str | Path, **kwargs):
+def rescore_run(run_dir: str | Path, out: str | Path, *, hooks: RunHooks | None = None
+                ) -> BenchResult:
     """Re-parse and re-decide a finished (or interrupted) run from its recorded calls.
 
     Every answer comes from the run's ``calls.jsonl`` (no model calls); a request without a
@@ -201,15 +202,13 @@ def rescore_run(run_dir: str | Path, out: str | Path, **kwargs):
     Args:
         run_dir: a jurybox run directory (run.json, calls.jsonl).
         out: where the rescored run directory goes (must not be ``run_dir``).
-        kwargs: passed to :func:`jurybox.bench.replay_bench` (on_item, ...).
+        hooks: progress callbacks.
 
     Raises:
         DataError: not a run directory, unreadable run.json, no calls.jsonl, or the dataset
             bytes changed since the run.
         ConfigError: ``out`` is the run directory itself.
     """
-    from .run import replay_bench
-
     run_dir, out = Path(run_dir), Path(out)
     manifest = _read_manifest(run_dir)
     if out.resolve() == run_dir.resolve():
@@ -220,4 +219,4 @@ def rescore_run(run_dir: str | Path, out: str | Path, **kwargs):
                                  simulated=bool(manifest["model"].get("simulated")))
     return replay_bench(config_from_manifest(manifest), endpoint,
                         RecordedAnswers(run_dir / "calls.jsonl"), out,
-                        expected_sha256=manifest["dataset"]["sha256"], **kwargs)
+                        expected_sha256=manifest["dataset"]["sha256"], hooks=hooks)

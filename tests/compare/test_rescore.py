@@ -3,8 +3,9 @@ import re
 
 import pytest
 
-from jurybox.bench import BenchConfig, rescore_run, run_bench, score_outputs
+from jurybox.compare import BenchConfig, rescore_run, run_bench, score_outputs
 from jurybox.datasets import BUNDLED_OUTPUTS, bundled_path, load_judgebench_outputs
+from jurybox.run import RunOptions
 from jurybox.runner import RetryPolicy
 
 
@@ -30,11 +31,11 @@ def test_last_token_parse_lists_every_difference_with_its_reason():
 def test_rescoring_a_run_replays_every_answer_without_calls(tmp_path):
     config = BenchConfig(dataset="judgebench", protocols=("pairwise", "both-orders", "apoc"),
                          limit=10)
-    ran = run_bench(config, tmp_path / "run", cache_path=None,
-                    retry=RetryPolicy(attempts=3, base_s=0))
+    ran = run_bench(config, tmp_path / "run",
+                    options=RunOptions(retry=RetryPolicy(attempts=3, base_s=0)))
     again = rescore_run(tmp_path / "run", tmp_path / "rescored")
-    assert again.summary["replayed"] is True and again.simulated is True
-    assert again.summary["protocols"] == ran.summary["protocols"]
+    assert again.summary.replayed is True and again.simulated is True
+    assert again.summary.protocols == ran.summary.protocols
     assert json.loads((tmp_path / "rescored" / "run.json").read_text())["status"] == "complete"
 
 
@@ -42,9 +43,9 @@ def test_rescoring_twice_reparses_the_recording_each_time(tmp_path):
     from jurybox.errors import DataError
 
     config = BenchConfig(dataset="judgebench-claude", protocols=("pairwise",), limit=6)
-    run_bench(config, tmp_path / "run", cache_path=None)
+    run_bench(config, tmp_path / "run")
     first = rescore_run(tmp_path / "run", tmp_path / "re")
-    assert first.totals["model_calls"] == 0 and first.totals["cache_hits"] == 6
+    assert first.totals.model_calls == 0 and first.totals.cache_hits == 6
     calls = tmp_path / "run" / "calls.jsonl"
     lines = [json.loads(line) for line in calls.read_text().splitlines()]
     swap = {"A": "B", "B": "A"}
@@ -53,9 +54,9 @@ def test_rescoring_twice_reparses_the_recording_each_time(tmp_path):
                                 lambda m: f"[[{swap[m[1]]}{m[2]}{swap[m[3]]}]]", record["text"])
     calls.write_text("".join(json.dumps(r) + "\n" for r in lines))
     second = rescore_run(tmp_path / "run", tmp_path / "re")
-    before, after = (r.summary["protocols"]["pairwise"]["accuracy"] for r in (first, second))
-    assert after["n"] == before["n"] == 6  # every answer still parses
-    assert after["accuracy"] == pytest.approx(1 - before["accuracy"])  # verdicts flipped
+    before, after = (r.summary.protocols["pairwise"].accuracy for r in (first, second))
+    assert after.n == before.n == 6  # every answer still parses
+    assert after.accuracy == pytest.approx(1 - before.accuracy)  # verdicts flipped
     calls.unlink()
     with pytest.raises(DataError, match="calls.jsonl: file not found"):
         rescore_run(tmp_path / "run", tmp_path / "re")
@@ -69,5 +70,5 @@ def test_a_judgebench_format_file_gets_pairwise_protocols_by_default(tmp_path):
            "source": "mmlu-pro-math", "label": "A>B"}
     path = tmp_path / "mine.jsonl"
     path.write_text(json.dumps(row) + "\n" + json.dumps({**row, "pair_id": "p2"}) + "\n")
-    result = run_bench(BenchConfig(dataset=str(path)), tmp_path / "run", cache_path=None)
-    assert list(result.summary["protocols"]) == ["pairwise", "both-orders", "apoc"]
+    result = run_bench(BenchConfig(dataset=str(path)), tmp_path / "run")
+    assert list(result.summary.protocols) == ["pairwise", "both-orders", "apoc"]

@@ -1,0 +1,115 @@
+"""``run_agreement``: load ratings, analyze agreement per group, write summary.json and plots."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, get_args
+
+import numpy as np
+
+from ..datasets import BUNDLED_RATINGS, load_ratings, resolve_bundled
+from ..errors import ConfigError, DataError
+from ..reports import write_json_atomic
+from ..stats import Level
+from .analyze import GroupAgreement, analyze
+from .plots import plot_alpha, plot_jaccard
+
+__all__ = ["AgreementReport", "run_agreement"]
+
+
+@dataclass(frozen=True)
+class AgreementReport:
+    """What :func:`run_agreement` found and wrote.
+
+    Attributes:
+        results: one per group (dimension, and domain or group when asked).
+        path: the ratings file read.
+        n_ratings, n_raters: of the file; excluded: scores set to missing by exclusion codes.
+        written: summary.json and the plots, in the order written.
+    """
+
+    results: list[GroupAgreement]
+    path: Path
+    n_ratings: int
+    n_raters: int
+    level: str
+    excluded: int
+    exclusion_codes: tuple[float, ...]
+    written: list[Path]
+
+
+def _summary(results: list[GroupAgreement], **meta: Any) -> dict[str, Any]:
+    groups = []
+    for g in results:
+        groups.append({
+            "key": g.key, "n_ratings": g.n_ratings, "alpha": asdict(g.alpha),
+            "coarse": {"mean": g.coarse.mean, "n_pairs_used": g.coarse.n_pairs_used,
+                       "n_pairs_eligible": g.coarse.n_pairs_eligible,
+                       "min_common": g.coarse.min_common, "reason": g.coarse.reason,
+                       "pairs": [asdict(p) for p in g.coarse.pairs]},
+            "profiles": [{**asdict(p), "distribution": {str(k): v for k, v in
+                                                        p.distribution.items()}}
+                         for p in g.profiles],
+            # pairs, not dense matrices: thousands of raters make n^2 mostly-empty cells
+            "pairwise_alpha": {"skipped": g.pairwise.skipped, "pairs": [
+                {"rater_a": g.pairwise.raters[i], "rater_b": g.pairwise.raters[j],
+                 "alpha": float(g.pairwise.matrix[i, j]),
+                 "n_common": int(g.pairwise.n_common[i, j])}
+                for i, j in zip(*np.nonzero(np.triu(g.pairwise.n_common, 1)))]}})
+    return {**meta, "groups": groups}
+
+
+def run_agreement(ratings: str | Path, *, by: Sequence[str] = ("dimension",),
+                  level: str = "ordinal", min_common: int = 10, resamples: int = 1000,
+                  seed: int = 0, exclusion_codes: Sequence[float] = (),
+                  out: Path | None = None, plots: bool = True) -> AgreementReport:
+    """How much raters agree, per group: Krippendorff's alpha with a bootstrap CI, coarse
+    Jaccard, rater profiles and pairwise alpha; summary.json and PNG plots in ``out``.
+
+    Args:
+        ratings: a long-format ratings file, or a bundled set by name (``"squality"``).
+        by: group by these fields (must include ``dimension`` when there are several).
+        level: nominal, ordinal, interval or ratio.
+        min_common: co-rated items a rater pair needs for Jaccard and pairwise alpha.
+        resamples: bootstrap resamples for alpha's CI (0: none); seed: the bootstrap seed.
+        exclusion_codes: scores meaning "not applicable", treated as missing.
+        out: folder for summary.json and plots (default ``runs/agreement-<file stem>``).
+
+    Raises:
+        ConfigError: a bad level, non-finite exclusion code, or ``out`` is a file.
+        DataError: a bad ratings file, or ratings alpha cannot take (naming the file).
+    """
+    if level not in get_args(Level):
+        raise ConfigError(f"--level must be one of {get_args(Level)}, got {level!r}")
+    codes = tuple(float(c) for c in exclusion_codes)
+    if not all(math.isfinite(c) for c in codes):
+        raise ConfigError(f"--exclude-codes takes finite numbers, e.g. 0 or 0,99; got "
+                          f"{list(exclusion_codes)}")
+    out = out or Path("runs") / f"agreement-{Path(ratings).stem}"
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"--out {str(out)!r} is a file, not a folder")
+    path = resolve_bundled(ratings, BUNDLED_RATINGS)
+    table = load_ratings(path, numeric=level != "nominal", exclusion_codes=codes)
+    fields = tuple(by)
+    try:
+        results = analyze(table, by=fields, level=level,  # type: ignore[arg-type]
+                          min_common=min_common, n_resamples=resamples, seed=seed)
+    except ValueError as exc:  # ratings alpha cannot take: say which file
+        raise DataError(path, str(exc)) from None
+    out.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(out / "summary.json", _summary(
+        results, ratings=str(path), by=list(fields), level=level, min_common=min_common,
+        n_resamples=resamples, seed=seed, exclusion_codes=list(codes), excluded=table.excluded))
+    written = [out / "summary.json"]
+    if plots:
+        written.append(plot_alpha(results, out / "alpha.png", ci=resamples > 0))
+        for k, g in enumerate(results, start=1):
+            slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", "_".join(g.key.values()))[:60]
+            if (png := plot_jaccard(g, out / f"jaccard_{k:02d}_{slug}.png")) is not None:
+                written.append(png)
+    return AgreementReport(results, path, len(table), len(table.raters), level,
+                           table.excluded, codes, written)

@@ -1,0 +1,80 @@
+"""CLI options shared by the judging commands, declared once as ``Annotated`` aliases.
+
+A command lists the ones it takes, with the library's default constant::
+
+    def bench(..., concurrency: Concurrency = DEFAULT_CONCURRENCY, ...):
+        options = run_options(concurrency=concurrency, ...)
+
+and :func:`run_options` turns them into the one typed :class:`~jurybox.run.RunOptions` the
+engine receives. Every option has a ``JURYBOX_`` environment variable.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from ..run.options import RunOptions
+from ..runner.retry import RetryPolicy
+
+__all__ = ["Attempts", "BaseUrl", "Cache", "Concurrency", "MaxTokens", "Model", "NoCache",
+           "Out", "Seed", "SimBias", "SimFaults", "SimLatency", "SimSeed", "Temperature",
+           "Timeout", "TransportOpt", "run_options"]
+
+Model = Annotated[str, typer.Option(
+    envvar="JURYBOX_MODEL", help="The judge: provider/model (openai/gpt-4o-mini, vllm/<model>, "
+    "ollama/<model>, llamacpp/<model>, sglang/<model>, lmstudio/<model>, "
+    "openrouter/<model>), or sim: the simulated judge, started on 127.0.0.1.")]
+BaseUrl = Annotated[Optional[str], typer.Option(
+    envvar="JURYBOX_BASE_URL", help="Endpoint base URL, e.g. http://localhost:8000/v1 (default "
+    "per provider).")]
+Seed = Annotated[int, typer.Option(
+    envvar="JURYBOX_SEED", help="Run seed: everything random in jurybox's own work (item "
+    "sample, shown orders, example draws, decoding seed sent to the endpoint, bootstrap).")]
+Out = Annotated[Optional[Path], typer.Option(
+    envvar="JURYBOX_OUT", help="Run directory (default runs/<command>-<data>-<model>-<hash>). "
+    "Rerunning into it resumes.")]
+Cache = Annotated[Optional[Path], typer.Option(
+    envvar="JURYBOX_CACHE", help="SQLite response cache (default "
+    "~/.cache/jurybox/cache.sqlite).")]
+NoCache = Annotated[bool, typer.Option("--no-cache", envvar="JURYBOX_NO_CACHE",
+                                       help="Do not read or write the response cache.")]
+Concurrency = Annotated[int, typer.Option(envvar="JURYBOX_CONCURRENCY", min=1,
+                                          help="Model calls in flight at once.")]
+Attempts = Annotated[int, typer.Option(
+    envvar="JURYBOX_ATTEMPTS", min=1, help="Attempts per call, first try included: 429, 5xx "
+    "and timeouts are retried with exponential backoff and jitter, honouring Retry-After.")]
+Timeout = Annotated[float, typer.Option(envvar="JURYBOX_TIMEOUT", min=0.001,
+                                        help="Per-request timeout, seconds.")]
+TransportOpt = Annotated[str, typer.Option(
+    "--transport", envvar="JURYBOX_TRANSPORT",
+    help="HTTP client: aiohttp (lean) or sdk (the openai SDK).")]
+Temperature = Annotated[float, typer.Option(envvar="JURYBOX_TEMPERATURE", min=0.0,
+                                            help="Judge sampling temperature.")]
+MaxTokens = Annotated[Optional[int], typer.Option(
+    envvar="JURYBOX_MAX_TOKENS", min=1, help="Judge completion budget, tokens (default: "
+    "1024 listwise, 2048 pairwise, 512 rubric).")]
+SimSeed = Annotated[int, typer.Option(
+    envvar="JURYBOX_SIM_SEED", help="Simulated judge only: seeds its fixed per-candidate "
+    "offsets and its noise.")]
+SimBias = Annotated[str, typer.Option(envvar="JURYBOX_SIM_BIAS",
+                                      help="Simulated judge only: none, primacy or recency.")]
+SimLatency = Annotated[float, typer.Option(envvar="JURYBOX_SIM_LATENCY_MS", min=0.0,
+                                           help="Simulated judge only: latency, ms.")]
+SimFaults = Annotated[str, typer.Option(
+    envvar="JURYBOX_SIM_FAULTS", help="Simulated judge only: faults (default none), e.g. "
+    "rate_429=0.05,rate_500=0.02,rate_slow=0.01,rate_malformed=0.02,rate_truncated=0.01,"
+    "rate_refusal=0.01 (probabilities per attempt).")]
+
+
+def run_options(*, concurrency: int, attempts: int, timeout: float, transport: str,
+                cache: Path | None, no_cache: bool) -> RunOptions:
+    """The typed options of a judging command's flags (cache: the default file unless
+    ``--no-cache``)."""
+    from ._common import default_cache
+
+    return RunOptions(concurrency=concurrency, retry=RetryPolicy(attempts=attempts),
+                      timeout_s=timeout, transport=transport,  # type: ignore[arg-type]
+                      cache_path=None if no_cache else (cache or default_cache()))

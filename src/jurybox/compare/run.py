@@ -1,0 +1,200 @@
+"""``bench``: load a labelled dataset, judge it with several protocols, compare them.
+
+The bench supplies the run engine with its items, protocols, unit key and summarizer
+(:mod:`jurybox.run`); the engine owns the endpoint, cache, run directory and progress.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from ..datasets import Item, ItemSelection, LoadedDataset, load_dataset, select_items
+from ..errors import ConfigError, DataError
+from ..protocols import JudgingProtocol, Weights, build_protocol, protocol_class, protocol_names
+from ..providers import Provider
+from ..run import Engine, RunHooks, RunInfo, RunJob, RunOptions, RunReport, open_endpoint
+from ..runner import AnswerStore
+from ..sim import SimConfig, SimJudge
+from .summary import BenchSummary, summarize
+
+__all__ = ["BenchConfig", "BenchResult", "DEFAULT_PROTOCOLS", "PreparedBench", "prepare_bench",
+           "replay_bench",
+           "run_bench"]
+
+#: Protocols judged when none are named, by task.
+DEFAULT_PROTOCOLS = {"listwise": ("direct", "pcf"), "pairwise": ("pairwise", "both-orders", "apoc")}
+
+#: What a bench returns.
+BenchResult = RunReport[BenchSummary]
+
+
+@dataclass(frozen=True)
+class BenchConfig:
+    """Everything that defines a bench run (stored in run.json; resume requires the same).
+
+    Attributes:
+        dataset: bundled name or file.
+        model: ``provider/model`` or ``sim``.
+        protocols: names, in table order (None: the task's defaults).
+        baseline: compared with every other protocol (None: the first).
+        k: PCF permutations per item.
+        limit: a seeded sample of this many items (per split), None for all.
+        seed: the run seed: item sample, shown orders, request tags, decoding seed sent to
+            the endpoint, bootstrap resampling.
+        subset, n_candidates: dataset options (RewardBench 2 subset, TruthfulQA candidates).
+        tolerance, weights: listwise winners and C_i weights.
+        temperature, max_tokens: judge sampling (max_tokens None: the protocol's default).
+        verdict_format: pairwise: ``token`` or ``json`` (None: token).
+        sim: the simulated judge's behaviour (``model="sim"`` only).
+    """
+
+    dataset: str
+    model: str = "sim"
+    protocols: tuple[str, ...] | None = None
+    baseline: str | None = None
+    k: int = 7
+    limit: int | None = None
+    seed: int = 0
+    subset: str | None = "Factuality"
+    n_candidates: int = 4
+    tolerance: float = 0.5
+    weights: Weights = Weights()
+    temperature: float = 0.0
+    max_tokens: int | None = None
+    base_url: str | None = None
+    verdict_format: str | None = None
+    sim: SimConfig = field(default_factory=SimConfig)
+
+    def as_dict(self) -> dict[str, Any]:
+        """As stored in run.json's ``config``."""
+        d = {k: getattr(self, k) for k in self.__dataclass_fields__}
+        d["weights"] = vars(self.weights)
+        d["sim"] = self.sim.settings() if self.model == "sim" else None
+        d["protocols"] = list(self.protocols) if self.protocols is not None else None
+        return d
+
+    def protocol_args(self, name: str) -> dict[str, Any]:
+        """The arguments protocol ``name`` is built with from this config.
+
+        Raises:
+            ConfigError: an option set for the other task (``--verdict-format`` on a
+                listwise protocol).
+        """
+        cls = protocol_class(name)
+        args: dict[str, Any] = {"seed": self.seed, "temperature": self.temperature,
+                                "max_tokens": self.max_tokens}
+        if cls.task == "listwise":
+            if self.verdict_format is not None:
+                raise ConfigError(f"--verdict-format is for pairwise protocols; {name!r} is "
+                                  f"listwise")
+            args.update(weights=self.weights, tolerance=self.tolerance)
+        if "k" in cls.ARGS:
+            args["k"] = self.k
+        if cls.task == "pairwise":
+            args["verdict_format"] = self.verdict_format
+        return args
+
+
+@dataclass(frozen=True)
+class PreparedBench:
+    """A checked bench: config with protocols filled in, dataset, selection, protocols."""
+
+    config: BenchConfig
+    dataset: LoadedDataset
+    selection: ItemSelection
+    protocols: list[JudgingProtocol]
+
+
+def prepare_bench(config: BenchConfig, expected_sha256: str | None = None) -> PreparedBench:
+    """Check everything that can be checked before any model call: load and check the
+    dataset (its bytes, when a hash is expected), fill in the task's default protocols,
+    select the items, build the protocols and check each suits the dataset's task.
+
+    Raises:
+        DataError, ConfigError: on the first problem.
+    """
+    dataset = load_dataset(config.dataset, subset=config.subset, n=config.n_candidates)
+    if config.protocols is None:
+        config = replace(config, protocols=DEFAULT_PROTOCOLS[dataset.task])
+    assert config.protocols is not None
+    if not config.protocols:
+        raise ConfigError(f"no protocols named; choose from {protocol_names(dataset.task)}")
+    if config.baseline is not None and config.baseline not in config.protocols:
+        raise ConfigError(f"--baseline {config.baseline!r} is not among the protocols "
+                          f"{list(config.protocols)}")
+    if expected_sha256 is not None and dataset.sha256 != expected_sha256:
+        raise DataError(dataset.path, f"the dataset changed since the run (sha256 "
+                        f"{dataset.sha256[:12]}, the run used {expected_sha256[:12]})")
+    for name in config.protocols:
+        if protocol_class(name).task != dataset.task:
+            raise ConfigError(f"protocol {name!r} judges {protocol_class(name).task} items, "
+                              f"but {config.dataset!r} holds {dataset.task} items; "
+                              f"{dataset.task} protocols: {protocol_names(dataset.task)}")
+    protocols = [build_protocol(name, **config.protocol_args(name)) for name in config.protocols]
+    return PreparedBench(config, dataset, select_items(dataset, config.limit, config.seed),
+                         protocols)
+
+
+def _job(bench: PreparedBench, out: Path, replayed: bool) -> RunJob[Item, BenchSummary]:
+    config, dataset = bench.config, bench.dataset
+    names = list(config.protocols or ())
+
+    def summarizer(records: Iterable[dict[str, Any]], info: RunInfo) -> BenchSummary:
+        s = summarize(records, names, task=dataset.task, baseline=config.baseline,
+                      seed=config.seed)
+        return replace(s, n_items=info.n_units, simulated=info.simulated, model=config.model,
+                       dataset=dataset.name, totals=info.totals.as_dict(), replayed=replayed)
+
+    return RunJob(
+        out=Path(out), model=config.model,
+        config={**config.as_dict(), "dataset_sha256": dataset.sha256},
+        manifest={"kind": "bench", "seed": config.seed,
+                  "dataset": {"name": dataset.name, "path": str(dataset.path),
+                              "format": dataset.format, "sha256": dataset.sha256,
+                              "n_items": bench.selection.n_items}},
+        units=lambda: iter(bench.selection), n_units=bench.selection.n_items,
+        unit_key=lambda item: item.item_id, protocols=bench.protocols, summarize=summarizer)
+
+
+def run_bench(config: BenchConfig, out: str | Path, *, options: RunOptions | None = None,
+              hooks: RunHooks | None = None) -> BenchResult:
+    """Run (or resume) a bench and write its run directory.
+
+    Order of work: load and check the data, build the protocols, build the provider (a
+    missing key fails here), check a real endpoint answers, and only then open the run
+    directory and judge.
+
+    Args:
+        config: what to judge, with what.
+        out: the run directory.
+        options: how to run (concurrency, retries, timeout, cache, ...); default RunOptions().
+        hooks: progress callbacks.
+
+    Raises:
+        DataError, ConfigError, ProviderError: before any judging starts.
+        ProviderError: when too many calls in a row fail (run.json status "failed").
+        KeyboardInterrupt: after writing run.json with status "interrupted".
+    """
+    bench = prepare_bench(config)
+    options = options or RunOptions()
+    with open_endpoint(config.model, base_url=config.base_url, options=options,
+                       sim=lambda: SimJudge(list(bench.selection), config.sim)) as provider:
+        return Engine(provider, options, hooks=hooks).run(_job(bench, Path(out), False))
+
+
+def replay_bench(config: BenchConfig, provider: Provider, answers: AnswerStore,
+                 out: str | Path, *, expected_sha256: str | None = None,
+                 hooks: RunHooks | None = None) -> BenchResult:
+    """Run a bench offline: every answer comes from ``answers``, none from a model (a request
+    it lacks is a recorded failure). ``provider`` only supplies the endpoint identity that
+    cache keys were made with. Used by ``jurybox score`` to replay a run's calls.jsonl.
+
+    Raises:
+        DataError: the dataset's bytes differ from ``expected_sha256``.
+    """
+    bench = prepare_bench(config, expected_sha256)
+    engine = Engine(provider, RunOptions(), hooks=hooks, answers=answers, offline=True)
+    return engine.run(_job(bench, Path(out), True))

@@ -1,0 +1,214 @@
+"""Turn items.jsonl decisions into the statistics of summary.json: typed, from compact
+per-item values (memory grows by a key and a credit per item, not by its record)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ..datasets import BUCKETS
+from ..reports import unit_of
+from ..stats import (AccuracyResult, BucketAccuracy, OrderDiagnostics, OrderTally,
+                     PairedComparison, accuracy, bucket_accuracy, judgebench_vote,
+                     paired_comparison)
+
+__all__ = ["BenchSummary", "JudgeBenchRule", "ProtocolSummary", "summarize"]
+
+
+@dataclass(frozen=True)
+class JudgeBenchRule:
+    """JudgeBench's two-order rule over both-orders decisions (failed items left out)."""
+
+    correct: int
+    incorrect: int
+    tie: int
+    n: int
+    accuracy: float
+    items_failed: int
+
+
+@dataclass(frozen=True)
+class ProtocolSummary:
+    """One protocol's statistics.
+
+    Attributes:
+        accuracy: accuracy with tie credit, coverage and a bootstrap CI.
+        calls_planned: calls its items planned (shared calls counted for each protocol).
+        calls_failed: failed calls by kind (api, parse, refusal).
+        items_failed: items without a decision.
+        vs_baseline: paired comparison with the baseline protocol (None for the baseline).
+        order: listwise: how the top pick moves with the shown order.
+        buckets, splits: pairwise: accuracy per source bucket (and per split).
+        first_shown_win_rate: pairwise: share of decisive calls picking the response shown
+            first (0.5 without position bias); n_decisive_calls: those calls.
+        order_consistency, flip_rate, n_both_orders: both-orders: how often the two orders
+            agree, and on how many items.
+        judgebench_rule: both-orders only: JudgeBench's own rule.
+    """
+
+    accuracy: AccuracyResult
+    calls_planned: int
+    calls_failed: dict[str, int]
+    items_failed: int
+    vs_baseline: PairedComparison | None = None
+    order: OrderDiagnostics | None = None
+    buckets: BucketAccuracy | None = None
+    splits: dict[str, BucketAccuracy] | None = None
+    first_shown_win_rate: float | None = None
+    n_decisive_calls: int | None = None
+    order_consistency: float | None = None
+    flip_rate: float | None = None
+    n_both_orders: int | None = None
+    judgebench_rule: JudgeBenchRule | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """Fields that apply (None = does not apply to this task, left out)."""
+        out = {k: v for k, v in asdict(self).items() if v is not None}
+        if self.buckets is not None:  # a pairwise rate without decisive calls is null, kept
+            out.setdefault("first_shown_win_rate", None)
+        return out
+
+
+@dataclass(frozen=True)
+class BenchSummary:
+    """A bench's summary.json: per-protocol statistics plus what the run was."""
+
+    baseline: str
+    task: str
+    protocols: dict[str, ProtocolSummary]
+    n_items: int = 0
+    simulated: bool = False
+    model: str = ""
+    dataset: str = ""
+    totals: dict[str, Any] = field(default_factory=dict)
+    replayed: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {"baseline": self.baseline, "task": self.task,
+                "protocols": {p: s.to_json() for p, s in self.protocols.items()},
+                "n_items": self.n_items, "simulated": self.simulated, "model": self.model,
+                "dataset": self.dataset, "totals": self.totals, "replayed": self.replayed}
+
+
+def _final(records: Iterable[dict], wanted: set[str] | None) -> Iterator[dict]:
+    """Each (unit, protocol)'s last record, in two passes over ``records``.
+
+    A unit is judged again only when its record had an API failure, so every record but a
+    key's last has one: only those keys are tracked (memory grows with failures, not items).
+    """
+    seen: Counter[tuple[str, str]] = Counter()
+    for r in records:
+        key = (unit_of(r), r["protocol"])
+        if key in seen or "api" in r.get("failures", ()):
+            seen[key] += 1
+    passed: Counter[tuple[str, str]] = Counter()
+    for r in records:
+        key = (unit_of(r), r["protocol"])
+        if key in seen:
+            passed[key] += 1
+            if passed[key] < seen[key]:
+                continue
+        if wanted is None or key[0] in wanted:
+            yield r
+
+
+class _Tally:
+    """Compact per-protocol accumulation."""
+
+    def __init__(self, task: str) -> None:
+        self.task = task
+        self.credits: dict[str, float | None] = {}
+        self.calls_planned = self.items_failed = 0
+        self.failures: Counter[str] = Counter()
+        self.order = OrderTally()
+        self.buckets: dict[str, tuple[str, str]] = {}
+        self.shown = self.shown_first_wins = 0
+        self.both = self.consistent = 0
+        self.rule: Counter[str] = Counter()
+        self.rule_failed = 0
+        self.all_both_orders = True
+
+    def add(self, r: dict) -> None:
+        unit = unit_of(r)
+        self.credits[unit] = r["credit"]
+        self.calls_planned += r["n_calls"]
+        self.failures.update(r["failures"])
+        self.items_failed += r["credit"] is None
+        if self.task == "listwise":
+            self.order.add(r["top_picks"], r["top_positions"], r["n_candidates"])
+            return
+        self.buckets[unit] = (r["bucket"], r["split"])
+        for v in r["shown_verdicts"]:
+            if v in ("A", "B"):
+                self.shown += 1
+                self.shown_first_wins += v == "A"
+        if r.get("consistent") is not None:
+            self.both += 1
+            self.consistent += r["consistent"]
+        self.all_both_orders &= r["protocol"] == "both-orders"
+        if r["credit"] is None:
+            self.rule_failed += 1
+        else:
+            self.rule[judgebench_vote(r["call_verdicts"], "A" if r["label"] == "A>B" else "B")] += 1
+
+    def summary(self, credits: dict[str, float | None], seed: int,
+                vs: PairedComparison | None) -> ProtocolSummary:
+        common = dict(accuracy=accuracy(list(credits.values()), seed=seed),
+                      calls_planned=self.calls_planned, calls_failed=dict(self.failures),
+                      items_failed=self.items_failed, vs_baseline=vs)
+        if self.task == "listwise":
+            return ProtocolSummary(**common, order=self.order.result())  # type: ignore[arg-type]
+        by_bucket = {u: b for u, (b, _) in self.buckets.items()}
+        splits = sorted({s for _, s in self.buckets.values()})
+        extras: dict[str, Any] = {
+            "buckets": bucket_accuracy(credits, by_bucket, order=BUCKETS),
+            "splits": {s: bucket_accuracy({u: c for u, c in credits.items()
+                                           if self.buckets[u][1] == s}, by_bucket,
+                                          order=BUCKETS) for s in splits}
+            if len(splits) > 1 else None,
+            "first_shown_win_rate": self.shown_first_wins / self.shown if self.shown else None,
+            "n_decisive_calls": self.shown}
+        if self.both:
+            extras.update(order_consistency=self.consistent / self.both,
+                          flip_rate=1 - self.consistent / self.both, n_both_orders=self.both)
+        if self.credits and self.all_both_orders:
+            n = sum(self.rule.values())
+            extras["judgebench_rule"] = JudgeBenchRule(
+                self.rule["correct"], self.rule["incorrect"], self.rule["tie"], n,
+                self.rule["correct"] / n if n else float("nan"), self.rule_failed)
+        return ProtocolSummary(**common, **extras)  # type: ignore[arg-type]
+
+
+def summarize(records: Iterable[dict], protocols: list[str], *,
+              item_ids: Iterable[str] | None = None, task: str = "listwise",
+              baseline: str | None = None, seed: int = 0) -> BenchSummary:
+    """Per-protocol accuracy (tie credit), coverage, failures, order diagnostics, and paired
+    comparisons of every protocol against ``baseline`` (default: the first protocol).
+
+    Args:
+        records: decisions as stored in items.jsonl, re-iterable (a list, or
+            :class:`jurybox.reports.Records`); later lines supersede earlier ones.
+        protocols: protocol names, in table order.
+        item_ids: the items of this run (records of other items are ignored); None: all.
+        task: ``"listwise"`` or ``"pairwise"`` (pairwise adds bucket accuracy, JudgeBench's
+            two-order rule, order consistency and first-position win rate).
+
+    Raises:
+        ValueError: ``baseline`` is not among ``protocols``.
+    """
+    baseline = baseline or protocols[0]
+    if baseline not in protocols:
+        raise ValueError(f"baseline {baseline!r} is not among the protocols {list(protocols)}")
+    tallies = {p: _Tally(task) for p in protocols}
+    wanted = None if item_ids is None else set(item_ids)
+    for r in _final(records, wanted):
+        if r["protocol"] in tallies:
+            tallies[r["protocol"]].add(r)
+    # sorted by item id: the bootstrap must not depend on the order items finished in
+    credits = {p: {i: t.credits[i] for i in sorted(t.credits)} for p, t in tallies.items()}
+    out = {p: t.summary(credits[p], seed, None if p == baseline else
+                        paired_comparison(credits[baseline], credits[p], seed=seed))
+           for p, t in tallies.items()}
+    return BenchSummary(baseline=baseline, task=task, protocols=out)

@@ -1,0 +1,11 @@
+"""The run engine under every judging command: endpoint, cache, run directory, progress."""
+
+from .calls import ItemCalls, ProtocolCalls
+from .endpoint import open_endpoint
+from .engine import Engine, RunHooks, RunInfo, RunJob, RunReport, Summary
+from .options import (DEFAULT_ABORT_AFTER, DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY,
+                      DEFAULT_TIMEOUT_S, DEFAULT_TRANSPORT, RunOptions)
+
+__all__ = ["DEFAULT_ABORT_AFTER", "DEFAULT_ATTEMPTS", "DEFAULT_CONCURRENCY", "DEFAULT_TIMEOUT_S",
+           "DEFAULT_TRANSPORT", "Engine", "ItemCalls", "ProtocolCalls", "RunHooks", "RunInfo",
+           "RunJob", "RunOptions", "RunReport", "Summary", "open_endpoint"]

@@ -1,0 +1,221 @@
+"""The run engine: one endpoint, one cache, one run directory, a bounded window of units.
+
+A judging command supplies a :class:`RunJob` (units, protocols, a unit key and a summarizer)
+and nothing else; the engine owns the rest::
+
+    with open_endpoint(model, base_url=..., options=options, sim=...) as provider:
+        report = Engine(provider, options, hooks=hooks).run(job)
+
+Order of work: check the endpoint answers, open the run directory (refusing a changed
+configuration; resuming finished units), then stream the units through a window of
+``options.items_in_flight``: read, judge with every protocol not yet done for it (they share
+identical calls), write each decision to items.jsonl, drop. Raw texts go to calls.jsonl as
+they arrive and are not kept. The summary is computed from items.jsonl, read line by line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Generic, Protocol, TypeVar
+
+from .. import __version__
+from ..cache import ResponseCache
+from ..protocols import JudgingProtocol
+from ..providers import Provider
+from ..reports import Records, RunDir
+from ..runner import AnswerStore, CallRecord, Runner, Totals
+from .calls import ItemCalls
+from .options import RunOptions
+
+__all__ = ["Engine", "RunHooks", "RunJob", "RunInfo", "RunReport", "Summary"]
+
+U = TypeVar("U")
+S = TypeVar("S", bound="Summary")
+
+
+class Summary(Protocol):
+    """What a summarizer returns: anything that serializes itself for summary.json."""
+
+    def to_json(self) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """What a summarizer may want to know about the run beyond its records."""
+
+    n_units: int
+    simulated: bool
+    totals: Totals
+    offline: bool
+
+
+@dataclass(frozen=True)
+class RunJob(Generic[U, S]):
+    """What a judging command hands the engine.
+
+    Attributes:
+        out: the run directory.
+        model: the model spec (for run.json).
+        config: what defines the run; a rerun into ``out`` must have the same (run.json).
+        manifest: extra run.json fields (dataset, kind, seed, ...).
+        units: a fresh iterator over the units each call (read lazily: never held at once).
+        n_units: how many units ``units()`` yields.
+        unit_key: a unit's key in items.jsonl (unique in the run).
+        protocols: judged on every unit, in table order.
+        summarize: items.jsonl records (re-iterable; later lines supersede earlier ones)
+            -> a summary.
+    """
+
+    out: Path
+    model: str
+    config: dict[str, Any]
+    manifest: dict[str, Any]
+    units: Callable[[], Iterable[U]]
+    n_units: int
+    unit_key: Callable[[U], str]
+    protocols: Sequence[JudgingProtocol]
+    summarize: Callable[[Iterable[dict[str, Any]], RunInfo], S]
+
+
+@dataclass(frozen=True)
+class RunHooks:
+    """Progress callbacks (the CLI's progress bar): all optional."""
+
+    on_start: Callable[[int, int], None] | None = None  # (units in run, units already done)
+    on_call: Callable[[CallRecord], None] | None = None
+    on_item: Callable[[Any], None] | None = None
+
+
+@dataclass(frozen=True)
+class RunReport(Generic[S]):
+    """What a run returns: its summary and bookkeeping."""
+
+    summary: S
+    out: Path
+    totals: Totals
+    judged_now: int
+    n_units: int
+    simulated: bool
+    protocols: list[dict[str, Any]] = field(default_factory=list)
+
+
+class Engine:
+    """Runs :class:`RunJob` values against one opened endpoint.
+
+    Args:
+        provider: the endpoint (see :func:`jurybox.run.open_endpoint`).
+        options: concurrency, retries, timeout, cache, abort-after, window.
+        hooks: progress callbacks.
+        answers: an answer store that replaces the cache (recorded answers being replayed).
+        offline: never call the provider; a request without an answer is a recorded failure.
+    """
+
+    def __init__(self, provider: Provider, options: RunOptions, *,
+                 hooks: RunHooks | None = None, answers: AnswerStore | None = None,
+                 offline: bool = False) -> None:
+        self.provider, self.options, self.hooks = provider, options, hooks or RunHooks()
+        self.answers, self.offline = answers, offline
+
+    def run(self, job: RunJob[U, S]) -> RunReport[S]:
+        """Judge every unit not finished in ``job.out``, then summarize.
+
+        Raises:
+            ConfigError, ProviderError: before any judging (bad endpoint, changed config).
+            ProviderError: when ``abort_after`` calls in a row fail (status ``failed``).
+            KeyboardInterrupt: after writing run.json with status ``interrupted``.
+        """
+        rundir, judged, totals = asyncio.run(self._main(job))
+        info = RunInfo(job.n_units, self.provider.simulated, totals, self.offline)
+        summary = job.summarize(Records(rundir.items_path), info)
+        rundir.write_summary(summary.to_json())
+        return RunReport(summary, rundir.path, totals, judged, job.n_units,
+                         self.provider.simulated, _protocol_params(job.protocols))
+
+    async def _main(self, job: RunJob[U, S]) -> tuple[RunDir, int, Totals]:
+        try:
+            if not self.offline:
+                await self.provider.check()
+            rundir = RunDir(job.out, job.config)
+            cache = (ResponseCache(self.options.cache_path)
+                     if self.options.cache_path is not None and self.answers is None else None)
+            try:
+                runner = Runner(self.provider, cache=self.answers or cache,
+                                concurrency=self.options.concurrency, retry=self.options.retry,
+                                on_call=self._logger(rundir),
+                                abort_after=None if self.offline else self.options.abort_after,
+                                offline=self.offline)
+                with rundir.session(self._manifest(job), runner.totals.as_dict):
+                    judged = await self._judge(job, runner, rundir)
+                return rundir, judged, runner.totals
+            finally:
+                rundir.close()
+                if cache is not None:
+                    cache.close()
+        finally:
+            await self.provider.aclose()
+
+    def _manifest(self, job: RunJob[U, S]) -> dict[str, Any]:
+        o = self.options
+        return {"jurybox_version": __version__, "command": sys.argv, **job.manifest,
+                "model": {"spec": job.model, "simulated": self.provider.simulated,
+                          "endpoint": self.provider.cache_identity()},
+                "protocols": _protocol_params(job.protocols),
+                "options": {"concurrency": o.concurrency, "attempts": o.retry.attempts,
+                            "timeout_s": o.timeout_s, "transport": o.transport,
+                            "cache": None if o.cache_path is None else str(o.cache_path),
+                            "abort_after": o.abort_after, "window": o.items_in_flight}}
+
+    def _logger(self, rundir: RunDir) -> Callable[[CallRecord], None]:
+        on_call = self.hooks.on_call
+
+        def record(call: CallRecord) -> None:
+            rundir.append_call(call.model_dump(mode="json"))
+            if on_call is not None:
+                on_call(call)
+        return record
+
+    async def _judge(self, job: RunJob[U, S], runner: Runner, rundir: RunDir) -> int:
+        names = [p.name for p in job.protocols]
+        if self.hooks.on_start is not None:
+            self.hooks.on_start(job.n_units, rundir.units_done(names))
+        units = iter(job.units())
+        judged = 0
+
+        async def worker() -> None:
+            nonlocal judged
+            for unit in units:  # shared: each worker takes the next unit
+                key = job.unit_key(unit)
+                todo = [p for p in job.protocols if (key, p.name) not in rundir.done]
+                if not todo:
+                    continue
+                calls = ItemCalls(runner, key)
+                decisions = await asyncio.gather(
+                    *(p.judge(unit, calls.for_protocol(p.name)) for p in todo))
+                for decision in decisions:  # together: a unit is done or not, never half
+                    rundir.append_item(decision.to_record())
+                judged += 1
+                if self.hooks.on_item is not None:
+                    self.hooks.on_item(unit)
+
+        await _all_or_none([worker() for _ in range(self.options.items_in_flight)])
+        return judged
+
+
+async def _all_or_none(coros: list[Any]) -> None:
+    """Run the coroutines concurrently; on an error or cancellation (Ctrl-C) the others are
+    cancelled and awaited before the exception propagates, so no task is left pending."""
+    tasks = [asyncio.ensure_future(c) for c in coros]
+    try:
+        await asyncio.gather(*tasks)
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _protocol_params(protocols: Sequence[JudgingProtocol]) -> list[dict[str, Any]]:
+    return [{"name": p.name, "params": p.params()} for p in protocols]

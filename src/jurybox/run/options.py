@@ -1,0 +1,78 @@
+"""``RunOptions``: how a run talks to its endpoint, one frozen typed object.
+
+Every judging command (``bench``, ``personalize``, ...) takes the same options, declared once
+in the CLI (``jurybox.cli._options``) and carried here as typed fields to the engine, the
+provider and the runner. Defaults are the module constants below, written nowhere else.
+None of these options changes a judge's answer, so none is part of a run's configuration: a
+run may resume with another concurrency or timeout.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import get_args
+
+from ..errors import ConfigError
+from ..providers import Transport
+from ..runner import RetryPolicy
+
+__all__ = ["RunOptions", "DEFAULT_CONCURRENCY", "DEFAULT_TIMEOUT_S", "DEFAULT_ATTEMPTS",
+           "DEFAULT_ABORT_AFTER", "DEFAULT_TRANSPORT"]
+
+#: Model calls in flight at once.
+DEFAULT_CONCURRENCY = 16
+#: Per-request timeout, seconds.
+DEFAULT_TIMEOUT_S = 60.0
+#: Attempts per call, the first included (429, 5xx and timeouts are retried).
+DEFAULT_ATTEMPTS = RetryPolicy().attempts
+#: A run stops when this many calls in a row fail at the API after their retries.
+DEFAULT_ABORT_AFTER = 25
+#: HTTP client for OpenAI-compatible endpoints: the lean aiohttp POST.
+DEFAULT_TRANSPORT: Transport = "aiohttp"
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How to run, not what to judge.
+
+    Attributes:
+        concurrency: most model calls in flight at once, >= 1.
+        retry: attempts and backoff per call.
+        timeout_s: per-request timeout, seconds, > 0.
+        transport: ``aiohttp`` (lean, the default) or ``sdk`` (the openai SDK).
+        cache_path: the SQLite response cache, or None for no cache.
+        abort_after: stop after this many API failures in a row (None: never).
+        window: items being judged at once, >= 1 (default: ``concurrency``). Items are read,
+            judged, written and dropped through this window, so memory does not grow with
+            the dataset.
+
+    Raises:
+        ConfigError: a value out of range (the message names the parameter).
+    """
+
+    concurrency: int = DEFAULT_CONCURRENCY
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    timeout_s: float = DEFAULT_TIMEOUT_S
+    transport: Transport = DEFAULT_TRANSPORT
+    cache_path: Path | None = None
+    abort_after: int | None = DEFAULT_ABORT_AFTER
+    window: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.concurrency < 1:
+            raise ConfigError(f"concurrency must be >= 1, got {self.concurrency}")
+        if not self.timeout_s > 0:
+            raise ConfigError(f"timeout_s must be > 0 seconds, got {self.timeout_s}")
+        if self.transport not in get_args(Transport):
+            raise ConfigError(f"transport must be one of {get_args(Transport)}, got "
+                              f"{self.transport!r}")
+        if self.abort_after is not None and self.abort_after < 1:
+            raise ConfigError(f"abort_after must be >= 1 or None, got {self.abort_after}")
+        if self.window is not None and self.window < 1:
+            raise ConfigError(f"window must be >= 1, got {self.window}")
+
+    @property
+    def items_in_flight(self) -> int:
+        """The window: ``window``, else ``concurrency``."""
+        return self.window or self.concurrency
