@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 
-.PHONY: demo test lint bench-throughput bench-krippendorff clean
+.PHONY: demo test lint typecheck check bench-throughput bench-krippendorff bench-scale clean
 
 $(BIN)/jurybox: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,14 +18,22 @@ test: $(BIN)/jurybox
 	$(BIN)/python -m pytest -q
 
 lint: $(BIN)/jurybox
-	$(BIN)/python -m pip install --quiet ruff
 	$(BIN)/ruff check src tests benchmarks
+
+typecheck: $(BIN)/jurybox
+	$(BIN)/mypy
+
+# what CI runs: lint, types, tests
+check: lint typecheck test
 
 bench-throughput: $(BIN)/jurybox
 	$(BIN)/python benchmarks/throughput.py
 
 bench-krippendorff: $(BIN)/jurybox
 	$(BIN)/python benchmarks/krippendorff_speed.py
+
+bench-scale: $(BIN)/jurybox
+	$(BIN)/python benchmarks/scale.py
 
 clean:
 	rm -rf $(VENV) runs

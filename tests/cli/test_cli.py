@@ -142,3 +142,35 @@ def test_personalize_end_to_end_and_rerun(tmp_path):
                                         "--configs", "random", "--out", str(tmp_path / "q")]),
                     "--configs takes")
     _one_line_error(runner.invoke(app, ["personalize", "squality"]), "--rubric is required")
+
+
+def test_version_and_help_protocol_names_match_the_registry():
+    from jurybox import __version__
+    from jurybox.cli.bench import LISTWISE_PROTOCOLS, PAIRWISE_PROTOCOLS
+    from jurybox.protocols import protocol_names
+
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0 and result.output.strip() == f"jurybox {__version__}"
+    assert LISTWISE_PROTOCOLS.split(",") == protocol_names("listwise")
+    assert PAIRWISE_PROTOCOLS.split(",") == protocol_names("pairwise")
+
+
+def test_every_judging_command_takes_the_same_run_options():
+    shared = ("--concurrency", "--attempts", "--timeout", "--transport", "--cache",
+              "--no-cache", "--base-url", "--seed", "--out", "--model")
+    for command in ("bench", "personalize"):
+        text = runner.invoke(app, [command, "--help"]).output
+        assert all(option in text for option in shared), (command, text)
+
+
+def test_personalize_accepts_run_options_and_judges_without_a_cache(tmp_path):
+    args = ["personalize", "squality", "--rubric", "squality", "--dimensions", "overall",
+            "--raters", "2", "--limit", "2", "--shots", "0", "--seeds", "1", "--no-cache",
+            "--attempts", "2", "--timeout", "5", "--transport", "aiohttp", "--concurrency", "2",
+            "--out", str(tmp_path / "p")]
+    first = runner.invoke(app, args)
+    assert first.exit_code == 0, first.output
+    manifest = json.loads((tmp_path / "p" / "run.json").read_text())
+    assert manifest["options"]["cache"] is None and manifest["options"]["attempts"] == 2
+    assert manifest["protocols"][0]["name"] == "zero-shot@0"
+    assert manifest["protocols"][0]["params"]["seeds"] == 1

@@ -8,7 +8,7 @@ so comparing them costs K calls, not K + 1.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import partial
 from typing import Any, ClassVar
 
@@ -59,8 +59,10 @@ class ListwiseDecision:
         return self.credit is None
 
     def to_record(self) -> dict[str, Any]:
-        """The items.jsonl line (written once, by the run engine)."""
-        return asdict(self)
+        """The items.jsonl line (written once, by the run engine). Fields hold tuples of
+        numbers and strings only, so a shallow copy serializes (``asdict``'s deep copy cost
+        0.1 ms an item on the hot path)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
 @register("pcf")

@@ -21,7 +21,7 @@ APOC more room.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import partial
 from typing import Any
 
@@ -105,8 +105,9 @@ class PairwiseDecision:
         return self.credit is None
 
     def to_record(self) -> dict[str, Any]:
-        """The items.jsonl line (written once, by the run engine)."""
-        return asdict(self)
+        """The items.jsonl line (written once, by the run engine; fields are flat, so a
+        shallow copy serializes)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
 class _PairwiseProtocol(PlannedProtocol):

@@ -11,6 +11,7 @@ all its properties as required and forbids others (OpenAI strict mode needs both
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 from typing import Any
 
 __all__ = ["listwise_schema", "verdict_schema", "rubric_schema", "score_enum"]
@@ -30,7 +31,13 @@ def _object(properties: dict[str, JSONSchema]) -> JSONSchema:
 
 def listwise_schema(labels: Sequence[str]) -> JSONSchema:
     """Listwise answer: one object per shown label (score 0-100 and the three flags), a
-    ranking of exactly the shown labels, a rationale."""
+    ranking of exactly the shown labels, a rationale. The same dict for the same labels
+    (built once per candidate count): treat it as read-only."""
+    return _listwise_schema(tuple(labels))
+
+
+@cache
+def _listwise_schema(labels: tuple[str, ...]) -> JSONSchema:
     candidate = _object({"score": score_enum(0, 100),
                          "major_factual_error": {"type": "boolean"},
                          "hallucinated_specificity": {"type": "boolean"},
