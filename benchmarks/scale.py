@@ -64,7 +64,7 @@ def start_server(port: int, dataset: Path) -> subprocess.Popen:
             return proc
         except OSError:
             if proc.poll() is not None:
-                raise SystemExit("serve-sim exited before answering")
+                raise SystemExit("serve-sim exited before answering") from None
             time.sleep(0.2)
     proc.kill()
     raise SystemExit("serve-sim did not answer within 600 s")
@@ -80,7 +80,8 @@ def run_bench(dataset: Path, port: int, out: Path, concurrency: int) -> dict:
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t0
     if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"bench failed: {proc.stderr.read().decode()[-2000:] if proc.stderr else ''}")
+        tail = proc.stderr.read().decode()[-2000:] if proc.stderr else ""
+        raise SystemExit(f"bench failed: {tail}")
     manifest = json.loads((out / "run" / "run.json").read_text())
     seconds = manifest["sessions"][-1]["seconds"]
     calls = manifest["totals"]["model_calls"]
