@@ -140,8 +140,12 @@ class RunDir:
             if stored != self.config:
                 changed = sorted(k for k in set(stored or {}) | set(self.config)
                                  if (stored or {}).get(k) != self.config.get(k))
+                gone = sorted(set(stored or {}) - set(self.config))
+                older = (f"; {gone} are not settings of this jurybox version: the run was "
+                         f"written by an older one" if gone else "")
                 raise ConfigError(f"{self.path} holds a run with a different configuration "
-                                  f"(differs in {changed}); use another --out or delete it")
+                                  f"(differs in {changed}{older}); use another --out or "
+                                  f"delete it")
         for path in (self.items_path, self.calls_path):
             _drop_partial_tail(path)
         # keys only: a resume must not hold every decision in memory
