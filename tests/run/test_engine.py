@@ -59,6 +59,13 @@ def test_manifest_records_every_protocols_parameters_and_the_options(tmp_path):
     assert manifest["kind"] == "bench" and manifest["dataset"]["n_items"] == 8
 
 
+def test_a_protocol_named_twice_is_refused(tmp_path):
+    with pytest.raises(ConfigError, match="--protocols names 'direct' more than once"):
+        run_bench(BenchConfig(dataset="rewardbench2-sample", protocols=("direct", "pcf",
+                                                                         "direct")),
+                  tmp_path / "run")
+
+
 def test_verdict_format_on_a_listwise_dataset_is_refused(tmp_path):
     with pytest.raises(ConfigError, match="--verdict-format is for pairwise protocols"):
         run_bench(BenchConfig(dataset="rewardbench2-sample", verdict_format="json"),

@@ -122,6 +122,9 @@ def prepare_bench(config: BenchConfig, expected_sha256: str | None = None) -> Pr
     assert config.protocols is not None
     if not config.protocols:
         raise ConfigError(f"no protocols named; choose from {protocol_names(dataset.task)}")
+    twice = sorted({p for p in config.protocols if config.protocols.count(p) > 1})
+    if twice:
+        raise ConfigError(f"--protocols names {', '.join(map(repr, twice))} more than once")
     if config.baseline is not None and config.baseline not in config.protocols:
         raise ConfigError(f"--baseline {config.baseline!r} is not among the protocols "
                           f"{list(config.protocols)}")
