@@ -41,6 +41,16 @@ def test_unknown_protocol_arguments_are_an_error():
         build_protocol("direct", k=3)
     with pytest.raises(ConfigError, match="unknown protocol 'pfc'"):
         build_protocol("pfc")
+    with pytest.raises(ConfigError, match="protocol 'pcf': k must be >= 1, got 0"):
+        build_protocol("pcf", k=0)
+    with pytest.raises(ConfigError, match="protocol 'rubric': .*missing .*'context'"):
+        build_protocol("rubric")
+
+
+def test_a_negative_seed_is_refused_before_any_call(tmp_path):
+    with pytest.raises(ConfigError, match="--seed must be >= 0, got -1"):
+        run_bench(BenchConfig(dataset="rewardbench2-sample", seed=-1), tmp_path / "run")
+    assert not (tmp_path / "run").exists()
 
 
 def test_manifest_records_every_protocols_parameters_and_the_options(tmp_path):

@@ -57,3 +57,21 @@ def test_order_diagnostics():
     assert res.n_runs == {2: 1, 4: 5}
     with pytest.raises(ValueError):
         order_diagnostics([[0]], [[3]], [2])
+
+
+def test_order_tally_does_not_depend_on_the_order_items_arrive_in():
+    import random
+
+    from jurybox.stats import OrderTally
+
+    rng = random.Random(3)
+    items = [([rng.randrange(4) for _ in range(7)], [rng.randrange(4) for _ in range(7)], 4)
+             for _ in range(500)]
+    results = []
+    for _ in range(3):
+        rng.shuffle(items)
+        tally = OrderTally()
+        for picks, positions, n in items:
+            tally.add(picks, positions, n)
+        results.append(tally.result())
+    assert results[0] == results[1] == results[2]  # bit for bit, mean_disagreement included

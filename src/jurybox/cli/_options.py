@@ -31,7 +31,7 @@ BaseUrl = Annotated[Optional[str], typer.Option(
     envvar="JURYBOX_BASE_URL", help="Endpoint base URL, e.g. http://localhost:8000/v1 (default "
     "per provider).")]
 Seed = Annotated[int, typer.Option(
-    envvar="JURYBOX_SEED", help="Run seed: everything random in jurybox's own work (item "
+    envvar="JURYBOX_SEED", min=0, help="Run seed: everything random in jurybox's own work (item "
     "sample, shown orders, example draws, decoding seed sent to the endpoint, bootstrap).")]
 Out = Annotated[Optional[Path], typer.Option(
     envvar="JURYBOX_OUT", help="Run directory (default runs/<command>-<data>-<model>-<hash>). "
@@ -57,7 +57,7 @@ MaxTokens = Annotated[Optional[int], typer.Option(
     envvar="JURYBOX_MAX_TOKENS", min=1, help="Judge completion budget, tokens (default: "
     "1024 listwise, 2048 pairwise, 512 rubric).")]
 SimSeed = Annotated[int, typer.Option(
-    envvar="JURYBOX_SIM_SEED", help="Simulated judge only: seeds its fixed per-candidate "
+    envvar="JURYBOX_SIM_SEED", min=0, help="Simulated judge only: seeds its fixed per-candidate "
     "offsets and its noise.")]
 SimBias = Annotated[str, typer.Option(envvar="JURYBOX_SIM_BIAS",
                                       help="Simulated judge only: none, primacy or recency.")]

@@ -116,6 +116,8 @@ def prepare_bench(config: BenchConfig, expected_sha256: str | None = None) -> Pr
     Raises:
         DataError, ConfigError: on the first problem.
     """
+    if config.seed < 0:  # numpy's generators, which the bootstrap uses, take seeds >= 0
+        raise ConfigError(f"--seed must be >= 0, got {config.seed}")
     dataset = load_dataset(config.dataset, subset=config.subset, n=config.n_candidates)
     if config.protocols is None:
         config = replace(config, protocols=DEFAULT_PROTOCOLS[dataset.task])

@@ -114,6 +114,8 @@ def run_personalize(config: PersonalizeConfig, out: str | Path, *,
         ConfigError: unknown rater, judge kind or dimension; nothing to judge; missing key.
     """
     options = options or RunOptions()
+    if config.seed < 0:  # numpy's generators, which the bootstrap uses, take seeds >= 0
+        raise ConfigError(f"--seed must be >= 0, got {config.seed}")
     rubric = load_rubric(config.rubric)
     table = load_ratings(config.ratings, dimensions=None, exclusion_codes={
         d.name: [d.exclusion.code] for d in rubric.dimensions if d.exclusion})

@@ -153,8 +153,8 @@ def build_protocol(name: str, **kwargs: Any) -> JudgingProtocol:
     A None value means the protocol's default.
 
     Raises:
-        ConfigError: unknown name, or an argument the protocol does not take (the message
-            lists those it does).
+        ConfigError: unknown name, an argument the protocol does not take (the message lists
+            those it does), a required one missing, or a value out of range.
     """
     cls = protocol_class(name)
     accepted = cls.ARGS
@@ -162,4 +162,7 @@ def build_protocol(name: str, **kwargs: Any) -> JudgingProtocol:
     if unknown:
         raise ConfigError(f"protocol {name!r} takes no argument {', '.join(map(repr, unknown))}"
                           f"; it takes {', '.join(accepted) or 'none'}")
-    return cls(**{k: v for k, v in kwargs.items() if v is not None})
+    try:
+        return cls(**{k: v for k, v in kwargs.items() if v is not None})
+    except (TypeError, ValueError) as exc:  # a missing argument or a value out of range
+        raise ConfigError(f"protocol {name!r}: {exc}") from None

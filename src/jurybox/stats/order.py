@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from fractions import Fraction
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -46,7 +47,8 @@ class OrderTally:
 
     def __init__(self) -> None:
         self._multi = self._flips = 0
-        self._disagreement = 0.0
+        # exact, so the result does not depend on the order items arrive in
+        self._disagreement = Fraction(0)
         self._by_n: dict[int, Counter[int]] = {}
 
     def add(self, top_picks: Sequence[int], top_positions: Sequence[int], n: int) -> None:
@@ -61,14 +63,16 @@ class OrderTally:
         if len(top_picks) >= 2:
             self._multi += 1
             self._flips += len(set(top_picks)) > 1
-            self._disagreement += 1 - Counter(top_picks).most_common(1)[0][1] / len(top_picks)
+            self._disagreement += 1 - Fraction(Counter(top_picks).most_common(1)[0][1],
+                                               len(top_picks))
         self._by_n.setdefault(n, Counter()).update(top_positions)
 
     def result(self) -> OrderDiagnostics:
         runs = {n: sum(c.values()) for n, c in sorted(self._by_n.items()) if sum(c.values())}
         return OrderDiagnostics(
             flip_rate=self._flips / self._multi if self._multi else math.nan,
-            mean_disagreement=self._disagreement / self._multi if self._multi else math.nan,
+            mean_disagreement=(float(self._disagreement / self._multi) if self._multi
+                               else math.nan),
             n_items=self._multi,
             win_rate_by_position={n: tuple(self._by_n[n][p] / runs[n] for p in range(n))
                                   for n in runs},
