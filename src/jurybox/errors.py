@@ -18,6 +18,7 @@ __all__ = [
     "ConfigError",
     "DataError",
     "ProviderError",
+    "FormatRefusedError",
     "RetryableProviderError",
     "RateLimitError",
     "ServerError",
@@ -62,6 +63,10 @@ class ProviderError(JuryboxError):
     def __init__(self, message: str, *, status: int | None = None) -> None:
         self.status = status
         super().__init__(message)
+
+
+class FormatRefusedError(ProviderError):
+    """The server refused the structured-output field (``response_format``) it was sent."""
 
 
 class RetryableProviderError(ProviderError):

@@ -23,6 +23,8 @@ FAST = RetryPolicy(attempts=2, base_s=0)
     ({"transport": "curl"}, "transport must be one of ('aiohttp', 'sdk'), got 'curl'"),
     ({"abort_after": 0}, "abort_after must be >= 1 or None, got 0"),
     ({"window": 0}, "window must be >= 1, got 0"),
+    ({"structured": "xml"}, "structured must be one of ('auto', 'json-schema', 'json-object', "
+                            "'off'), got 'xml'"),
 ])
 def test_run_options_name_the_bad_parameter(kwargs, message):
     with pytest.raises(ConfigError) as err:
@@ -65,7 +67,7 @@ def test_manifest_records_every_protocols_parameters_and_the_options(tmp_path):
                                    "temperature": 0.0, "max_tokens": 1024}}]
     assert manifest["options"] == {"concurrency": 3, "attempts": 2, "timeout_s": 60.0,
                                    "transport": "aiohttp", "cache": None, "abort_after": 25,
-                                   "window": 3}
+                                   "window": 3, "structured": "auto"}
     assert manifest["kind"] == "bench" and manifest["dataset"]["n_items"] == 8
 
 

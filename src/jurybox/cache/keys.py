@@ -1,9 +1,10 @@
 """Cache keys: sha256 of canonical JSON of everything that changes a judge's answer.
 
 The key covers: key version, the endpoint identity (provider, base URL, model), messages,
-sampling parameters, seed and sample index. Canonical JSON = sorted keys, no whitespace,
-UTF-8 (``ensure_ascii=False``). Changing any of this changes every key: bump KEY_VERSION and
-the golden test in tests/cache together.
+sampling parameters, seed and sample index, and the structured-output mode and schema when the
+request asks for one (a request without one hashes as it did before structured outputs).
+Canonical JSON = sorted keys, no whitespace, UTF-8 (``ensure_ascii=False``). Changing any of
+this changes every key: bump KEY_VERSION and the golden test in tests/cache together.
 """
 
 from __future__ import annotations
@@ -39,4 +40,7 @@ def cache_key(identity: dict[str, Any], request: ChatRequest) -> str:
         "seed": request.seed,
         "sample_index": request.sample_index,
     }
+    if request.answer_format is not None:  # absent when off: earlier keys stay the same
+        payload["answer_format"] = {"mode": request.answer_format.mode,
+                                    "schema": request.answer_format.schema_text}
     return hashlib.sha256(canonical_json(payload).encode("utf-8")).hexdigest()

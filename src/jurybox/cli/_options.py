@@ -21,7 +21,7 @@ from ..runner.retry import RetryPolicy
 
 __all__ = ["Attempts", "BaseUrl", "Cache", "Concurrency", "MaxTokens", "Model", "NoCache",
            "Out", "Seed", "SimBias", "SimFaults", "SimLatency", "SimSeed", "Temperature",
-           "Timeout", "TransportOpt", "run_options"]
+           "Structured", "Timeout", "TransportOpt", "run_options"]
 
 Model = Annotated[str, typer.Option(
     envvar="JURYBOX_MODEL", help="The judge: provider/model (openai/gpt-4o-mini, vllm/<model>, "
@@ -48,6 +48,11 @@ Attempts = Annotated[int, typer.Option(
     "and timeouts are retried with exponential backoff and jitter, honouring Retry-After.")]
 Timeout = Annotated[float, typer.Option(envvar="JURYBOX_TIMEOUT", min=0.001,
                                         help="Per-request timeout, seconds.")]
+Structured = Annotated[str, typer.Option(
+    envvar="JURYBOX_STRUCTURED", help="Structured outputs: auto (the answer's JSON schema for "
+    "real endpoints, falling back once to json-object, then off, when a server refuses it; "
+    "off for the simulated judge), json-schema, json-object or off. Answers are validated "
+    "either way.")]
 TransportOpt = Annotated[str, typer.Option(
     "--transport", envvar="JURYBOX_TRANSPORT",
     help="HTTP client: aiohttp (lean) or sdk (the openai SDK).")]
@@ -70,11 +75,12 @@ SimFaults = Annotated[str, typer.Option(
 
 
 def run_options(*, concurrency: int, attempts: int, timeout: float, transport: str,
-                cache: Path | None, no_cache: bool) -> RunOptions:
+                cache: Path | None, no_cache: bool, structured: str) -> RunOptions:
     """The typed options of a judging command's flags (cache: the default file unless
     ``--no-cache``)."""
     from ._common import default_cache
 
     return RunOptions(concurrency=concurrency, retry=RetryPolicy(attempts=attempts),
                       timeout_s=timeout, transport=transport,  # type: ignore[arg-type]
-                      cache_path=None if no_cache else (cache or default_cache()))
+                      cache_path=None if no_cache else (cache or default_cache()),
+                      structured=structured)  # type: ignore[arg-type]

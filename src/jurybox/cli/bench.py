@@ -7,12 +7,12 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 
 from ..errors import ConfigError
-from ..run.options import (DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S,
-                           DEFAULT_TRANSPORT)
+from ..run.options import (DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY, DEFAULT_STRUCTURED,
+                           DEFAULT_TIMEOUT_S, DEFAULT_TRANSPORT)
 from ._common import BenchProgress, default_out, exit_if_nothing_judged, fail_cleanly
 from ._options import (Attempts, BaseUrl, Cache, Concurrency, MaxTokens, Model, NoCache, Out,
-                       Seed, SimBias, SimFaults, SimLatency, SimSeed, Temperature, Timeout,
-                       TransportOpt, run_options)
+                       Seed, SimBias, SimFaults, SimLatency, SimSeed, Structured, Temperature,
+                       Timeout, TransportOpt, run_options)
 
 if TYPE_CHECKING:
     from ..protocols import Weights
@@ -97,6 +97,7 @@ def bench(
     attempts: Attempts = DEFAULT_ATTEMPTS,
     timeout: Timeout = DEFAULT_TIMEOUT_S,
     transport: TransportOpt = DEFAULT_TRANSPORT,
+    structured: Structured = DEFAULT_STRUCTURED,
     subset: Annotated[str, typer.Option(envvar="JURYBOX_SUBSET",
                                         help="RewardBench 2 subset ('all' for every "
                                         "row).")] = "Factuality",
@@ -135,7 +136,8 @@ def bench(
         if name not in PROTOCOLS:
             raise ConfigError(f"unknown protocol {name!r}; choose from {sorted(PROTOCOLS)}")
     options = run_options(concurrency=concurrency, attempts=attempts, timeout=timeout,
-                          transport=transport, cache=cache, no_cache=no_cache)
+                          transport=transport, cache=cache, no_cache=no_cache,
+                          structured=structured)
     config = BenchConfig(
         dataset=dataset, model=model, protocols=names, baseline=baseline, k=k, limit=limit,
         seed=seed, subset=None if subset == "all" else subset, n_candidates=n_candidates,

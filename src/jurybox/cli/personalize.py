@@ -10,11 +10,11 @@ import typer
 from rich.table import Table
 
 from ..errors import ConfigError
-from ..run.options import (DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S,
-                           DEFAULT_TRANSPORT)
+from ..run.options import (DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY, DEFAULT_STRUCTURED,
+                           DEFAULT_TIMEOUT_S, DEFAULT_TRANSPORT)
 from ._common import BenchProgress, console, default_out, fail_cleanly
 from ._options import (Attempts, BaseUrl, Cache, Concurrency, Model, NoCache, Out, Seed,
-                       SimSeed, Timeout, TransportOpt, run_options)
+                       SimSeed, Structured, Timeout, TransportOpt, run_options)
 
 if TYPE_CHECKING:
     from ..personalize import MeanCI, PersonalizeResult, PersonalizeSummary
@@ -124,6 +124,7 @@ def personalize(
     attempts: Attempts = DEFAULT_ATTEMPTS,
     timeout: Timeout = DEFAULT_TIMEOUT_S,
     transport: TransportOpt = DEFAULT_TRANSPORT,
+    structured: Structured = DEFAULT_STRUCTURED,
     sim_seed: SimSeed = 0,
 ) -> None:
     """Rubric judges conditioned on nobody (zero-shot), on other raters (aggregate) or on the
@@ -150,7 +151,8 @@ def personalize(
         rater_sel = int(raters) if raters.strip().isdigit() else tuple(
             r.strip() for r in raters.split(",") if r.strip())
     options = run_options(concurrency=concurrency, attempts=attempts, timeout=timeout,
-                          transport=transport, cache=cache, no_cache=no_cache)
+                          transport=transport, cache=cache, no_cache=no_cache,
+                          structured=structured)
     config = PersonalizeConfig(
         ratings=ratings, items=items, rubric=rubric, model=model,
         judges=tuple(c.strip() for c in judges.split(",") if c.strip()), shots=shot_counts,

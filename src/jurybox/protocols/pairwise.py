@@ -142,7 +142,7 @@ class _PairwiseProtocol(PlannedProtocol):
         call_id = ("keyed-" if keyed else "") + "".join("AB"[i] for i in order) + (
             f"-s{sample}" if sample else "")
         # a JSON verdict has a schema; Arena-Hard verdict tokens are free text
-        schema = verdict_schema() if self.verdict_format == "json" else None
+        schema = verdict_schema(keyed) if self.verdict_format == "json" else None
         return PlannedCall(call_id, order, ("A", "B"), request, partial(parse_verdict),
                            schema=schema)
 

@@ -49,9 +49,12 @@ def _listwise_schema(labels: tuple[str, ...]) -> JSONSchema:
         "rationale": {"type": "string"}})
 
 
-def verdict_schema() -> JSONSchema:
-    """Pairwise (and keyed) JSON verdict: ``{"verdict": "A" | "B" | "tie"}``."""
-    return _object({"verdict": {"type": "string", "enum": ["A", "B", "tie"]}})
+def verdict_schema(keyed: bool = False) -> JSONSchema:
+    """Pairwise JSON verdict: ``{"verdict": "A" | "B" | "tie", "rationale"}``; the keyed judge
+    writes its own ``solution`` first (properties are generated in order)."""
+    fields: dict[str, JSONSchema] = {"solution": {"type": "string"}} if keyed else {}
+    return _object({**fields, "verdict": {"type": "string", "enum": ["A", "B", "tie"]},
+                    "rationale": {"type": "string"}})
 
 
 def rubric_schema(low: int, high: int, exclusion: int | None = None) -> JSONSchema:

@@ -1,14 +1,18 @@
 """Model endpoints behind one narrow async interface."""
 
-from .base import ChatRequest, ChatResponse, Message, Provider, Usage
-from .openai_compat import SIM_OWNER, OpenAICompatibleProvider, Transport
+from .base import AnswerFormat, ChatRequest, ChatResponse, FormatMode, Message, Provider, Usage
+from .openai_compat import (SIM_OWNER, Dialect, OpenAICompatibleProvider, Transport,
+                            response_format)
 from .spec import PROVIDERS, ModelSpec, make_provider, parse_spec
 
 __all__ = [
     "PROVIDERS",
     "SIM_OWNER",
+    "AnswerFormat",
     "ChatRequest",
     "ChatResponse",
+    "Dialect",
+    "FormatMode",
     "Message",
     "ModelSpec",
     "OpenAICompatibleProvider",
@@ -17,4 +21,5 @@ __all__ = [
     "Usage",
     "make_provider",
     "parse_spec",
+    "response_format",
 ]

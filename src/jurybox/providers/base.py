@@ -8,11 +8,17 @@ timeouts, dropped connections) and :class:`~jurybox.errors.ProviderError` for th
 
 from __future__ import annotations
 
-from typing import Any, Protocol, runtime_checkable
+import json
+
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["Message", "ChatRequest", "ChatResponse", "Usage", "Provider"]
+__all__ = ["AnswerFormat", "FormatMode", "Message", "ChatRequest", "ChatResponse", "Usage",
+           "Provider"]
+
+#: How a request asks for structured output: the answer's JSON schema, or any JSON object.
+FormatMode = Literal["json-schema", "json-object"]
 
 
 class Message(BaseModel):
@@ -21,6 +27,28 @@ class Message(BaseModel):
     model_config = ConfigDict(frozen=True)
     role: str
     content: str
+
+
+class AnswerFormat(BaseModel):
+    """The structured output a request asks the server for (each provider sends it in its own
+    dialect of ``response_format``).
+
+    Attributes:
+        mode: ``json-schema`` (constrain the answer to ``schema_text``) or ``json-object``
+            (any JSON object; llama.cpp still receives the schema, which it enforces).
+        schema_text: the answer's JSON schema as canonical JSON text (text, so requests stay
+            hashable).
+    """
+
+    model_config = ConfigDict(frozen=True)
+    mode: FormatMode
+    schema_text: str
+
+    @property
+    def answer_schema(self) -> dict[str, Any]:
+        """The schema as a dict."""
+        value: dict[str, Any] = json.loads(self.schema_text)
+        return value
 
 
 class ChatRequest(BaseModel):
@@ -33,6 +61,7 @@ class ChatRequest(BaseModel):
         seed: decoding seed passed to the endpoint (None: not sent).
         sample_index: which repeated sample of the same request this is (0 for the first);
             part of the cache key, never sent.
+        answer_format: structured output asked of the server, or None (free text).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -41,6 +70,7 @@ class ChatRequest(BaseModel):
     max_tokens: int = Field(default=1024, gt=0)
     seed: int | None = None
     sample_index: int = 0
+    answer_format: AnswerFormat | None = None
 
     def sampling(self) -> dict[str, Any]:
         """The sampling parameters, as they enter the cache key."""

@@ -4,7 +4,19 @@ Two transports behind one class: a lean ``aiohttp`` POST to ``/chat/completions`
 about 0.2 ms of client CPU per call) and the official ``openai`` SDK (``transport="sdk"``,
 1.5-2.5 ms per call; see ``benchmarks/throughput.py`` for the measurement that chose the
 default). Both map errors the same way: 429 -> RateLimitError (with Retry-After), 5xx ->
-ServerError, timeouts -> TimeoutError_, other 4xx -> ProviderError.
+ServerError, timeouts -> TimeoutError_, other 4xx -> ProviderError, and a request with
+structured output that the server refuses (400, 422 or 500 naming the field) ->
+FormatRefusedError.
+
+Structured output goes out as ``response_format`` in the server's dialect (``Dialect``):
+
+- ``openai`` (OpenAI, vLLM, SGLang, LM Studio, Ollama's OpenAI endpoint, OpenRouter):
+  ``{"type": "json_schema", "json_schema": {"name": "answer", "schema": ..., "strict": true}}``
+  for json-schema, ``{"type": "json_object"}`` for json-object.
+- ``llamacpp`` (llama-cpp-python's server and llama.cpp's own): ``{"type": "json_object",
+  "schema": ...}`` for both modes. Measured on llama-cpp-python 0.3.36: it answers OpenAI's
+  ``json_schema`` type with HTTP 500 (a validation error naming ``response_format.type``) and
+  enforces a schema given with ``json_object``; without a schema it gives JSON of any shape.
 """
 
 from __future__ import annotations
@@ -16,13 +28,15 @@ from typing import Any, Literal
 
 import aiohttp
 
-from ..errors import (ConfigError, ProviderError, RateLimitError, RetryableProviderError,
-                      ServerError, TimeoutError_)
-from .base import ChatRequest, ChatResponse, Usage
+from ..errors import (ConfigError, FormatRefusedError, ProviderError, RateLimitError,
+                      RetryableProviderError, ServerError, TimeoutError_)
+from .base import AnswerFormat, ChatRequest, ChatResponse, Usage
 
-__all__ = ["OpenAICompatibleProvider", "Transport", "SIM_OWNER"]
+__all__ = ["Dialect", "OpenAICompatibleProvider", "Transport", "SIM_OWNER", "response_format"]
 
 Transport = Literal["aiohttp", "sdk"]
+#: How a server spells structured output (see the module docstring).
+Dialect = Literal["openai", "llamacpp"]
 
 #: ``owned_by`` of the simulated judge's models; a provider that sees it knows the judge is
 #: simulated, however it was reached.
@@ -36,8 +50,30 @@ def _retry_after(value: str | None) -> float | None:
         return None
 
 
-def _raise_for_status(status: int, body: str, retry_after: str | None) -> None:
+def response_format(fmt: AnswerFormat, dialect: Dialect) -> dict[str, Any]:
+    """``response_format`` for ``fmt`` in a server's dialect."""
+    if dialect == "llamacpp":
+        return {"type": "json_object", "schema": fmt.answer_schema}
+    if fmt.mode == "json-object":
+        return {"type": "json_object"}
+    return {"type": "json_schema",
+            "json_schema": {"name": "answer", "schema": fmt.answer_schema, "strict": True}}
+
+
+def _refused_format(status: int, body: str) -> bool:
+    """A refusal of ``response_format`` itself (not of the prompt): 400, 422 or 500 whose body
+    names the field."""
+    text = body.lower()
+    return status in (400, 422, 500) and any(
+        word in text for word in ("response_format", "json_schema", "json schema"))
+
+
+def _raise_for_status(status: int, body: str, retry_after: str | None,
+                      structured: bool = False) -> None:
     snippet = body[:200].replace("\n", " ")
+    if structured and _refused_format(status, body):
+        raise FormatRefusedError(f"HTTP {status}: the server refused response_format: {snippet}",
+                                 status=status)
     if status == 429:
         raise RateLimitError(f"HTTP 429 rate limited: {snippet}", status=status,
                              retry_after=_retry_after(retry_after))
@@ -59,14 +95,16 @@ class OpenAICompatibleProvider:
         api_key: bearer token, or None for servers without auth.
         timeout_s: per-request timeout, seconds.
         transport: ``"aiohttp"`` (lean, default) or ``"sdk"`` (official ``openai`` client).
-        identity: overrides ``cache_identity()`` (the simulated judge uses its configuration,
-            since its port changes from run to run).
+        identity: overrides ``cache_identity()`` (the simulated and local judges use their
+            configuration or file, since their port changes from run to run).
         max_connections: connection pool size (aiohttp transport).
+        dialect: how the server spells structured output.
     """
 
     def __init__(self, name: str, model: str, base_url: str, *, api_key: str | None = None,
                  timeout_s: float = 60.0, transport: Transport = "aiohttp",
-                 identity: dict[str, Any] | None = None, max_connections: int = 1024) -> None:
+                 identity: dict[str, Any] | None = None, max_connections: int = 1024,
+                 dialect: Dialect = "openai") -> None:
         if not timeout_s > 0:
             raise ConfigError(f"timeout must be > 0 seconds, got {timeout_s!r}")
         if transport not in ("aiohttp", "sdk"):
@@ -74,7 +112,7 @@ class OpenAICompatibleProvider:
         self.name, self.model = name, model
         self.base_url = base_url.rstrip("/")
         self.api_key, self.timeout_s, self.transport = api_key, timeout_s, transport
-        self._identity = identity
+        self._identity, self.dialect = identity, dialect
         self.simulated = name == "sim"  # also set by check() when the server says so
         self._max_connections = max_connections
         self._session: aiohttp.ClientSession | None = None
@@ -100,6 +138,8 @@ class OpenAICompatibleProvider:
         }
         if request.seed is not None:
             payload["seed"] = request.seed
+        if request.answer_format is not None:
+            payload["response_format"] = response_format(request.answer_format, self.dialect)
         return payload
 
     def _get_session(self) -> aiohttp.ClientSession:
@@ -119,7 +159,8 @@ class OpenAICompatibleProvider:
                                                 headers=self._headers()) as resp:
                 if resp.status != 200:
                     _raise_for_status(resp.status, await resp.text(),
-                                      resp.headers.get("Retry-After"))
+                                      resp.headers.get("Retry-After"),
+                                      request.answer_format is not None)
                 body = await resp.read()
         except asyncio.TimeoutError:
             raise TimeoutError_(f"no answer within {self.timeout_s:g} s") from None
@@ -160,7 +201,8 @@ class OpenAICompatibleProvider:
             raise RetryableProviderError(f"connection failed: {exc}") from None
         except openai.APIStatusError as exc:
             _raise_for_status(exc.status_code, str(exc.message),
-                              exc.response.headers.get("retry-after"))
+                              exc.response.headers.get("retry-after"),
+                              request.answer_format is not None)
         if not hasattr(completion, "model_dump"):  # the SDK hands back raw text it cannot parse
             raise ProviderError(f"{self.base_url}/chat/completions answered with a body that is "
                                 f"not a chat completion ({str(completion)[:80]!r}); is the base "

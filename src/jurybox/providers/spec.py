@@ -82,4 +82,6 @@ def make_provider(spec: ModelSpec, *, base_url: str | None = None, api_key: str 
         raise ConfigError(f"{spec} needs an API key: export {defaults.key_env}=... "
                           f"(or JURYBOX_API_KEY)")
     return OpenAICompatibleProvider(spec.provider, spec.model, base_url or defaults.base_url,
-                                    api_key=key, timeout_s=timeout_s, transport=transport)
+                                    api_key=key, timeout_s=timeout_s, transport=transport,
+                                    dialect="llamacpp" if spec.provider == "llamacpp"
+                                    else "openai")

@@ -4,8 +4,10 @@ from .calls import ItemCalls, ProtocolCalls
 from .endpoint import open_endpoint
 from .engine import Engine, RunHooks, RunInfo, RunJob, RunReport, Summary
 from .options import (DEFAULT_ABORT_AFTER, DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY,
-                      DEFAULT_TIMEOUT_S, DEFAULT_TRANSPORT, RunOptions)
+                      DEFAULT_STRUCTURED, DEFAULT_TIMEOUT_S, DEFAULT_TRANSPORT, RunOptions)
+from .structured import STRUCTURED_MODES, AnswerFormats, StructuredMode
 
-__all__ = ["DEFAULT_ABORT_AFTER", "DEFAULT_ATTEMPTS", "DEFAULT_CONCURRENCY", "DEFAULT_TIMEOUT_S",
-           "DEFAULT_TRANSPORT", "Engine", "ItemCalls", "ProtocolCalls", "RunHooks", "RunInfo",
-           "RunJob", "RunOptions", "RunReport", "Summary", "open_endpoint"]
+__all__ = ["DEFAULT_ABORT_AFTER", "DEFAULT_ATTEMPTS", "DEFAULT_CONCURRENCY", "DEFAULT_STRUCTURED",
+           "DEFAULT_TIMEOUT_S", "DEFAULT_TRANSPORT", "STRUCTURED_MODES", "AnswerFormats",
+           "Engine", "ItemCalls", "ProtocolCalls", "RunHooks", "RunInfo", "RunJob", "RunOptions",
+           "RunReport", "StructuredMode", "Summary", "open_endpoint"]

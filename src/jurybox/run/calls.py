@@ -10,6 +10,7 @@ from typing import Any
 from ..protocols import PlannedCall
 from ..providers import ChatRequest
 from ..runner import Job, Outcome, Runner
+from .structured import AnswerFormats
 
 __all__ = ["ItemCalls", "ProtocolCalls"]
 
@@ -24,10 +25,12 @@ class ItemCalls:
     Args:
         runner: obtains judgments (cache, endpoint, retries, re-ask).
         item_id: the unit key, copied into every call record.
+        formats: the run's structured-output mode (None: free text).
     """
 
-    def __init__(self, runner: Runner, item_id: str) -> None:
-        self.runner, self.item_id = runner, item_id
+    def __init__(self, runner: Runner, item_id: str,
+                 formats: AnswerFormats | None = None) -> None:
+        self.runner, self.item_id, self.formats = runner, item_id, formats
         self._asked: dict[ChatRequest, tuple[asyncio.Task[Outcome[Any]], list[str]]] = {}
 
     def for_protocol(self, name: str) -> ProtocolCalls:
@@ -44,7 +47,9 @@ class ItemCalls:
         askers = [asked]
         meta = {"item_id": self.item_id, "calls": askers, "order": list(call.order),
                 **call.meta}
-        task = asyncio.ensure_future(self.runner.run(Job(call.request, call.parse, meta)))
+        request = (call.request if self.formats is None
+                   else self.formats.apply(call.request, call.schema))
+        task = asyncio.ensure_future(self.runner.run(Job(request, call.parse, meta)))
         self._asked[call.request] = (task, askers)
         return task
 

@@ -30,6 +30,7 @@ from ..reports import Records, RunDir
 from ..runner import AnswerStore, CallRecord, Runner, Totals
 from .calls import ItemCalls
 from .options import RunOptions
+from .structured import AnswerFormats
 
 __all__ = ["Engine", "RunHooks", "RunJob", "RunInfo", "RunReport", "Summary"]
 
@@ -140,6 +141,7 @@ class Engine:
             if not self.offline:
                 await self.provider.check()
             rundir = RunDir(job.out, job.config)
+            formats = AnswerFormats(self.options.structured, simulated=self.provider.simulated)
             cache = (ResponseCache(self.options.cache_path)
                      if self.options.cache_path is not None and self.answers is None else None)
             try:
@@ -147,9 +149,13 @@ class Engine:
                                 concurrency=self.options.concurrency, retry=self.options.retry,
                                 on_call=self._logger(rundir),
                                 abort_after=None if self.offline else self.options.abort_after,
-                                offline=self.offline)
-                with rundir.session(self._manifest(job), runner.totals.as_dict):
-                    judged = await self._judge(job, runner, rundir)
+                                offline=self.offline, on_format_refused=formats.refused)
+                with rundir.session(self._manifest(job), runner.totals.as_dict) as session:
+                    session["structured"] = formats.state()
+                    try:
+                        judged = await self._judge(job, runner, rundir, formats)
+                    finally:  # the mode in effect at the end, and any fallback taken
+                        session["structured"] = formats.state()
                 return rundir, judged, runner.totals
             finally:
                 rundir.close()
@@ -167,7 +173,8 @@ class Engine:
                 "options": {"concurrency": o.concurrency, "attempts": o.retry.attempts,
                             "timeout_s": o.timeout_s, "transport": o.transport,
                             "cache": None if o.cache_path is None else str(o.cache_path),
-                            "abort_after": o.abort_after, "window": o.items_in_flight}}
+                            "abort_after": o.abort_after, "window": o.items_in_flight,
+                            "structured": o.structured}}
 
     def _logger(self, rundir: RunDir) -> Callable[[CallRecord], None]:
         on_call = self.hooks.on_call
@@ -178,7 +185,8 @@ class Engine:
                 on_call(call)
         return record
 
-    async def _judge(self, job: RunJob[U, S], runner: Runner, rundir: RunDir) -> int:
+    async def _judge(self, job: RunJob[U, S], runner: Runner, rundir: RunDir,
+                     formats: AnswerFormats) -> int:
         names = [p.name for p in job.protocols]
         if self.hooks.on_start is not None:
             self.hooks.on_start(job.n_units, rundir.units_done(names))
@@ -192,7 +200,7 @@ class Engine:
                 todo = [p for p in job.protocols if (key, p.name) not in rundir.done]
                 if not todo:
                     continue
-                calls = ItemCalls(runner, key)
+                calls = ItemCalls(runner, key, formats)
                 decisions = await asyncio.gather(
                     *(p.judge(unit, calls.for_protocol(p.name)) for p in todo))
                 for decision in decisions:  # together: a unit is done or not, never half

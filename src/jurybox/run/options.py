@@ -16,9 +16,10 @@ from typing import get_args
 from ..errors import ConfigError
 from ..providers import Transport
 from ..runner import RetryPolicy
+from .structured import STRUCTURED_MODES, StructuredMode
 
 __all__ = ["RunOptions", "DEFAULT_CONCURRENCY", "DEFAULT_TIMEOUT_S", "DEFAULT_ATTEMPTS",
-           "DEFAULT_ABORT_AFTER", "DEFAULT_TRANSPORT"]
+           "DEFAULT_ABORT_AFTER", "DEFAULT_STRUCTURED", "DEFAULT_TRANSPORT"]
 
 #: Model calls in flight at once.
 DEFAULT_CONCURRENCY = 16
@@ -30,6 +31,8 @@ DEFAULT_ATTEMPTS = RetryPolicy().attempts
 DEFAULT_ABORT_AFTER = 25
 #: HTTP client for OpenAI-compatible endpoints: the lean aiohttp POST.
 DEFAULT_TRANSPORT: Transport = "aiohttp"
+#: Structured outputs: the answer schema for real endpoints, off for the simulated judge.
+DEFAULT_STRUCTURED: StructuredMode = "auto"
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,8 @@ class RunOptions:
         window: items being judged at once, >= 1 (default: ``concurrency``). Items are read,
             judged, written and dropped through this window, so memory does not grow with
             the dataset.
+        structured: ``auto``, ``json-schema``, ``json-object`` or ``off`` (see
+            :mod:`jurybox.run.structured`).
 
     Raises:
         ConfigError: a value out of range (the message names the parameter).
@@ -58,6 +63,7 @@ class RunOptions:
     cache_path: Path | None = None
     abort_after: int | None = DEFAULT_ABORT_AFTER
     window: int | None = None
+    structured: StructuredMode = DEFAULT_STRUCTURED
 
     def __post_init__(self) -> None:
         if self.concurrency < 1:
@@ -71,6 +77,9 @@ class RunOptions:
             raise ConfigError(f"abort_after must be >= 1 or None, got {self.abort_after}")
         if self.window is not None and self.window < 1:
             raise ConfigError(f"window must be >= 1, got {self.window}")
+        if self.structured not in STRUCTURED_MODES:
+            raise ConfigError(f"structured must be one of {STRUCTURED_MODES}, got "
+                              f"{self.structured!r}")
 
     @property
     def items_in_flight(self) -> int:

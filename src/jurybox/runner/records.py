@@ -28,6 +28,12 @@ class CallRecord(BaseModel):
         attempts: HTTP attempts made (0 when cached).
         error: the final API error message, or None.
         parse_error: why the text could not be used, or None.
+        messages: the rendered conversation sent, ``[role, content]`` pairs: exactly what the
+            judge was shown (a re-ask includes the first answer and the follow-up).
+        answer_format: the structured-output mode asked for (``json-schema``,
+            ``json-object``), or None for free text.
+        format_refused: the server refused that structured-output field (the call is sent
+            again with a lower mode when the run's ``--structured`` is ``auto``).
     """
 
     key: str
@@ -40,6 +46,9 @@ class CallRecord(BaseModel):
     attempts: int = 0
     error: str | None = None
     parse_error: str | None = None
+    messages: list[tuple[str, str]] = []
+    answer_format: str | None = None
+    format_refused: bool = False
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
 from ..cache import cache_key
-from ..errors import ParseError, ProviderError, RetryableProviderError
+from ..errors import FormatRefusedError, ParseError, ProviderError, RetryableProviderError
 from ..providers import ChatRequest, ChatResponse, Message, Provider
 from .records import CallRecord, Failure, FailureKind, Outcome, Totals
 from .retry import RetryPolicy
@@ -76,13 +76,19 @@ class Runner:
             None never aborts.
         offline: never call the provider; a request the cache cannot answer is a recorded
             failure ("no recorded answer"). Replays recorded answers (``jurybox score``).
+        on_format_refused: when the server refuses a request's structured-output field, called
+            with the request; returns the request to send instead (a lower mode, or none), or
+            None to record the refusal as an API failure. The refused call is logged; it is
+            neither a failure nor counted against ``abort_after``.
     """
 
     def __init__(self, provider: Provider, *, cache: AnswerStore | None = None,
                  concurrency: int = 16, retry: RetryPolicy | None = None, reask: bool = True,
                  on_call: Callable[[CallRecord], None] | None = None,
                  rng: random.Random | None = None, abort_after: int | None = 25,
-                 offline: bool = False) -> None:
+                 offline: bool = False,
+                 on_format_refused: Callable[[ChatRequest], ChatRequest | None] | None = None
+                 ) -> None:
         if concurrency < 1:
             raise ValueError(f"concurrency must be >= 1, got {concurrency}")
         self.provider, self.cache, self.reask = provider, cache, reask
@@ -94,6 +100,7 @@ class Runner:
         self._inflight: dict[str, asyncio.Future] = {}
         self._rng = rng or random.Random()
         self.abort_after, self.offline = abort_after, offline
+        self.on_format_refused = on_format_refused
         self._failed_in_a_row = 0
 
     async def run(self, job: Job[T]) -> Outcome[T]:
@@ -104,9 +111,15 @@ class Runner:
         """
         self.totals.jobs += 1
         request, key = job.request, cache_key(self._identity, job.request)
-        first_key = key
-        for reask in (0, 1):
+        first_key, reask = key, 0
+        while True:
             record = await self._fetch(key, request, {**job.meta, "reask": reask})
+            if record.format_refused and self.on_format_refused is not None and (
+                    instead := self.on_format_refused(request)) is not None:
+                self._emit(record)  # logged: the refusal is part of what happened
+                request, key = instead, cache_key(self._identity, instead)
+                first_key = key if reask == 0 else first_key
+                continue
             if record.error is not None:
                 self.totals.failures["api"] += 1
                 self._emit(record)
@@ -127,14 +140,13 @@ class Runner:
                 if reask == 0 and self.reask:
                     self.totals.reasks += 1
                     request = reask_request(request, record.text, str(exc))
-                    key = cache_key(self._identity, request)
+                    key, reask = cache_key(self._identity, request), 1
                     continue
                 kind: FailureKind = "refusal" if exc.kind == "refusal" else "parse"
                 self.totals.failures[kind] += 1
                 return Outcome(None, Failure(kind, str(exc), record.text), first_key)
             self._emit(record)
             return Outcome(value, None, first_key)
-        raise AssertionError("unreachable")
 
     def _emit(self, record: CallRecord) -> None:
         if self.on_call is not None:
@@ -145,9 +157,9 @@ class Runner:
         endpoint."""
         if self.cache is not None and (hit := self.cache.get(key)) is not None:
             self.totals.cache_hits += 1
-            return self._record(key, meta, hit, cached=True, attempts=0)
+            return self._record(key, meta, request, hit, cached=True, attempts=0)
         if self.offline:
-            return CallRecord(key=key, meta=meta, error="no recorded answer for this request")
+            return _failed(key, meta, request, 0, "no recorded answer for this request")
         if key in self._inflight:
             record = await asyncio.shield(self._inflight[key])
             self.totals.cache_hits += 1
@@ -174,29 +186,47 @@ class Runner:
                     response = await self.provider.complete(request)
                 except RetryableProviderError as exc:
                     error, retry_after = str(exc), exc.retry_after
+                except FormatRefusedError as exc:
+                    return _failed(key, meta, request, attempt + 1, str(exc),
+                                   format_refused=True)
                 except ProviderError as exc:
-                    return CallRecord(key=key, meta=meta, attempts=attempt + 1, error=str(exc))
+                    return _failed(key, meta, request, attempt + 1, str(exc))
                 except Exception as exc:  # noqa: BLE001 - a bug in a client is a failure too
                     log.exception("unexpected error from %s", self.provider.name)
-                    return CallRecord(key=key, meta=meta, attempts=attempt + 1,
-                                      error=f"unexpected {type(exc).__name__}: {exc}")
+                    return _failed(key, meta, request, attempt + 1,
+                                   f"unexpected {type(exc).__name__}: {exc}")
                 else:
                     if self.cache is not None:
                         self.cache.put(key, response)
-                    return self._record(key, meta, response, cached=False, attempts=attempt + 1)
+                    return self._record(key, meta, request, response, cached=False,
+                                        attempts=attempt + 1)
             if attempt + 1 < self.retry.attempts:
                 self.totals.retries += 1
                 delay = self.retry.delay(attempt, retry_after, self._rng)
                 log.debug("retrying %s in %.2fs after: %s", key[:12], delay, error)
                 await asyncio.sleep(delay)
-        return CallRecord(key=key, meta=meta, attempts=self.retry.attempts,
-                          error=f"gave up after {self.retry.attempts} attempts: {error}")
+        return _failed(key, meta, request, self.retry.attempts,
+                       f"gave up after {self.retry.attempts} attempts: {error}")
 
-    def _record(self, key: str, meta: dict, response: ChatResponse, *, cached: bool,
-                attempts: int) -> CallRecord:
+    def _record(self, key: str, meta: dict, request: ChatRequest, response: ChatResponse, *,
+                cached: bool, attempts: int) -> CallRecord:
         if not cached:
             self.totals.prompt_tokens += response.usage.prompt_tokens
             self.totals.completion_tokens += response.usage.completion_tokens
         return CallRecord(key=key, meta=meta, text=response.text, cached=cached,
                           usage=response.usage, latency_s=response.latency_s,
-                          finish_reason=response.finish_reason, attempts=attempts)
+                          finish_reason=response.finish_reason, attempts=attempts,
+                          **_shown(request))
+
+
+def _shown(request: ChatRequest) -> dict[str, Any]:
+    """What a call record keeps of its request: the messages and the structured-output mode."""
+    fmt = request.answer_format
+    return {"messages": [(m.role, m.content) for m in request.messages],
+            "answer_format": None if fmt is None else fmt.mode}
+
+
+def _failed(key: str, meta: dict, request: ChatRequest, attempts: int, error: str, *,
+            format_refused: bool = False) -> CallRecord:
+    return CallRecord(key=key, meta=meta, attempts=attempts, error=error,
+                      format_refused=format_refused, **_shown(request))

@@ -68,6 +68,10 @@ class SimConfig(BaseModel):
             assumption that solving first makes a judge less swayed by order and noise.
         latency_ms / latency_jitter_ms: answer delay, milliseconds.
         faults: fault injection.
+        structured: what it does with a request's ``response_format``: ``honour`` (answer
+            bare JSON in the asked shape, as a grammar-constrained server does), ``ignore``
+            (answer in its usual styles, as a server that drops the field does) or
+            ``refuse`` (HTTP 400 naming the field, as a server without support does).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -84,6 +88,7 @@ class SimConfig(BaseModel):
     latency_ms: float = Field(0.0, ge=0)
     latency_jitter_ms: float = Field(0.0, ge=0)
     faults: Faults = Faults()
+    structured: Literal["honour", "ignore", "refuse"] = "honour"
 
     def settings(self) -> dict:
         """Everything but latency, for run.json (latency changes no answer, so a run may

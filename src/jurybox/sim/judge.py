@@ -92,6 +92,12 @@ class SimJudge:
                              retry_after_s=faults.retry_after_s)
         if attempt < faults.first_429 + faults.first_500:
             return SimAnswer(500, "server error (injected)", delay_s=delay)
+        honour = False
+        if body.get("response_format") is not None:
+            if cfg.structured == "refuse":
+                return SimAnswer(400, "response_format is not supported by this server "
+                                      "(simulated)", delay_s=delay)
+            honour = cfg.structured == "honour"
         roll = _u("fault", ident, attempt)
         for rate, answer in ((faults.rate_429, SimAnswer(429, "rate limited (injected)",
                                                          retry_after_s=faults.retry_after_s)),
@@ -101,8 +107,10 @@ class SimJudge:
                 return SimAnswer(answer.status, answer.text, delay_s=delay + answer.delay_s,
                                  retry_after_s=answer.retry_after_s)
             roll -= rate
-        text = self._text(body, ident)
+        text = self._text(body, ident, plain=honour)
         roll = _u("output", ident)
+        if honour:  # a grammar keeps the shape: only truncation and refusals get through
+            roll = max(roll, faults.rate_malformed)
         if roll < faults.rate_malformed:
             text = "Candidate A looks best overall, then B. {ranking: A B}"
         elif roll < faults.rate_malformed + faults.rate_truncated:
@@ -114,23 +122,24 @@ class SimJudge:
             return SimAnswer(200, text[:budget], finish_reason="length", delay_s=delay)
         return SimAnswer(200, text, delay_s=delay)
 
-    def _text(self, body: dict, ident: str) -> str:
+    def _text(self, body: dict, ident: str, *, plain: bool = False) -> str:
         user = next((m.get("content", "") for m in body.get("messages", [])
                      if m.get("role") == "user"), "")
         question_match = QUESTION_BLOCK.search(user)
         question = question_match.group(2) if question_match else ""
         call = f"{ident}:{body.get('seed')}"
         if blocks := CANDIDATE_BLOCK.findall(user):
-            return self._listwise_text(question, blocks, call)
+            return self._listwise_text(question, blocks, call, plain=plain)
         if RUBRIC_MARKER in user:
             return rubric_answer(user, self.rubric, _gauss("call", call, "rubric"))
         if responses := RESPONSE_BLOCK.findall(user):
             return self._pairwise_text(question, [text for _, _, text in responses], call,
-                                       keyed=KEYED_MARKER in user, as_json=JSON_MARKER in user)
+                                       keyed=KEYED_MARKER in user, as_json=JSON_MARKER in user,
+                                       plain=plain)
         return "I can only judge prompts that show labelled candidates or responses."
 
     def _pairwise_text(self, question: str, shown: list[str], call: str, *, keyed: bool,
-                       as_json: bool) -> str:
+                       as_json: bool, plain: bool = False) -> str:
         cfg = self.config
         bias = bias_vector(cfg.bias, 2)
         bias_scale, noise_scale = (cfg.keyed_bias_scale, cfg.keyed_noise_scale) if keyed else (1, 1)
@@ -140,6 +149,9 @@ class SimJudge:
         gap = score[0] - score[1]
         verdict = "tie" if abs(gap) < cfg.tie_margin else "A" if gap > 0 else "B"
         solution = "My solution: working through the question gives one answer.\n" if keyed else ""
+        if as_json and plain:  # the schema's shape (verdict_schema), nothing around it
+            fields = {"solution": solution.strip()} if keyed else {}
+            return json.dumps({**fields, "verdict": verdict, "rationale": "Compared both."})
         if as_json:
             answer = json.dumps({"verdict": verdict, "rationale": f"{solution}Compared both."})
             return f"```json\n{answer}\n```" if _u("style", call) < 0.3 else answer
@@ -153,7 +165,8 @@ class SimJudge:
         return (f"{solution}{lean}Response A and response B differ in their final answers.\n"
                 f"My final verdict is {token}")
 
-    def _listwise_text(self, question: str, blocks: list, call: str) -> str:
+    def _listwise_text(self, question: str, blocks: list, call: str, *,
+                       plain: bool = False) -> str:
         cfg = self.config
         bias = bias_vector(cfg.bias, len(blocks))
         judged = {}
@@ -165,8 +178,9 @@ class SimJudge:
                              "hallucinated_specificity": _u("spec", call, label) < 0.1,
                              "calibrated_uncertainty": bool(_HEDGES.search(text))}
         ranking = sorted(judged, key=lambda lab: (-judged[lab]["score"], lab))
-        return self._styled({"candidates": judged, "ranking": ranking,
-                             "rationale": f"{ranking[0]} is the most accurate."}, call)
+        answer = {"candidates": judged, "ranking": ranking,
+                  "rationale": f"{ranking[0]} is the most accurate."}
+        return json.dumps(answer) if plain else self._styled(answer, call)
 
     def _styled(self, answer: dict, call: str) -> str:
         if self.config.style == "plain":
