@@ -148,7 +148,7 @@ def bench(
     out = out or default_out("bench", config.as_dict())
     with BenchProgress() as progress:
         result = run_bench(config, out, options=options, hooks=progress.hooks())
-    judge = f"SIMULATED ({model})" if result.simulated else model
+    judge = f"SIMULATED ({model})" if result.simulated else result.judge
     print_bench_result(result, f"{result.summary.dataset}: {result.n_units} items, "
                                f"judge: {judge}")
     exit_if_nothing_judged(result)

@@ -163,7 +163,7 @@ def personalize(
     out = out or default_out("personalize", {**config.as_dict(), "dataset": config.ratings})
     with BenchProgress() as progress:
         result = run_personalize(config, out, options=options, hooks=progress.hooks())
-    judge = f"SIMULATED ({model})" if result.simulated else model
+    judge = f"SIMULATED ({model})" if result.simulated else result.judge
     print_personalize(result, f"{Path(config.ratings).name}: {result.summary.n_units} "
                               f"(rater, item) units, judge: {judge}")
 

@@ -3,6 +3,7 @@
 from .base import AnswerFormat, ChatRequest, ChatResponse, FormatMode, Message, Provider, Usage
 from .openai_compat import (SIM_OWNER, Dialect, OpenAICompatibleProvider, Transport,
                             response_format)
+from .local import LocalServer, default_gguf
 from .spec import PROVIDERS, ModelSpec, make_provider, parse_spec
 
 __all__ = [
@@ -14,11 +15,13 @@ __all__ = [
     "Dialect",
     "FormatMode",
     "Message",
+    "LocalServer",
     "ModelSpec",
     "OpenAICompatibleProvider",
     "Provider",
     "Transport",
     "Usage",
+    "default_gguf",
     "make_provider",
     "parse_spec",
     "response_format",

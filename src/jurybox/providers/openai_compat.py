@@ -114,6 +114,10 @@ class OpenAICompatibleProvider:
         self.api_key, self.timeout_s, self.transport = api_key, timeout_s, transport
         self._identity, self.dialect = identity, dialect
         self.simulated = name == "sim"  # also set by check() when the server says so
+        #: calls the server takes at once (None: no limit of its own); the local judge: 1
+        self.max_concurrency: int | None = None
+        #: how reports name the judge (None: the model spec)
+        self.label: str | None = None
         self._max_connections = max_connections
         self._session: aiohttp.ClientSession | None = None
         self._sdk: Any = None

@@ -28,6 +28,7 @@ PROVIDERS: dict[str, _ProviderDefaults] = {
     "llamacpp": _ProviderDefaults("http://localhost:8080/v1", None, False),
     "lmstudio": _ProviderDefaults("http://localhost:1234/v1", None, False),
     "sim": _ProviderDefaults("", None, False),
+    "local": _ProviderDefaults("", None, False),
 }
 
 
@@ -43,13 +44,16 @@ class ModelSpec:
 
 
 def parse_spec(spec: str) -> ModelSpec:
-    """Parse ``provider/model`` (``sim`` alone means ``sim/judge``).
+    """Parse ``provider/model`` (``sim`` alone means ``sim/judge``; ``local`` alone means the
+    bundled-by-extra SmolLM2 GGUF, ``local/<path.gguf>`` another file).
 
     Raises:
         ConfigError: no provider, unknown provider, or empty model.
     """
     if spec == "sim":
         return ModelSpec("sim", "judge")
+    if spec == "local":
+        return ModelSpec("local", "")
     provider, sep, model = spec.partition("/")
     if not sep or not model:
         raise ConfigError(f"model spec {spec!r} must look like 'provider/model' "
@@ -73,8 +77,8 @@ def make_provider(spec: ModelSpec, *, base_url: str | None = None, api_key: str 
         ConfigError: a required key is missing (the message names the variable), or the spec
             is ``sim`` (the simulated judge is started by ``jurybox.sim``).
     """
-    if spec.provider == "sim":
-        raise ConfigError("the simulated judge is started with jurybox.sim.SimServer")
+    if spec.provider in ("sim", "local"):
+        raise ConfigError(f"the {spec.provider} judge is started by jurybox.run.open_endpoint")
     defaults = PROVIDERS[spec.provider]
     key = api_key or os.environ.get("JURYBOX_API_KEY") or (
         os.environ.get(defaults.key_env) if defaults.key_env else None)

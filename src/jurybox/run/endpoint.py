@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from ..providers import Provider, make_provider, parse_spec
+from pathlib import Path
+
+from ..providers import LocalServer, Provider, make_provider, parse_spec
 from ..sim import SimJudge, SimServer
 from .options import RunOptions
 
@@ -16,14 +18,19 @@ __all__ = ["open_endpoint"]
 def open_endpoint(model: str, *, base_url: str | None, options: RunOptions,
                   sim: Callable[[], SimJudge]) -> Iterator[Provider]:
     """Yield the provider for a model spec; for ``sim``, ``sim()`` is served on a loopback
-    port for the duration.
+    port for the duration; for ``local`` (``local/<alias>``, ``local/<path.gguf>``), the
+    local llama.cpp judge is started and stopped at the end.
 
     Raises:
-        ConfigError: a bad spec, or a missing API key.
+        ConfigError: a bad spec, a missing API key, or a local judge that cannot start.
     """
     spec = parse_spec(model)
     if spec.provider == "sim":
         with SimServer(sim()) as server:
+            yield server.provider(timeout_s=options.timeout_s, transport=options.transport)
+    elif spec.provider == "local":
+        gguf = Path(spec.model) if spec.model.endswith(".gguf") else None
+        with LocalServer(gguf, alias=None if gguf or not spec.model else spec.model) as server:
             yield server.provider(timeout_s=options.timeout_s, transport=options.transport)
     else:
         yield make_provider(spec, base_url=base_url, timeout_s=options.timeout_s,

@@ -102,6 +102,7 @@ class RunReport(Generic[S]):
     n_units: int
     simulated: bool
     protocols: list[dict[str, Any]] = field(default_factory=list)
+    judge: str = ""  # how reports name the judge (the local judge: file and sha256)
 
 
 class Engine:
@@ -134,7 +135,12 @@ class Engine:
         summary = job.summarize(Records(rundir.items_path), info)
         rundir.write_summary(summary.to_json())
         return RunReport(summary, rundir.path, totals, judged, job.n_units,
-                         self.provider.simulated, _protocol_params(job.protocols))
+                         self.provider.simulated, _protocol_params(job.protocols),
+                         self._label(job))
+
+    def _label(self, job: RunJob[U, S]) -> str:
+        label: str | None = getattr(self.provider, "label", None)
+        return label or job.model
 
     async def _main(self, job: RunJob[U, S]) -> tuple[RunDir, int, Totals]:
         try:
@@ -145,8 +151,11 @@ class Engine:
             cache = (ResponseCache(self.options.cache_path)
                      if self.options.cache_path is not None and self.answers is None else None)
             try:
+                # a server that takes one call at a time (the local judge) gets one at a time
+                limit: int | None = getattr(self.provider, "max_concurrency", None)
+                concurrency = min(self.options.concurrency, limit or self.options.concurrency)
                 runner = Runner(self.provider, cache=self.answers or cache,
-                                concurrency=self.options.concurrency, retry=self.options.retry,
+                                concurrency=concurrency, retry=self.options.retry,
                                 on_call=self._logger(rundir),
                                 abort_after=None if self.offline else self.options.abort_after,
                                 offline=self.offline, on_format_refused=formats.refused)
@@ -168,7 +177,7 @@ class Engine:
         o = self.options
         return {"jurybox_version": __version__, "command": sys.argv, **job.manifest,
                 "model": {"spec": job.model, "simulated": self.provider.simulated,
-                          "endpoint": self.provider.cache_identity()},
+                          "endpoint": self.provider.cache_identity(), "label": self._label(job)},
                 "protocols": _protocol_params(job.protocols),
                 "options": {"concurrency": o.concurrency, "attempts": o.retry.attempts,
                             "timeout_s": o.timeout_s, "transport": o.transport,

