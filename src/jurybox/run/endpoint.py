@@ -11,7 +11,10 @@ from ..providers import LocalServer, Provider, make_provider, parse_spec
 from ..sim import SimJudge, SimServer
 from .options import RunOptions
 
-__all__ = ["open_endpoint"]
+__all__ = ["LOCAL_TIMEOUT_S", "open_endpoint"]
+
+#: The shortest per-request timeout the local judge gets, seconds.
+LOCAL_TIMEOUT_S = 600.0
 
 
 @contextmanager
@@ -31,7 +34,9 @@ def open_endpoint(model: str, *, base_url: str | None, options: RunOptions,
     elif spec.provider == "local":
         gguf = Path(spec.model) if spec.model.endswith(".gguf") else None
         with LocalServer(gguf, alias=None if gguf or not spec.model else spec.model) as server:
-            yield server.provider(timeout_s=options.timeout_s, transport=options.transport)
+            # a CPU judge takes seconds a call (a 7B GGUF, minutes): --timeout is a floor
+            yield server.provider(timeout_s=max(options.timeout_s, LOCAL_TIMEOUT_S),
+                                  transport=options.transport)
     else:
         yield make_provider(spec, base_url=base_url, timeout_s=options.timeout_s,
                             transport=options.transport)
