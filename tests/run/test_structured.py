@@ -157,3 +157,14 @@ def test_every_call_keeps_the_messages_the_judge_was_shown(tmp_path):
         (system_role, system), (user_role, user) = c["messages"][:2]
         assert (system_role, user_role) == ("system", "user")
         assert user in planned and system == planned[user].request.messages[0].content
+
+
+def test_score_replays_a_structured_run_offline(tmp_path):
+    from jurybox.compare import rescore_run
+
+    bench = prepare_bench(BenchConfig(dataset="rewardbench2-sample", k=2))
+    with SimServer(SimJudge(bench.selection, SimConfig())) as server:
+        ran = _bench(tmp_path, server.provider(), "json-schema")
+    again = rescore_run(ran.out, tmp_path / "rescored")
+    assert again.totals.model_calls == 0 and again.totals.failures["api"] == 0
+    assert again.summary.protocols == ran.summary.protocols

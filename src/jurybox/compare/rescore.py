@@ -217,6 +217,9 @@ def rescore_run(run_dir: str | Path, out: str | Path, *, hooks: RunHooks | None 
         (out / name).unlink(missing_ok=True)
     endpoint = _RecordedEndpoint(manifest["model"]["endpoint"], model=manifest["model"]["spec"],
                                  simulated=bool(manifest["model"].get("simulated")))
+    # the mode the last session's requests were made in (runs before structured outputs: off)
+    last = (manifest.get("sessions") or [{}])[-1].get("structured") or {}
     return replay_bench(config_from_manifest(manifest), endpoint,
                         RecordedAnswers(run_dir / "calls.jsonl"), out,
-                        expected_sha256=manifest["dataset"]["sha256"], hooks=hooks)
+                        expected_sha256=manifest["dataset"]["sha256"], hooks=hooks,
+                        structured=last.get("mode", "off"))

@@ -15,7 +15,8 @@ from ..datasets import Item, ItemSelection, LoadedDataset, load_dataset, select_
 from ..errors import ConfigError, DataError
 from ..protocols import JudgingProtocol, Weights, build_protocol, protocol_class, protocol_names
 from ..providers import Provider
-from ..run import Engine, RunHooks, RunInfo, RunJob, RunOptions, RunReport, open_endpoint
+from ..run import (Engine, RunHooks, RunInfo, RunJob, RunOptions, RunReport, StructuredMode,
+                   open_endpoint)
 from ..runner import AnswerStore
 from ..sim import SimConfig, SimJudge
 from .summary import BenchSummary, summarize
@@ -192,14 +193,17 @@ def run_bench(config: BenchConfig, out: str | Path, *, options: RunOptions | Non
 
 def replay_bench(config: BenchConfig, provider: Provider, answers: AnswerStore,
                  out: str | Path, *, expected_sha256: str | None = None,
-                 hooks: RunHooks | None = None) -> BenchResult:
+                 hooks: RunHooks | None = None,
+                 structured: StructuredMode = "off") -> BenchResult:
     """Run a bench offline: every answer comes from ``answers``, none from a model (a request
     it lacks is a recorded failure). ``provider`` only supplies the endpoint identity that
-    cache keys were made with. Used by ``jurybox score`` to replay a run's calls.jsonl.
+    cache keys were made with, and ``structured`` the structured-output mode the run's
+    requests were made in. Used by ``jurybox score`` to replay a run's calls.jsonl.
 
     Raises:
         DataError: the dataset's bytes differ from ``expected_sha256``.
     """
     bench = prepare_bench(config, expected_sha256)
-    engine = Engine(provider, RunOptions(), hooks=hooks, answers=answers, offline=True)
+    engine = Engine(provider, RunOptions(structured=structured), hooks=hooks, answers=answers,
+                    offline=True)
     return engine.run(_job(bench, Path(out), True))
