@@ -21,7 +21,7 @@ from ..errors import ConfigError, DataError, ParseError, ProviderError
 from ..parsing import ShownVerdict, parse_verdict, strip_thinking
 from ..protocols import Weights, to_original
 from ..providers import ChatRequest, ChatResponse
-from ..reports import iter_jsonl
+from ..reports import iter_records
 from ..run import RunHooks
 from ..sim import SimConfig
 from ..stats import (BucketAccuracy, JudgeBenchCounts, bucket_accuracy, judgebench_counts,
@@ -132,7 +132,7 @@ class RecordedAnswers:
     def __init__(self, calls_path: Path) -> None:
         self._answers = {r["key"]: ChatResponse(text=r["text"],
                                                 finish_reason=r.get("finish_reason"))
-                         for r in iter_jsonl(calls_path) if r.get("error") is None}
+                         for r in iter_records(calls_path) if r.get("error") is None}
 
     def get(self, key: str) -> ChatResponse | None:
         return self._answers.get(key)

@@ -31,7 +31,7 @@ from typing import Any
 
 from ..errors import ConfigError, ProviderError
 
-__all__ = ["Records", "RunDir", "SCHEMA_VERSION", "iter_jsonl", "read_jsonl", "unit_of",
+__all__ = ["Records", "RunDir", "SCHEMA_VERSION", "iter_records", "read_jsonl", "unit_of",
            "write_json_atomic"]
 
 SCHEMA_VERSION = 1
@@ -70,7 +70,7 @@ def _drop_partial_tail(path: Path) -> None:
         fh.truncate(data.rfind(b"\n") + 1)
 
 
-def iter_jsonl(path: Path) -> Iterator[dict]:
+def iter_records(path: Path) -> Iterator[dict]:
     """Records of a JSONL file, one at a time; a line that is not JSON (a write cut short by
     a crash) is skipped. A missing file yields nothing."""
     if not path.exists():
@@ -91,12 +91,12 @@ class Records:
         self.path = path
 
     def __iter__(self) -> Iterator[dict]:
-        return iter_jsonl(self.path)
+        return iter_records(self.path)
 
 
 def read_jsonl(path: Path) -> list[dict]:
-    """All records of a JSONL file (see :func:`iter_jsonl`)."""
-    return list(iter_jsonl(path))
+    """All records of a JSONL file (see :func:`iter_records`)."""
+    return list(iter_records(path))
 
 
 def unit_of(record: dict) -> str:
@@ -150,7 +150,7 @@ class RunDir:
             _drop_partial_tail(path)
         # keys only: a resume must not hold every decision in memory
         self.done: set[tuple[str, str]] = {
-            (unit_of(r), r["protocol"]) for r in iter_jsonl(self.items_path)
+            (unit_of(r), r["protocol"]) for r in iter_records(self.items_path)
             if "api" not in r.get("failures", ())}
         self.sessions: list[dict] = (json.loads(previous.read_text(encoding="utf-8"))
                                      .get("sessions", []) if previous.exists() else [])
