@@ -17,6 +17,7 @@ __all__ = [
     "JuryboxError",
     "ConfigError",
     "DataError",
+    "RunWriteError",
     "ProviderError",
     "FormatRefusedError",
     "RetryableProviderError",
@@ -34,6 +35,11 @@ class JuryboxError(Exception):
 
 class ConfigError(JuryboxError):
     """Configuration is missing or wrong; the message says the exact fix."""
+
+
+class RunWriteError(JuryboxError):
+    """The run directory or the cache cannot be written (a full disk, a lost mount). What was
+    written before stays; rerunning the same command resumes from it."""
 
 
 class DataError(JuryboxError):

@@ -13,7 +13,7 @@ import sqlite3
 import time
 from pathlib import Path
 
-from ..errors import ConfigError
+from ..errors import ConfigError, RunWriteError
 from ..providers import ChatResponse
 
 __all__ = ["ResponseCache", "SCHEMA_VERSION"]
@@ -61,9 +61,17 @@ class ResponseCache:
         return None if row is None else ChatResponse.model_validate(json.loads(row[0]))
 
     def put(self, key: str, response: ChatResponse) -> None:
-        """Store ``response`` under ``key`` (first write wins)."""
-        self._db.execute("INSERT OR IGNORE INTO responses VALUES (?, ?, ?)",
-                         (key, response.model_dump_json(), time.time()))
+        """Store ``response`` under ``key`` (first write wins).
+
+        Raises:
+            RunWriteError: the cache cannot be written (a full disk, a read-only file).
+        """
+        try:
+            self._db.execute("INSERT OR IGNORE INTO responses VALUES (?, ?, ?)",
+                             (key, response.model_dump_json(), time.time()))
+        except sqlite3.Error as exc:
+            raise RunWriteError(f"cannot write the response cache {self.path!r}: {exc}; "
+                                f"free space (or pass --no-cache) and rerun to resume") from None
 
     def __len__(self) -> int:
         return self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]

@@ -6,6 +6,7 @@ import functools
 import hashlib
 import json
 import os
+import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -27,9 +28,16 @@ console = Console(width=None if sys.stdout.isatty() else 176)
 err_console = Console(stderr=True)
 
 
+#: Exit codes of every judging command (the README lists them).
+EXIT_NOTHING_JUDGED = 1  # every call failed
+EXIT_BAD_INPUT = 2  # a bad file, option or endpoint: one line on stderr, before any call
+EXIT_PARTIAL = 3  # finished, but some items have no decision (run.json status "partial")
+EXIT_INTERRUPTED = 130  # Ctrl-C (SIGTERM: 143); rerun the same command to resume
+
+
 def fail_cleanly(fn: Callable) -> Callable:
     """Run a command; a JuryboxError or bad value becomes one line on stderr and exit 2,
-    Ctrl-C a note on how to resume and exit 130."""
+    Ctrl-C or SIGTERM a note on how to resume and exit 130 or 143."""
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
@@ -38,14 +46,15 @@ def fail_cleanly(fn: Callable) -> Callable:
             problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'value'}: {e['msg']}"
                                  for e in exc.errors())
             _error(f"invalid {exc.title} setting: {problems}")
-            raise typer.Exit(2) from None
+            raise typer.Exit(EXIT_BAD_INPUT) from None
         except (JuryboxError, ValueError) as exc:
             _error(str(exc))
-            raise typer.Exit(2) from None
-        except KeyboardInterrupt:
-            print("\ninterrupted: everything finished so far is saved; run the same command "
-                  "again to resume.", file=sys.stderr)
-            raise typer.Exit(130) from None
+            raise typer.Exit(EXIT_BAD_INPUT) from None
+        except KeyboardInterrupt as exc:
+            signum = getattr(exc, "signum", signal.SIGINT)
+            print(f"\ninterrupted ({signal.Signals(signum).name}): everything finished so far "
+                  f"is saved; run the same command again to resume.", file=sys.stderr)
+            raise typer.Exit(EXIT_INTERRUPTED + signum - signal.SIGINT) from None
     return wrapper
 
 
@@ -118,11 +127,27 @@ class BenchProgress:
         self.progress.stop()
 
 
-def exit_if_nothing_judged(result: Any) -> None:
-    """Exit 1 when no protocol judged any item: every call failed (see calls.jsonl)."""
-    if all(s.accuracy.n == 0 for s in result.summary.protocols.values()):
+def exit_for_status(result: Any, *, strict: bool = True) -> None:
+    """After the summary is shown: exit 1 when nothing was judged (every call failed), and
+    say how many units have no decision when the run is partial (exit 3 when ``strict``).
+
+    ``result`` is a RunReport; a bench summary with no judged protocol counts as nothing
+    judged."""
+    protocols = getattr(result.summary, "protocols", None)
+    if isinstance(protocols, dict) and protocols and all(
+            getattr(s, "accuracy", None) is not None and s.accuracy.n == 0
+            for s in protocols.values()):
         _error(f"no item was judged: every call failed; the raw answers and errors are in "
                f"{result.out / 'calls.jsonl'}")
-        raise typer.Exit(1)
-
-
+        raise typer.Exit(EXIT_NOTHING_JUDGED)
+    failed = result.failed_units
+    if failed.units:
+        retry = (f"{failed.api} from API errors: rerun the same command to judge them again"
+                 if failed.api else "none from API errors")
+        other = failed.units - failed.api
+        rest = (f"; {other} from unusable or refused answers (recorded in calls.jsonl; a "
+                f"rerun serves the same answers from the cache)" if other else "")
+        print(f"partial: {failed.units} of {result.n_units} items have no decision ({retry}"
+              f"{rest}).", file=sys.stderr)
+        if strict:
+            raise typer.Exit(EXIT_PARTIAL)

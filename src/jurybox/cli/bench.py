@@ -9,7 +9,7 @@ import typer
 from ..errors import ConfigError
 from ..run.options import (DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY, DEFAULT_STRUCTURED,
                            DEFAULT_TIMEOUT_S, DEFAULT_TRANSPORT)
-from ._common import BenchProgress, default_out, exit_if_nothing_judged, fail_cleanly
+from ._common import BenchProgress, default_out, exit_for_status, fail_cleanly
 from ._options import (Attempts, BaseUrl, Cache, Concurrency, MaxTokens, Model, NoCache, Out,
                        Seed, SimBias, SimFaults, SimLatency, SimSeed, Structured, Temperature,
                        Timeout, TransportOpt, run_options)
@@ -151,4 +151,4 @@ def bench(
     judge = f"SIMULATED ({model})" if result.simulated else result.judge
     print_bench_result(result, f"{result.summary.dataset}: {result.n_units} items, "
                                f"judge: {judge}")
-    exit_if_nothing_judged(result)
+    exit_for_status(result)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ._common import (BenchProgress, console, default_cache, exit_if_nothing_judged,
+from ._common import (BenchProgress, console, default_cache, exit_for_status,
                       fail_cleanly)
 from ._options import Cache, Seed
 
@@ -36,7 +36,7 @@ def _bench(config: BenchConfig, out: Path, options: RunOptions, title: str) -> N
     with BenchProgress() as progress:
         result = run_bench(config, out, options=options, hooks=progress.hooks())
     print_bench_result(result, title)
-    exit_if_nothing_judged(result)
+    exit_for_status(result, strict=False)
 
 
 @fail_cleanly
@@ -96,4 +96,5 @@ def demo(
                                  hooks=progress.hooks())
     print_personalize(result, "SQuALITY 'overall' (0-100), 4 raters x 30 summaries, "
                               "SIMULATED judge")
+    exit_for_status(result, strict=False)
     console.print(REAL)

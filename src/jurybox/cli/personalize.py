@@ -12,7 +12,7 @@ from rich.table import Table
 from ..errors import ConfigError
 from ..run.options import (DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY, DEFAULT_STRUCTURED,
                            DEFAULT_TIMEOUT_S, DEFAULT_TRANSPORT)
-from ._common import BenchProgress, console, default_out, fail_cleanly
+from ._common import BenchProgress, console, default_out, exit_for_status, fail_cleanly
 from ._options import (Attempts, BaseUrl, Cache, Concurrency, Model, NoCache, Out, Seed,
                        SimSeed, Structured, Timeout, TransportOpt, run_options)
 
@@ -166,6 +166,7 @@ def personalize(
     judge = f"SIMULATED ({model})" if result.simulated else result.judge
     print_personalize(result, f"{Path(config.ratings).name}: {result.summary.n_units} "
                               f"(rater, item) units, judge: {judge}")
+    exit_for_status(result)
 
 
 __all__ = ["personalize", "alignment_table", "print_personalize"]

@@ -10,7 +10,7 @@ import typer
 from rich.table import Table
 
 from ..errors import ConfigError
-from ._common import BenchProgress, console, exit_if_nothing_judged, fail_cleanly
+from ._common import BenchProgress, console, exit_for_status, fail_cleanly
 from ._tables import pct
 
 if TYPE_CHECKING:
@@ -92,7 +92,7 @@ def score(
         with BenchProgress() as progress:
             result = rescore_run(target, out, hooks=progress.hooks())
         print_bench_result(result, f"{target}: re-parsed from calls.jsonl (no model calls)")
-        exit_if_nothing_judged(result)
+        exit_for_status(result, strict=False)
         return
     if not target.exists():
         raise ConfigError(f"{path!r} is neither a run directory, a file, nor a bundled "

@@ -15,6 +15,7 @@ from ..datasets import Item, ItemSelection, LoadedDataset, load_dataset, select_
 from ..errors import ConfigError, DataError
 from ..protocols import JudgingProtocol, Weights, build_protocol, protocol_class, protocol_names
 from ..providers import Provider
+from ..reports import previous_sessions
 from ..run import (Engine, RunHooks, RunInfo, RunJob, RunOptions, RunReport, StructuredMode,
                    open_endpoint)
 from ..runner import AnswerStore
@@ -187,7 +188,8 @@ def run_bench(config: BenchConfig, out: str | Path, *, options: RunOptions | Non
     bench = prepare_bench(config)
     options = options or RunOptions()
     with open_endpoint(config.model, base_url=config.base_url, options=options,
-                       sim=lambda: SimJudge(list(bench.selection), config.sim)) as provider:
+                       sim=lambda: SimJudge(list(bench.selection), config.sim,
+                                         fault_epoch=previous_sessions(out))) as provider:
         return Engine(provider, options, hooks=hooks).run(_job(bench, Path(out), False))
 
 

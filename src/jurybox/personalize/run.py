@@ -13,6 +13,7 @@ from ..datasets import BUNDLED_ITEMS, BUNDLED_RATINGS, BUNDLED_RUBRICS
 from ..errors import ConfigError
 from ..protocols import RubricContext, RubricJudge, Unit
 from ..rubrics import Rubric, load_rubric
+from ..reports import previous_sessions
 from ..run import Engine, RunHooks, RunInfo, RunJob, RunOptions, RunReport, open_endpoint
 from ..sim import RubricKnowledge, SimConfig, SimJudge
 from .evaluate import (AlignmentRow, ReasoningSimilarity, ShotComparison, alignment,
@@ -149,7 +150,8 @@ def run_personalize(config: PersonalizeConfig, out: str | Path, *,
         protocols=judges, summarize=summarize)
     knowledge = RubricKnowledge(table, {i: it.text for i, it in items.items()})
     with open_endpoint(config.model, base_url=config.base_url, options=options,
-                       sim=lambda: SimJudge((), config.sim, rubric=knowledge)) as provider:
+                       sim=lambda: SimJudge((), config.sim, rubric=knowledge,
+                                         fault_epoch=previous_sessions(out))) as provider:
         return Engine(provider, options, hooks=hooks).run(job)
 
 

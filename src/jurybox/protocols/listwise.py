@@ -62,7 +62,7 @@ class ListwiseDecision:
         """The items.jsonl line (written once, by the run engine). Fields hold tuples of
         numbers and strings only, so a shallow copy serializes (``asdict``'s deep copy cost
         0.1 ms an item on the hot path)."""
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+        return {**{f.name: getattr(self, f.name) for f in fields(self)}, "failed": self.failed}
 
 
 @register("pcf")

@@ -107,7 +107,7 @@ class PairwiseDecision:
     def to_record(self) -> dict[str, Any]:
         """The items.jsonl line (written once, by the run engine; fields are flat, so a
         shallow copy serializes)."""
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+        return {**{f.name: getattr(self, f.name) for f in fields(self)}, "failed": self.failed}
 
 
 class _PairwiseProtocol(PlannedProtocol):

@@ -162,9 +162,14 @@ class RubricDecision:
     dimensions: dict[str, DimensionResult]
     failures: tuple[str, ...] = field(default_factory=tuple)
 
+    @property
+    def failed(self) -> bool:
+        """True when a dimension has no prediction because its calls failed."""
+        return any(d.status == "failed" for d in self.dimensions.values())
+
     def to_record(self) -> dict[str, Any]:
         """The items.jsonl line (written once, by the run engine)."""
-        return asdict(self)
+        return {**asdict(self), "failed": self.failed}
 
 
 @register("rubric")

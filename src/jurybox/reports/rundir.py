@@ -20,6 +20,7 @@ sessions. calls.jsonl logs every session's calls (a call served from the cache s
 from __future__ import annotations
 
 import json
+import logging
 import math
 import os
 import time
@@ -27,12 +28,17 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
-from ..errors import ConfigError, ProviderError
+from ..errors import ConfigError, DataError, JuryboxError
+from ..runner.records import Totals
+from .lock import RunDirBusyError, RunLock
 
-__all__ = ["Records", "RunDir", "SCHEMA_VERSION", "iter_records", "read_jsonl", "unit_of",
+__all__ = ["FailedUnits", "Records", "RunDir", "RunDirBusyError", "SCHEMA_VERSION",
+           "iter_records", "previous_sessions", "read_jsonl", "read_manifest", "unit_of",
            "write_json_atomic"]
+
+log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 1
 
@@ -120,42 +126,95 @@ def _add_totals(sessions: list[dict]) -> dict[str, Any]:
 
 
 class RunDir:
-    """A run directory opened for writing (or resuming).
+    """A run directory opened for writing (or resuming), locked for this process.
 
     Args:
         path: the folder (created).
         config: the run's configuration; must equal the stored one to resume.
 
     Raises:
-        ConfigError: the folder holds a run with a different configuration.
+        ConfigError: the folder cannot be created or written (a file, under a file, no
+            permission), holds a run with a different configuration, or is in use by another
+            process (:class:`RunDirBusyError`, naming it).
+        DataError: run.json or items.jsonl is not what jurybox wrote (file, line, field).
     """
 
     def __init__(self, path: str | Path, config: dict[str, Any]) -> None:
         self.path = Path(path)
-        self.path.mkdir(parents=True, exist_ok=True)
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+            self._lock = RunLock(self.path)
+        except OSError as exc:
+            raise ConfigError(f"cannot use {str(self.path)!r} as the run directory (--out): "
+                              f"{exc.strerror or exc}") from None
+        try:
+            self._open(config)
+        except BaseException:
+            self._lock.release()
+            raise
+
+    def _open(self, config: dict[str, Any]) -> None:
         self.config = json.loads(json.dumps(config, default=str))
-        previous = self.manifest_path
-        if previous.exists():
-            stored = json.loads(previous.read_text(encoding="utf-8")).get("config")
+        previous = read_manifest(self.manifest_path)
+        if previous is not None:
+            stored = previous.get("config")
             if stored != self.config:
-                changed = sorted(k for k in set(stored or {}) | set(self.config)
-                                 if (stored or {}).get(k) != self.config.get(k))
-                gone = sorted(set(stored or {}) - set(self.config))
+                stored = stored if isinstance(stored, dict) else {}
+                changed = sorted(k for k in set(stored) | set(self.config)
+                                 if stored.get(k) != self.config.get(k))
+                gone = sorted(set(stored) - set(self.config))
                 older = (f"; {gone} are not settings of this jurybox version: the run was "
                          f"written by an older one" if gone else "")
                 raise ConfigError(f"{self.path} holds a run with a different configuration "
                                   f"(differs in {changed}{older}); use another --out or "
                                   f"delete it")
-        for path in (self.items_path, self.calls_path):
-            _drop_partial_tail(path)
+        try:
+            for path in (self.items_path, self.calls_path):
+                _drop_partial_tail(path)
+        except OSError as exc:
+            raise ConfigError(f"cannot write the run directory {str(self.path)!r}: "
+                              f"{exc.strerror or exc}") from None
         # keys only: a resume must not hold every decision in memory
-        self.done: set[tuple[str, str]] = {
-            (unit_of(r), r["protocol"]) for r in iter_records(self.items_path)
-            if "api" not in r.get("failures", ())}
-        self.sessions: list[dict] = (json.loads(previous.read_text(encoding="utf-8"))
-                                     .get("sessions", []) if previous.exists() else [])
-        self._calls = (self.path / "calls.jsonl").open("a", encoding="utf-8")
-        self._items = self.items_path.open("a", encoding="utf-8")
+        self.done: set[tuple[str, str]] = set()
+        self.failed: dict[tuple[str, str], bool] = {}  # (unit, protocol) -> an API failure
+        for record in _item_keys(self.items_path):
+            self._track(record)
+        self.sessions: list[dict] = list(previous.get("sessions") or []) if previous else []
+        self._settle_dead_sessions()
+        self.session_index = len(self.sessions)
+        try:
+            self._calls = self.calls_path.open("a", encoding="utf-8")
+            self._items = self.items_path.open("a", encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError(f"cannot write the run directory {str(self.path)!r}: "
+                              f"{exc.strerror or exc}") from None
+
+    def _track(self, record: dict) -> None:
+        key = (unit_of(record), record["protocol"])
+        api = "api" in record.get("failures", ())
+        if api:
+            self.done.discard(key)
+        else:
+            self.done.add(key)
+        failed = record["failed"] if "failed" in record else (  # before schema: no field
+            api or ("credit" in record and record["credit"] is None))
+        if failed:
+            self.failed[key] = api
+        else:
+            self.failed.pop(key, None)
+
+    def _settle_dead_sessions(self) -> None:
+        """A session still ``running`` when the lock is free ended without writing run.json
+        (SIGKILL, power loss): mark it ``killed`` and derive its totals from its calls."""
+        dead = [i for i, s in enumerate(self.sessions) if s.get("status") == "running"]
+        if not dead:
+            return
+        for i in dead:
+            records = (r for r in iter_records(self.calls_path) if r.get("session") == i)
+            self.sessions[i] = {**self.sessions[i], "status": "killed",
+                                "totals": Totals.of_records(records).as_dict(),
+                                "note": "ended without saying so (killed); totals derived "
+                                        "from calls.jsonl"}
 
     @property
     def manifest_path(self) -> Path:
@@ -179,12 +238,18 @@ class RunDir:
         fh.flush()
 
     def append_call(self, record: dict) -> None:
-        self._append(self._calls, record)
+        """Log one call of this session (``session`` = its index in run.json)."""
+        self._append(self._calls, {"session": self.session_index, **record})
 
     def append_item(self, record: dict) -> None:
         self._append(self._items, record)
-        if "api" not in record.get("failures", ()):
-            self.done.add((unit_of(record), record["protocol"]))
+        self._track(record)
+
+    def failed_units(self) -> FailedUnits:
+        """Units whose latest decision (of any protocol) is a failure."""
+        units = {unit for unit, _ in self.failed}
+        api = {unit for (unit, _), is_api in self.failed.items() if is_api}
+        return FailedUnits(len(units), len(api))
 
     def units_done(self, protocols: Iterable[str]) -> int:
         """Units every one of ``protocols`` has finished."""
@@ -209,28 +274,120 @@ class RunDir:
     def session(self, manifest: dict[str, Any], totals: Callable[[], dict[str, Any]]
                 ) -> Iterator[dict[str, Any]]:
         """Keep run.json current around one session of judging: ``running`` on entry, then
-        ``complete``, ``interrupted`` (Ctrl-C, cancellation) or ``failed`` (a ProviderError,
-        e.g. too many API failures in a row), with ``totals()`` and timings."""
+        ``complete``, ``partial`` (some units have no decision: see ``failed_units``),
+        ``interrupted`` (Ctrl-C, SIGTERM, cancellation) or ``failed`` (a jurybox error, e.g.
+        too many API failures in a row or a full disk), with ``totals()`` and timings. A
+        session killed before it could say so is settled when the directory is next opened.
+
+        Raises:
+            ConfigError: run.json cannot be written on entry.
+        """
         t0 = time.perf_counter()
         session: dict[str, Any] = {"status": "running",
                                    "started": datetime.now(timezone.utc).isoformat()}
-        self.write_manifest(manifest, session)
+        try:
+            self.write_manifest(manifest, session)
+        except OSError as exc:
+            raise ConfigError(f"cannot write {str(self.manifest_path)!r}: "
+                              f"{exc.strerror or exc}") from None
         status = "interrupted"
         try:
             yield session
-            status = "complete"
-        except ProviderError:
+            failed = self.failed_units()
+            status = "partial" if failed.units else "complete"
+            session["failed_units"] = failed._asdict()
+        except JuryboxError:
             status = "failed"
             raise
         finally:
             session.update(status=status, totals=totals(),
                            finished=datetime.now(timezone.utc).isoformat(),
                            seconds=round(time.perf_counter() - t0, 3))
-            self.write_manifest(manifest, session)
+            try:
+                self.write_manifest(manifest, session)
+            except OSError as exc:  # a full disk: the session is settled on the next open
+                log.error("could not write %s: %s", self.manifest_path, exc)
 
     def write_summary(self, summary: dict[str, Any]) -> None:
         write_json_atomic(self.summary_path, {"schema": SCHEMA_VERSION, **summary})
 
     def close(self) -> None:
-        self._calls.close()
-        self._items.close()
+        """Close the logs and release the lock."""
+        try:
+            for fh in (self._calls, self._items):
+                try:
+                    fh.close()
+                except OSError as exc:  # a full disk fails the last flush
+                    log.error("could not close %s: %s", fh.name, exc)
+        finally:
+            self._lock.release()
+
+
+class FailedUnits(NamedTuple):
+    """Units of a run without a decision: ``units`` in all, ``api`` of them from API errors
+    (rerunning the same command judges those again; parse failures and refusals are recorded
+    answers and stay failures on a rerun, served from the cache)."""
+
+    units: int
+    api: int
+
+
+def read_manifest(path: Path) -> dict[str, Any] | None:
+    """run.json as a dict, or None when there is none.
+
+    Raises:
+        DataError: the file is not a JSON object (corrupt, ``null``, cut short).
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DataError(path, f"cannot read run.json: {exc}") from None
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise DataError(path, f"is not valid JSON ({exc}); it was changed outside jurybox: "
+                              f"restore it, or delete the run directory to start over") from None
+    if not isinstance(value, dict):
+        raise DataError(path, f"must be a JSON object written by jurybox, got "
+                              f"{type(value).__name__}; delete the run directory to start over")
+    return value
+
+
+def previous_sessions(folder: str | Path) -> int:
+    """How many sessions ``folder``'s run.json records (0 when there is none or it is
+    unreadable): the simulated judge keys its injected API faults by it."""
+    try:
+        manifest = read_manifest(Path(folder) / "run.json")
+    except DataError:
+        return 0
+    sessions = (manifest or {}).get("sessions")
+    return len(sessions) if isinstance(sessions, list) else 0
+
+
+def _item_keys(path: Path) -> Iterator[dict]:
+    """items.jsonl records with the fields a resume needs, checked.
+
+    Raises:
+        DataError: a line that is not a JSON object, or lacks ``protocol`` or the unit key.
+    """
+    if not path.exists():
+        return
+    with path.open(encoding="utf-8", errors="replace") as fh:
+        for line_no, line in enumerate(fh, 1):
+            try:
+                record = json.loads(line)
+            except (ValueError, RecursionError):
+                raise DataError(path, "not a JSON record; the file was changed outside "
+                                      "jurybox: delete that line to judge its unit again",
+                                line=line_no) from None
+            if not isinstance(record, dict):
+                raise DataError(path, "not a JSON object", line=line_no)
+            if not isinstance(record.get("protocol"), str):
+                raise DataError(path, "missing (each decision names its protocol)",
+                                line=line_no, field="protocol")
+            if not (record.get("unit") or record.get("item_id") not in (None, "")):
+                raise DataError(path, "missing (each decision names its item)",
+                                line=line_no, field="item_id")
+            yield record

@@ -16,8 +16,11 @@ they arrive and are not kept. The summary is computed from items.jsonl, read lin
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import signal
 import sys
-from collections.abc import Callable, Iterable, Sequence
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
@@ -26,13 +29,14 @@ from .. import __version__
 from ..cache import ResponseCache
 from ..protocols import JudgingProtocol
 from ..providers import Provider
-from ..reports import Records, RunDir
+from ..errors import RunWriteError
+from ..reports import FailedUnits, Records, RunDir
 from ..runner import AnswerStore, CallRecord, Runner, Totals
 from .calls import ItemCalls
 from .options import RunOptions
 from .structured import AnswerFormats
 
-__all__ = ["Engine", "RunHooks", "RunJob", "RunInfo", "RunReport", "Summary"]
+__all__ = ["Engine", "Interrupted", "RunHooks", "RunJob", "RunInfo", "RunReport", "Summary"]
 
 U = TypeVar("U")
 S = TypeVar("S", bound="Summary")
@@ -103,6 +107,13 @@ class RunReport(Generic[S]):
     simulated: bool
     protocols: list[dict[str, Any]] = field(default_factory=list)
     judge: str = ""  # how reports name the judge (the local judge: file and sha256)
+    failed_units: FailedUnits = FailedUnits(0, 0)
+
+    @property
+    def status(self) -> str:
+        """``complete``, or ``partial`` when some units have no decision (run.json says the
+        same)."""
+        return "partial" if self.failed_units.units else "complete"
 
 
 class Engine:
@@ -128,15 +139,25 @@ class Engine:
         Raises:
             ConfigError, ProviderError: before any judging (bad endpoint, changed config).
             ProviderError: when ``abort_after`` calls in a row fail (status ``failed``).
-            KeyboardInterrupt: after writing run.json with status ``interrupted``.
+            RunWriteError: the run directory or the cache cannot be written (a full disk):
+                everything written before stays, and a rerun resumes from it.
+            Interrupted: Ctrl-C or SIGTERM, after writing run.json with status
+                ``interrupted`` (a KeyboardInterrupt carrying the signal number).
         """
-        rundir, judged, totals = asyncio.run(self._main(job))
+        with _sigterm_cancels():
+            rundir, judged, totals = asyncio.run(self._main(job))
         info = RunInfo(job.n_units, self.provider.simulated, totals, self.offline)
         summary = job.summarize(Records(rundir.items_path), info)
-        rundir.write_summary(summary.to_json())
+        failed = rundir.failed_units()
+        try:
+            rundir.write_summary({**summary.to_json(), "status": (
+                "partial" if failed.units else "complete"), "failed_units": failed._asdict()})
+        except OSError as exc:
+            raise RunWriteError(f"cannot write {str(rundir.summary_path)!r}: "
+                                f"{exc.strerror or exc}") from None
         return RunReport(summary, rundir.path, totals, judged, job.n_units,
                          self.provider.simulated, _protocol_params(job.protocols),
-                         self._label(job))
+                         self._label(job), failed)
 
     def _label(self, job: RunJob[U, S]) -> str:
         label: str | None = getattr(self.provider, "label", None)
@@ -189,7 +210,11 @@ class Engine:
         on_call = self.hooks.on_call
 
         def record(call: CallRecord) -> None:
-            rundir.append_call(call.model_dump(mode="json"))
+            try:
+                rundir.append_call(call.model_dump(mode="json"))
+            except OSError as exc:
+                raise RunWriteError(f"cannot write {str(rundir.calls_path)!r}: "
+                                    f"{exc.strerror or exc}") from None
             if on_call is not None:
                 on_call(call)
         return record
@@ -212,14 +237,51 @@ class Engine:
                 calls = ItemCalls(runner, key, formats)
                 decisions = await asyncio.gather(
                     *(p.judge(unit, calls.for_protocol(p.name)) for p in todo))
-                for decision in decisions:  # together: a unit is done or not, never half
-                    rundir.append_item(decision.to_record())
+                try:
+                    for decision in decisions:  # together: a unit is done or not, never half
+                        rundir.append_item(decision.to_record())
+                except OSError as exc:
+                    raise RunWriteError(f"cannot write {str(rundir.items_path)!r}: "
+                                        f"{exc.strerror or exc}") from None
                 judged += 1
                 if self.hooks.on_item is not None:
                     self.hooks.on_item(unit)
 
         await _all_or_none([worker() for _ in range(self.options.items_in_flight)])
         return judged
+
+
+class Interrupted(KeyboardInterrupt):
+    """The run was stopped by a signal (``signum``: SIGINT for Ctrl-C, SIGTERM) after run.json
+    was written with status ``interrupted``; rerunning the same command resumes."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+@contextlib.contextmanager
+def _sigterm_cancels() -> Iterator[None]:
+    """While a run is in progress, SIGTERM stops it the way Ctrl-C does: the judging task is
+    cancelled (asyncio then raises KeyboardInterrupt out of ``asyncio.run``), run.json is
+    written as ``interrupted``, and :class:`Interrupted` carries the signal number. Signal
+    handlers can only be set from the main thread; elsewhere SIGTERM keeps its default."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    received: list[int] = []
+
+    def handler(signum: int, _frame: object) -> None:
+        received.append(signum)
+        signal.raise_signal(signal.SIGINT)  # asyncio's own Ctrl-C path: cancel, clean up
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    except KeyboardInterrupt:
+        raise Interrupted(received[0] if received else signal.SIGINT) from None
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 async def _all_or_none(coros: list[Any]) -> None:

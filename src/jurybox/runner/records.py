@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar
 
@@ -34,6 +35,10 @@ class CallRecord(BaseModel):
             ``json-object``), or None for free text.
         format_refused: the server refused that structured-output field (the call is sent
             again with a lower mode when the run's ``--structured`` is ``auto``).
+        outcome: how this call ended its job: ``ok``, or the failure kind (``api``,
+            ``parse``, ``refusal``); None when the job goes on (a re-ask or a lower
+            structured-output mode follows). Totals are derived from these records
+            (:meth:`Totals.add`), so a run's totals always equal what calls.jsonl logged.
     """
 
     key: str
@@ -49,6 +54,7 @@ class CallRecord(BaseModel):
     messages: list[tuple[str, str]] = []
     answer_format: str | None = None
     format_refused: bool = False
+    outcome: Literal["ok", "api", "parse", "refusal"] | None = None
 
 
 @dataclass(frozen=True)
@@ -75,7 +81,19 @@ class Outcome(Generic[T]):
 
 @dataclass
 class Totals:
-    """Running counters (for the progress bar and run.json)."""
+    """Counters over call records (for run.json and the summary), derived only from the
+    records: :meth:`add` one record at a time, so totals rebuilt from calls.jsonl after a crash
+    (:meth:`of_records`) equal those a live run kept.
+
+    Attributes:
+        jobs: judgments asked for (records that ended a job).
+        model_calls: HTTP attempts made (sum of ``attempts``; 0 for cache hits).
+        cache_hits: answers served from the cache or from an identical call in flight.
+        retries: attempts after the first of a call (``attempts - 1`` summed).
+        reasks: follow-ups after unusable output.
+        failures: jobs that ended without a judgment, by kind.
+        prompt_tokens, completion_tokens: reported by the endpoint for calls made (not hits).
+    """
 
     jobs: int = 0
     model_calls: int = 0
@@ -86,8 +104,38 @@ class Totals:
     prompt_tokens: int = 0
     completion_tokens: int = 0
 
+    def add(self, record: CallRecord) -> None:
+        """Count one call record."""
+        if record.outcome is not None:
+            self.jobs += 1
+            if record.outcome != "ok":
+                self.failures[record.outcome] = self.failures.get(record.outcome, 0) + 1
+        elif not record.format_refused:
+            self.reasks += 1
+        self.model_calls += record.attempts
+        self.retries += max(record.attempts - 1, 0)
+        if record.cached:
+            self.cache_hits += 1
+        else:
+            self.prompt_tokens += record.usage.prompt_tokens
+            self.completion_tokens += record.usage.completion_tokens
+
+    @classmethod
+    def of_records(cls, records: Iterable[dict[str, Any]]) -> Totals:
+        """Totals of calls.jsonl records (dicts as written; other fields are ignored).
+
+        Records written before ``outcome`` existed count as calls and cache hits only."""
+        totals = cls()
+        for row in records:
+            totals.add(CallRecord.model_validate(
+                {k: row[k] for k in _COUNTED if k in row} | {"key": "", "meta": {}}))
+        return totals
+
     def as_dict(self) -> dict[str, Any]:
         return {"jobs": self.jobs, "model_calls": self.model_calls,
                 "cache_hits": self.cache_hits, "retries": self.retries, "reasks": self.reasks,
                 "failures": dict(self.failures), "prompt_tokens": self.prompt_tokens,
                 "completion_tokens": self.completion_tokens}
+
+
+_COUNTED = ("cached", "usage", "attempts", "format_refused", "outcome")

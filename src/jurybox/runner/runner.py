@@ -109,19 +109,18 @@ class Runner:
         An answer cut off at the token limit (finish_reason ``"length"``) counts as unusable
         whatever it contains: a truncated judgment may end before the judge changed its mind.
         """
-        self.totals.jobs += 1
         request, key = job.request, cache_key(self._identity, job.request)
         first_key, reask = key, 0
         while True:
             record = await self._fetch(key, request, {**job.meta, "reask": reask})
             if record.format_refused and self.on_format_refused is not None and (
                     instead := self.on_format_refused(request)) is not None:
-                self._emit(record)  # logged: the refusal is part of what happened
+                self._emit(record)  # logged: the refusal is part of what happened (no outcome)
                 request, key = instead, cache_key(self._identity, instead)
                 first_key = key if reask == 0 else first_key
                 continue
             if record.error is not None:
-                self.totals.failures["api"] += 1
+                record.outcome = "api"
                 self._emit(record)
                 self._failed_in_a_row += 1
                 if self.abort_after is not None and self._failed_in_a_row >= self.abort_after:
@@ -136,19 +135,21 @@ class Runner:
                 value = job.parse(record.text)
             except ParseError as exc:
                 record.parse_error = str(exc)
-                self._emit(record)
+                kind: FailureKind = "refusal" if exc.kind == "refusal" else "parse"
                 if reask == 0 and self.reask:
-                    self.totals.reasks += 1
+                    self._emit(record)  # no outcome: the re-ask follows
                     request = reask_request(request, record.text, str(exc))
                     key, reask = cache_key(self._identity, request), 1
                     continue
-                kind: FailureKind = "refusal" if exc.kind == "refusal" else "parse"
-                self.totals.failures[kind] += 1
+                record.outcome = kind
+                self._emit(record)
                 return Outcome(None, Failure(kind, str(exc), record.text), first_key)
+            record.outcome = "ok"
             self._emit(record)
             return Outcome(value, None, first_key)
 
     def _emit(self, record: CallRecord) -> None:
+        self.totals.add(record)
         if self.on_call is not None:
             self.on_call(record)
 
@@ -156,14 +157,13 @@ class Runner:
         """A CallRecord for ``request``: from the cache, a call already in flight, or the
         endpoint."""
         if self.cache is not None and (hit := self.cache.get(key)) is not None:
-            self.totals.cache_hits += 1
             return self._record(key, meta, request, hit, cached=True, attempts=0)
         if self.offline:
             return _failed(key, meta, request, 0, "no recorded answer for this request")
         if key in self._inflight:
             record = await asyncio.shield(self._inflight[key])
-            self.totals.cache_hits += 1
-            return record.model_copy(update={"meta": meta, "cached": True, "attempts": 0})
+            return record.model_copy(update={"meta": meta, "cached": True, "attempts": 0,
+                                             "parse_error": None, "outcome": None})
         future = asyncio.get_running_loop().create_future()
         self._inflight[key] = future
         try:
@@ -181,7 +181,6 @@ class Runner:
         error = "no attempt made"
         for attempt in range(self.retry.attempts):
             async with self._slots:
-                self.totals.model_calls += 1
                 try:
                     response = await self.provider.complete(request)
                 except RetryableProviderError as exc:
@@ -201,7 +200,6 @@ class Runner:
                     return self._record(key, meta, request, response, cached=False,
                                         attempts=attempt + 1)
             if attempt + 1 < self.retry.attempts:
-                self.totals.retries += 1
                 delay = self.retry.delay(attempt, retry_after, self._rng)
                 log.debug("retrying %s in %.2fs after: %s", key[:12], delay, error)
                 await asyncio.sleep(delay)
@@ -210,9 +208,6 @@ class Runner:
 
     def _record(self, key: str, meta: dict, request: ChatRequest, response: ChatResponse, *,
                 cached: bool, attempts: int) -> CallRecord:
-        if not cached:
-            self.totals.prompt_tokens += response.usage.prompt_tokens
-            self.totals.completion_tokens += response.usage.completion_tokens
         return CallRecord(key=key, meta=meta, text=response.text, cached=cached,
                           usage=response.usage, latency_s=response.latency_s,
                           finish_reason=response.finish_reason, attempts=attempts,

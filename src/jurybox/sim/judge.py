@@ -56,11 +56,17 @@ class SimJudge:
     Args:
         items: the items whose candidates it will recognise.
         config: behaviour.
+        fault_epoch: keys the injected API faults (429, 500, slow) with the request and its
+            attempt. A run passes its run directory's session count, so a rerun into the same
+            directory meets different transient faults, as it would against a real endpoint,
+            while the same command from scratch stays reproducible. Answers never depend on it.
     """
 
     def __init__(self, items: Iterable[ListwiseItem | PairwiseItem] = (),
-                 config: SimConfig | None = None, rubric: RubricKnowledge | None = None):
+                 config: SimConfig | None = None, rubric: RubricKnowledge | None = None,
+                 *, fault_epoch: int = 0):
         self.config = config or SimConfig()
+        self.fault_epoch = fault_epoch
         self.rubric = rubric
         self._gold: dict[tuple[str, str], bool] = {}
         for item in items:
@@ -98,7 +104,9 @@ class SimJudge:
                 return SimAnswer(400, "response_format is not supported by this server "
                                       "(simulated)", delay_s=delay)
             honour = cfg.structured == "honour"
-        roll = _u("fault", ident, attempt)
+        # epoch 0 keeps the rolls of runs written before the epoch existed
+        roll = (_u("fault", ident, attempt) if self.fault_epoch == 0
+                else _u("fault", ident, attempt, self.fault_epoch))
         for rate, answer in ((faults.rate_429, SimAnswer(429, "rate limited (injected)",
                                                          retry_after_s=faults.retry_after_s)),
                              (faults.rate_500, SimAnswer(500, "server error (injected)")),
