@@ -60,7 +60,9 @@ def fail_cleanly(fn: Callable) -> Callable:
 
 def _error(message: str) -> None:
     """One line on stderr, never wrapped or marked up."""
-    print(f"error: {' '.join(message.split())}", file=sys.stderr)
+    from ..providers.urls import redact_text  # never print credentials from a URL
+
+    print(f"error: {redact_text(' '.join(message.split()))}", file=sys.stderr)
 
 
 def default_cache() -> Path:

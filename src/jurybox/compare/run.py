@@ -14,7 +14,7 @@ from typing import Any
 from ..datasets import Item, ItemSelection, LoadedDataset, load_dataset, select_items
 from ..errors import ConfigError, DataError
 from ..protocols import JudgingProtocol, Weights, build_protocol, protocol_class, protocol_names
-from ..providers import Provider
+from ..providers import Provider, redact_url
 from ..reports import previous_sessions
 from ..run import (Engine, RunHooks, RunInfo, RunJob, RunOptions, RunReport, StructuredMode,
                    open_endpoint)
@@ -74,6 +74,7 @@ class BenchConfig:
         """As stored in run.json's ``config``."""
         d = {k: getattr(self, k) for k in self.__dataclass_fields__}
         d["weights"] = vars(self.weights)
+        d["base_url"] = redact_url(self.base_url)  # credentials are never recorded
         d["sim"] = self.sim.settings() if self.model == "sim" else None
         d["protocols"] = list(self.protocols) if self.protocols is not None else None
         return d

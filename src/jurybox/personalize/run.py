@@ -13,6 +13,7 @@ from ..datasets import BUNDLED_ITEMS, BUNDLED_RATINGS, BUNDLED_RUBRICS
 from ..errors import ConfigError
 from ..protocols import RubricContext, RubricJudge, Unit
 from ..rubrics import Rubric, load_rubric
+from ..providers import redact_url
 from ..reports import previous_sessions
 from ..run import Engine, RunHooks, RunInfo, RunJob, RunOptions, RunReport, open_endpoint
 from ..sim import RubricKnowledge, SimConfig, SimJudge
@@ -62,6 +63,7 @@ class PersonalizeConfig:
     def as_dict(self) -> dict[str, Any]:
         """As stored in run.json's ``config``."""
         d = {k: getattr(self, k) for k in self.__dataclass_fields__}
+        d["base_url"] = redact_url(self.base_url)  # credentials are never recorded
         d["sim"] = self.sim.settings() if self.model == "sim" else None
         return d
 

@@ -5,6 +5,7 @@ from .openai_compat import (SIM_OWNER, Dialect, OpenAICompatibleProvider, Transp
                             response_format)
 from .local import LocalServer, default_gguf
 from .spec import PROVIDERS, ModelSpec, make_provider, parse_spec
+from .urls import redact_text, redact_url, split_credentials
 
 __all__ = [
     "PROVIDERS",
@@ -24,5 +25,8 @@ __all__ = [
     "default_gguf",
     "make_provider",
     "parse_spec",
+    "redact_text",
+    "redact_url",
     "response_format",
+    "split_credentials",
 ]

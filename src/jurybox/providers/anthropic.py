@@ -23,6 +23,7 @@ from typing import Any
 from ..errors import (ConfigError, ProviderError, RateLimitError, RetryableProviderError,
                       ServerError, TimeoutError_, missing_extra)
 from .base import ChatRequest, ChatResponse, Usage
+from .urls import split_credentials
 
 __all__ = ["AnthropicProvider", "ANTHROPIC_BASE_URL"]
 
@@ -68,7 +69,11 @@ class AnthropicProvider:
             raise ConfigError(f"timeout must be > 0 seconds, got {timeout_s!r}")
         self._anthropic = _sdk()
         self.model, self.timeout_s = model, timeout_s
-        self.base_url = (base_url or ANTHROPIC_BASE_URL).rstrip("/")
+        endpoint = split_credentials((base_url or ANTHROPIC_BASE_URL).rstrip("/"))
+        if endpoint.username is not None:
+            raise ConfigError(f"the base URL {endpoint.shown!r} carries credentials; the "
+                              f"Anthropic API takes the API key only: drop user:password@")
+        self.base_url = endpoint.url
         self.simulated = False
         self.max_concurrency: int | None = None
         self.label: str | None = None

@@ -31,6 +31,7 @@ import aiohttp
 from ..errors import (ConfigError, FormatRefusedError, ProviderError, RateLimitError,
                       RetryableProviderError, ServerError, TimeoutError_)
 from .base import AnswerFormat, ChatRequest, ChatResponse, Usage
+from .urls import split_credentials
 
 __all__ = ["Dialect", "OpenAICompatibleProvider", "Transport", "SIM_OWNER", "response_format"]
 
@@ -110,7 +111,15 @@ class OpenAICompatibleProvider:
         if transport not in ("aiohttp", "sdk"):
             raise ConfigError(f"unknown transport {transport!r}; choose 'aiohttp' or 'sdk'")
         self.name, self.model = name, model
-        self.base_url = base_url.rstrip("/")
+        endpoint = split_credentials(base_url.rstrip("/"))
+        if endpoint.username is not None and api_key:
+            raise ConfigError(f"the base URL {endpoint.shown!r} carries credentials and an API "
+                              f"key is set too; both would be the Authorization header: use "
+                              f"one (unset JURYBOX_API_KEY, or drop user:password@ from the URL)")
+        #: requests go here; ``base_url`` is how the endpoint is shown and recorded
+        self._url, self.base_url = endpoint.url, endpoint.shown
+        self._auth = (None if endpoint.username is None
+                      else aiohttp.BasicAuth(endpoint.username, endpoint.password or ""))
         self.api_key, self.timeout_s, self.transport = api_key, timeout_s, transport
         self._identity, self.dialect = identity, dialect
         self.simulated = name == "sim"  # also set by check() when the server says so
@@ -131,6 +140,8 @@ class OpenAICompatibleProvider:
         headers = {"Content-Type": "application/json"}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
+        elif self._auth is not None:
+            headers["Authorization"] = self._auth.encode()
         return headers
 
     def _payload(self, request: ChatRequest) -> dict[str, Any]:
@@ -158,7 +169,7 @@ class OpenAICompatibleProvider:
             return await self._complete_sdk(request)
         start = time.perf_counter()
         try:
-            async with self._get_session().post(f"{self.base_url}/chat/completions",
+            async with self._get_session().post(f"{self._url}/chat/completions",
                                                 json=self._payload(request),
                                                 headers=self._headers()) as resp:
                 if resp.status != 200:
@@ -194,8 +205,10 @@ class OpenAICompatibleProvider:
     async def _complete_sdk(self, request: ChatRequest) -> ChatResponse:
         import openai  # imported lazily: it costs ~0.6 s
         if self._sdk is None:
-            self._sdk = openai.AsyncOpenAI(base_url=self.base_url, api_key=self.api_key or "none",
-                                           timeout=self.timeout_s, max_retries=0)
+            basic = {} if self._auth is None else {"Authorization": self._auth.encode()}
+            self._sdk = openai.AsyncOpenAI(base_url=self._url, api_key=self.api_key or "none",
+                                           timeout=self.timeout_s, max_retries=0,
+                                           default_headers=basic)
         start = time.perf_counter()
         try:
             completion = await self._sdk.chat.completions.create(**self._payload(request))
@@ -216,7 +229,7 @@ class OpenAICompatibleProvider:
     async def check(self) -> None:
         """GET ``/models`` once; raise ProviderError if the endpoint is unreachable or refuses."""
         try:
-            async with self._get_session().get(f"{self.base_url}/models",
+            async with self._get_session().get(f"{self._url}/models",
                                                headers=self._headers(),
                                                timeout=aiohttp.ClientTimeout(total=10)) as resp:
                 if resp.status in (401, 403):

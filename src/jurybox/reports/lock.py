@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import IO
 
 from ..errors import ConfigError
+from ..providers.urls import redact_text
 
 __all__ = ["RunDirBusyError", "RunLock"]
 
@@ -57,7 +58,7 @@ class RunLock:
         fh.seek(0)
         fh.truncate()
         fh.write(json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
-                             "command": " ".join(sys.argv),
+                             "command": redact_text(" ".join(sys.argv)),
                              "started": datetime.now(timezone.utc).isoformat()}) + "\n")
         fh.flush()
         self._fh: IO[str] | None = fh

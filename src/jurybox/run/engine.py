@@ -28,7 +28,7 @@ from typing import Any, Generic, Protocol, TypeVar
 from .. import __version__
 from ..cache import ResponseCache
 from ..protocols import JudgingProtocol
-from ..providers import Provider
+from ..providers import Provider, redact_text
 from ..errors import RunWriteError
 from ..reports import FailedUnits, Records, RunDir
 from ..runner import AnswerStore, CallRecord, Runner, Totals
@@ -196,7 +196,8 @@ class Engine:
 
     def _manifest(self, job: RunJob[U, S]) -> dict[str, Any]:
         o = self.options
-        return {"jurybox_version": __version__, "command": sys.argv, **job.manifest,
+        return {"jurybox_version": __version__,
+                "command": [redact_text(a) for a in sys.argv], **job.manifest,
                 "model": {"spec": job.model, "simulated": self.provider.simulated,
                           "endpoint": self.provider.cache_identity(), "label": self._label(job)},
                 "protocols": _protocol_params(job.protocols),
