@@ -90,3 +90,19 @@ def test_pairwise_keyed_judge_keeps_less_position_bias():
         request = pairwise_request("Q?", "wrong", "right", tag="0abc", keyed=keyed)
         body = {"messages": [m.model_dump() for m in request.messages]}
         assert parse_verdict(judge.answer(body, 0).text).verdict == expected
+
+
+def test_injected_api_faults_are_keyed_by_the_fault_epoch():
+    config = SimConfig(faults=Faults(rate_500=0.5))
+    bodies = [{"model": "sim", "messages": [{"role": "user", "content": f"q{i}"}]}
+              for i in range(200)]
+
+    def failing(epoch):
+        judge = SimJudge((), config, fault_epoch=epoch)
+        return {i for i, b in enumerate(bodies) if judge.answer(b, 0).status == 500}
+
+    first, rerun = failing(0), failing(1)
+    assert failing(0) == first and failing(1) == rerun  # reproducible per epoch
+    assert 70 < len(first) < 130 and 70 < len(rerun) < 130  # ~half at rate 0.5
+    # independent rolls: about a quarter fail both times (50 of 200), not all of them
+    assert 25 < len(first & rerun) < 75

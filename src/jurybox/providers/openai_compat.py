@@ -22,6 +22,7 @@ Structured output goes out as ``response_format`` in the server's dialect (``Dia
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import time
 from typing import Any, Literal
@@ -118,8 +119,8 @@ class OpenAICompatibleProvider:
                               f"one (unset JURYBOX_API_KEY, or drop user:password@ from the URL)")
         #: requests go here; ``base_url`` is how the endpoint is shown and recorded
         self._url, self.base_url = endpoint.url, endpoint.shown
-        self._auth = (None if endpoint.username is None
-                      else aiohttp.BasicAuth(endpoint.username, endpoint.password or ""))
+        self._basic = (None if endpoint.username is None else "Basic " + base64.b64encode(
+            f"{endpoint.username}:{endpoint.password or ''}".encode()).decode())
         self.api_key, self.timeout_s, self.transport = api_key, timeout_s, transport
         self._identity, self.dialect = identity, dialect
         self.simulated = name == "sim"  # also set by check() when the server says so
@@ -140,8 +141,8 @@ class OpenAICompatibleProvider:
         headers = {"Content-Type": "application/json"}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
-        elif self._auth is not None:
-            headers["Authorization"] = self._auth.encode()
+        elif self._basic is not None:
+            headers["Authorization"] = self._basic
         return headers
 
     def _payload(self, request: ChatRequest) -> dict[str, Any]:
@@ -205,7 +206,7 @@ class OpenAICompatibleProvider:
     async def _complete_sdk(self, request: ChatRequest) -> ChatResponse:
         import openai  # imported lazily: it costs ~0.6 s
         if self._sdk is None:
-            basic = {} if self._auth is None else {"Authorization": self._auth.encode()}
+            basic = {} if self._basic is None else {"Authorization": self._basic}
             self._sdk = openai.AsyncOpenAI(base_url=self._url, api_key=self.api_key or "none",
                                            timeout=self.timeout_s, max_retries=0,
                                            default_headers=basic)

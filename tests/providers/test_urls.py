@@ -1,0 +1,105 @@
+"""Credentials in a base URL: sent as basic auth, never recorded or printed."""
+
+import asyncio
+import base64
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from jurybox.cli import app
+from jurybox.errors import ConfigError, ProviderError
+from jurybox.protocols.prompts import listwise_request
+from jurybox.providers import OpenAICompatibleProvider, redact_text, split_credentials
+
+SECRET = "hunter2"
+
+
+def test_split_and_redact():
+    url = split_credentials("http://bob:s%40cret@host:8000/v1")
+    assert (url.url, url.shown, url.username, url.password) == (
+        "http://host:8000/v1", "http://***@host:8000/v1", "bob", "s@cret")
+    assert split_credentials("http://host/v1").shown == "http://host/v1"
+    assert redact_text("cannot reach https://u:p@a.example/v1 or http://b/v1") == (
+        "cannot reach https://***@a.example/v1 or http://b/v1")
+
+
+def _serve(seen):
+    from aiohttp import web
+
+    async def models(request):
+        seen.append(request.headers.get("Authorization"))
+        return web.json_response({"data": [{"id": "m", "owned_by": "test"}]})
+
+    async def chat(request):
+        seen.append(request.headers.get("Authorization"))
+        return web.json_response({"choices": [{"message": {"content": "ok"},
+                                               "finish_reason": "stop"}], "usage": {}})
+
+    application = web.Application()
+    application.router.add_get("/v1/models", models)
+    application.router.add_post("/v1/chat/completions", chat)
+    return application
+
+
+@pytest.mark.parametrize("transport", ["aiohttp", "sdk"])
+def test_credentials_are_sent_as_basic_auth_and_shown_redacted(transport):
+    from aiohttp import web
+
+    seen: list[str | None] = []
+
+    async def main():
+        runner = web.AppRunner(_serve(seen))
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        port = site._server.sockets[0].getsockname()[1]
+        provider = OpenAICompatibleProvider("vllm", "m", f"http://bob:{SECRET}@127.0.0.1:{port}/v1",
+                                            transport=transport)
+        try:
+            await provider.check()
+            await provider.complete(listwise_request("Q?", ["a", "b"], tag="0"))
+        finally:
+            await provider.aclose()
+            await runner.cleanup()
+        return provider, port
+
+    provider, port = asyncio.run(main())
+    basic = "Basic " + base64.b64encode(f"bob:{SECRET}".encode()).decode()
+    assert seen == [basic, basic]
+    assert provider.base_url == f"http://***@127.0.0.1:{port}/v1"
+    assert SECRET not in json.dumps(provider.cache_identity())
+
+
+def test_credentials_and_an_api_key_together_are_a_clear_error():
+    with pytest.raises(ConfigError, match=r"carries credentials and an API key is set too"):
+        OpenAICompatibleProvider("vllm", "m", f"http://bob:{SECRET}@127.0.0.1:9/v1",
+                                 api_key="sk-x")
+
+
+def test_unreachable_endpoint_error_does_not_show_the_password():
+    async def main():
+        provider = OpenAICompatibleProvider("vllm", "m", f"http://bob:{SECRET}@127.0.0.1:9/v1")
+        try:
+            await provider.check()
+        finally:
+            await provider.aclose()
+
+    with pytest.raises(ProviderError, match=r"cannot reach http://\*\*\*@127.0.0.1:9/v1") as e:
+        asyncio.run(main())
+    assert SECRET not in str(e.value)
+
+
+def test_run_json_and_errors_never_hold_the_password(tmp_path, monkeypatch):
+    monkeypatch.delenv("JURYBOX_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    result = CliRunner().invoke(app, [
+        "bench", "truthfulqa", "--model", "vllm/m", "--limit", "2", "--base-url",
+        f"http://bob:{SECRET}@127.0.0.1:9/v1", "--out", str(tmp_path / "run")])
+    assert result.exit_code == 2 and "cannot reach http://***@127.0.0.1:9/v1" in result.output
+    assert SECRET not in result.output
+    # a run that did start records the URL redacted: config, command and endpoint
+    from jurybox.compare import BenchConfig
+
+    config = BenchConfig(dataset="truthfulqa", base_url=f"http://bob:{SECRET}@h/v1")
+    assert config.as_dict()["base_url"] == "http://***@h/v1"
