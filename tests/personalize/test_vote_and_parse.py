@@ -50,3 +50,24 @@ def test_parse_rubric_output():
 def test_parse_rubric_failures(text, message):
     with pytest.raises(ParseError, match=message):
         parse_rubric(text, _valid, "an integer 1-4 or 0")
+
+
+def test_parse_rubric_reads_fractions_out_of_the_scale_maximum():
+    # "3/4" on a 1-4 scale is 3; a confidence out of 100 is its numerator
+    j = parse_rubric('{"score": "3/4", "confidence": "90 out of 100", "reasoning": "ok"}',
+                     _valid, "an integer 1-4 or 0", scale_max=4)
+    assert (j.score, j.confidence) == (3, 90.0)
+    with pytest.raises(ParseError, match=r"score must be a number \(a fraction only out of 4\)"
+                                         r", got '3/5'"):
+        parse_rubric('{"score": "3/5", "confidence": 90}', _valid, "x", scale_max=4)
+
+
+def test_parse_rubric_rejects_a_repeated_key():
+    with pytest.raises(ParseError, match="repeats the key 'score'"):
+        parse_rubric('{"score": 1, "confidence": 90, "score": 4}', _valid, "x")
+
+
+def test_parse_rubric_keeps_a_quoted_closing_think_tag():
+    j = parse_rubric('{"score": 2, "confidence": 90, "reasoning": "ends in </think>"}',
+                     _valid, "x")
+    assert (j.score, j.reasoning) == (2, "ends in </think>")

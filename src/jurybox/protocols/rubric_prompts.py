@@ -70,4 +70,5 @@ def rubric_request(dim: Dimension, item_text: str, examples: Sequence[tuple[Exam
 
 def rubric_parser(dim: Dimension) -> Callable[[str], RubricJudgment]:
     """The parse function for ``dim``'s answers."""
-    return partial(parse_rubric, valid=dim.valid_answer, allowed=_allowed(dim))
+    return partial(parse_rubric, valid=dim.valid_answer, allowed=_allowed(dim),
+                   scale_max=dim.scale.max)
