@@ -71,3 +71,39 @@ def test_parse_rubric_keeps_a_quoted_closing_think_tag():
     j = parse_rubric('{"score": 2, "confidence": 90, "reasoning": "ends in </think>"}',
                      _valid, "x")
     assert (j.score, j.reasoning) == (2, "ends in </think>")
+
+
+def _marker(text):
+    from jurybox.parsing import parse_rubric_marker
+
+    return parse_rubric_marker(text, _valid, "an integer 1-4 or 0", scale_max=4)
+
+
+def test_result_marker_answer_reads_the_last_marker():
+    j = _marker("Feedback: clear but thin. [RESULT] 2\nOn reflection, less clear.\n[RESULT] 1")
+    # the last marker wins; the reasoning is everything before it, "Feedback:" dropped
+    assert (j.score, j.confidence) == (1, 100.0)
+    assert j.reasoning == "clear but thin. [RESULT] 2\nOn reflection, less clear."
+    assert _marker("Feedback: ok\n[RESULT]: **3**.").score == 3  # decoration around the score
+    assert _marker("Feedback: ok [RESULT] 4/4").score == 4  # a fraction out of the maximum
+
+
+def test_result_marker_ignores_an_echoed_rubric_and_think_blocks():
+    echoed = ("Score 1: unclear\nScore 4: very clear\nScore 3: mostly clear\n"
+              "Feedback: the item is mostly clear. [RESULT] 2")
+    assert _marker(echoed).score == 2  # never the "Score n:" lines
+    assert _marker("<think>[RESULT] 4</think>Feedback: weak. [RESULT] 1").score == 1
+
+
+@pytest.mark.parametrize("text, message", [
+    ("Score 3: mostly clear. I would give it a 3.", r"no \[RESULT\] marker found"),
+    ("Feedback: great. [RESULT] 7", r"the score after the last \[RESULT\] must be an integer "
+                                    r"1-4 or 0, got '7'"),
+    ("Feedback: fine. [RESULT] 2.5", r"must be an integer 1-4 or 0, got '2.5'"),
+    ("Feedback: fine. [RESULT] 3/5", r"must be an integer 1-4 or 0, got '3/5'"),
+    ("[RESULT] 3 and more [RESULT] four", r"got 'four'"),
+])
+def test_result_marker_failures_are_parse_errors(text, message):
+    with pytest.raises(ParseError, match=message) as err:
+        _marker(text)
+    assert err.value.raw == text and err.value.kind == "parse"
