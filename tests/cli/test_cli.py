@@ -174,3 +174,31 @@ def test_personalize_accepts_run_options_and_judges_without_a_cache(tmp_path):
     assert manifest["options"]["cache"] is None and manifest["options"]["attempts"] == 2
     assert manifest["protocols"][0]["name"] == "zero-shot@0"
     assert manifest["protocols"][0]["params"]["seeds"] == 1
+
+
+def test_personalize_with_result_marker_answers(tmp_path):
+    args = ["personalize", "squality", "--rubric", "squality", "--dimensions", "overall",
+            "--raters", "2", "--limit", "3", "--shots", "0,2", "--seeds", "2", "--no-cache",
+            "--answer-format", "result-marker", "--structured", "json-schema",
+            "--out", str(tmp_path / "p")]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    calls = [json.loads(line) for line in (tmp_path / "p" / "calls.jsonl").read_text()
+             .splitlines()]
+    # 2 raters x 3 items = 6 units, x 3 conditions x 2 seeds = 36 asks
+    assert sum(len(c["meta"]["calls"]) for c in calls) == 36
+    assert all("\n[RESULT] " in c["text"] for c in calls)
+    assert all(c["parse_error"] is None for c in calls)
+    # no JSON schema: no structured output asked for, even under --structured json-schema
+    assert all(c["answer_format"] is None for c in calls)
+    assert all('"Feedback: <your feedback> [RESULT] <an integer 0-100>"' in c["messages"][1][1]
+               for c in calls)
+    manifest = json.loads((tmp_path / "p" / "run.json").read_text())
+    assert manifest["config"]["answer_format"] == "result-marker"
+    assert {p["params"]["answer_format"] for p in manifest["protocols"]} == {"result-marker"}
+    summary = json.loads((tmp_path / "p" / "summary.json").read_text())
+    # every unit scored: confidence 100 passes the default threshold of 80
+    assert all(r["units"] == 6 and r["scored"] == 6 for r in summary["alignment"])
+    _one_line_error(runner.invoke(app, args[:-2] + ["--answer-format", "xml", "--out",
+                                                   str(tmp_path / "q")]),
+                    "--answer-format must be one of json, result-marker, got 'xml'")

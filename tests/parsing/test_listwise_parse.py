@@ -1,4 +1,5 @@
 import json
+import re
 
 import pytest
 
@@ -97,3 +98,56 @@ def test_truncated_json_fails():
     text = json.dumps(answer())
     with pytest.raises(ParseError):
         parse_listwise(text[: len(text) // 2], LABELS)
+
+
+def test_a_think_tag_quoted_in_the_rationale_survives():
+    quoted = "A quotes a literal <think>plan</think> tag; that is not a fact."
+    text = "<think>compare A and C</think>\n" + json.dumps(answer(rationale=quoted))
+    assert parse_listwise(text, LABELS).rationale == quoted
+
+
+def test_a_draft_quoting_a_closing_tag_inside_a_think_block_is_still_ignored():
+    draft = json.dumps(answer(ranking=["B", "A", "C"], rationale="ends with </think> here"))
+    text = f"<think>draft {draft} no wait</think>\n{json.dumps(answer())}"
+    assert parse_listwise(text, LABELS).ranking == ("A", "C", "B")
+
+
+@pytest.mark.parametrize("score, expected", [("85/100", 85.0), ("85 out of 100", 85.0),
+                                             (" 72.5 / 100 ", 72.5)])
+def test_a_score_out_of_100_reads_as_its_numerator(score, expected):
+    obj = answer()
+    obj["candidates"]["A"]["score"] = score
+    assert parse_listwise(json.dumps(obj), LABELS).candidates["A"].score == expected
+
+
+@pytest.mark.parametrize("score", ["8/10", "85 out of 1000", "4/5"])
+def test_a_fraction_out_of_another_maximum_fails(score):
+    obj = answer()
+    obj["candidates"]["A"]["score"] = score
+    with pytest.raises(ParseError, match=f"score of A must be a number 0-100, got '{score}'"):
+        parse_listwise(json.dumps(obj), LABELS)
+
+
+def test_a_repeated_key_fails_naming_it():
+    body = json.dumps(answer())[1:-1]  # the members, to repeat one by hand
+    text = '{"ranking": ["B", "A", "C"], ' + body + "}"  # ranking twice, last ["A", "C", "B"]
+    with pytest.raises(ParseError, match="repeats the key 'ranking'") as err:
+        parse_listwise(text, LABELS)
+    assert err.value.raw == text
+
+
+def test_a_key_repeated_in_a_nested_object_fails_naming_it():
+    text = json.dumps(answer()).replace('"score": 90,', '"score": 10, "score": 90,')
+    assert text.count('"score": ') == 4  # A's score twice, B and C once
+    with pytest.raises(ParseError, match="repeats the key 'score'"):
+        parse_listwise(text, LABELS)
+
+
+def test_a_ranking_that_is_not_a_permutation_names_the_labels_that_break_it():
+    with pytest.raises(ParseError, match=re.escape(
+            "ranking must list every label exactly once: duplicate ['A'], missing ['C'], "
+            "unknown ['E']")):
+        parse_listwise(json.dumps(answer(ranking=["A", "A", "B", "E"])), LABELS)
+    with pytest.raises(ParseError, match=re.escape(
+            "ranking must list every label exactly once: missing ['B']")):
+        parse_listwise(json.dumps(answer(ranking=["A", "C"])), LABELS)

@@ -76,3 +76,12 @@ def test_refusal():
     with pytest.raises(ParseError) as err:
         parse_verdict("I'm sorry, I can't compare these.")
     assert err.value.kind == "refusal"
+
+
+def test_a_repeated_verdict_key_fails_naming_it():
+    with pytest.raises(ParseError, match="repeats the key 'verdict'") as err:
+        parse_verdict('{"verdict": "A", "rationale": "x", "verdict": "B"}')
+    assert err.value.raw.startswith('{"verdict"')
+    # a later verdict outside that object is read as usual (the last verdict wins)
+    text = '{"verdict": "A", "verdict": "B"}\nOn reflection, having compared both: [[A>B]]'
+    assert parse_verdict(text).verdict == "A"

@@ -145,3 +145,14 @@ def test_personalized_vs_aggregate_is_paired_on_absolute_error():
     # units both scored: a|x (AE 2 -> 0: closer), a|y (0 -> 1: further); b|x left out
     assert (shot.k, p.n, p.improvements, p.regressions) == (2, 2, 1, 1)
     assert p.difference == pytest.approx(0.5) and math.isclose(p.p_value, 1.0)
+
+
+def test_answer_format_is_in_the_config_only_when_not_json():
+    from jurybox.personalize import PersonalizeConfig
+
+    # run directories written before the option resume: their config has no answer_format
+    plain = PersonalizeConfig(ratings="r.csv", items="i.csv", rubric="pbig")
+    assert "answer_format" not in plain.as_dict()
+    marker = PersonalizeConfig(ratings="r.csv", items="i.csv", rubric="pbig",
+                               answer_format="result-marker")
+    assert marker.as_dict()["answer_format"] == "result-marker"

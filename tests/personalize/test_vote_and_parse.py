@@ -50,3 +50,60 @@ def test_parse_rubric_output():
 def test_parse_rubric_failures(text, message):
     with pytest.raises(ParseError, match=message):
         parse_rubric(text, _valid, "an integer 1-4 or 0")
+
+
+def test_parse_rubric_reads_fractions_out_of_the_scale_maximum():
+    # "3/4" on a 1-4 scale is 3; a confidence out of 100 is its numerator
+    j = parse_rubric('{"score": "3/4", "confidence": "90 out of 100", "reasoning": "ok"}',
+                     _valid, "an integer 1-4 or 0", scale_max=4)
+    assert (j.score, j.confidence) == (3, 90.0)
+    with pytest.raises(ParseError, match=r"score must be a number \(a fraction only out of 4\)"
+                                         r", got '3/5'"):
+        parse_rubric('{"score": "3/5", "confidence": 90}', _valid, "x", scale_max=4)
+
+
+def test_parse_rubric_rejects_a_repeated_key():
+    with pytest.raises(ParseError, match="repeats the key 'score'"):
+        parse_rubric('{"score": 1, "confidence": 90, "score": 4}', _valid, "x")
+
+
+def test_parse_rubric_keeps_a_quoted_closing_think_tag():
+    j = parse_rubric('{"score": 2, "confidence": 90, "reasoning": "ends in </think>"}',
+                     _valid, "x")
+    assert (j.score, j.reasoning) == (2, "ends in </think>")
+
+
+def _marker(text):
+    from jurybox.parsing import parse_rubric_marker
+
+    return parse_rubric_marker(text, _valid, "an integer 1-4 or 0", scale_max=4)
+
+
+def test_result_marker_answer_reads_the_last_marker():
+    j = _marker("Feedback: clear but thin. [RESULT] 2\nOn reflection, less clear.\n[RESULT] 1")
+    # the last marker wins; the reasoning is everything before it, "Feedback:" dropped
+    assert (j.score, j.confidence) == (1, 100.0)
+    assert j.reasoning == "clear but thin. [RESULT] 2\nOn reflection, less clear."
+    assert _marker("Feedback: ok\n[RESULT]: **3**.").score == 3  # decoration around the score
+    assert _marker("Feedback: ok [RESULT] 4/4").score == 4  # a fraction out of the maximum
+
+
+def test_result_marker_ignores_an_echoed_rubric_and_think_blocks():
+    echoed = ("Score 1: unclear\nScore 4: very clear\nScore 3: mostly clear\n"
+              "Feedback: the item is mostly clear. [RESULT] 2")
+    assert _marker(echoed).score == 2  # never the "Score n:" lines
+    assert _marker("<think>[RESULT] 4</think>Feedback: weak. [RESULT] 1").score == 1
+
+
+@pytest.mark.parametrize("text, message", [
+    ("Score 3: mostly clear. I would give it a 3.", r"no \[RESULT\] marker found"),
+    ("Feedback: great. [RESULT] 7", r"the score after the last \[RESULT\] must be an integer "
+                                    r"1-4 or 0, got '7'"),
+    ("Feedback: fine. [RESULT] 2.5", r"must be an integer 1-4 or 0, got '2.5'"),
+    ("Feedback: fine. [RESULT] 3/5", r"must be an integer 1-4 or 0, got '3/5'"),
+    ("[RESULT] 3 and more [RESULT] four", r"got 'four'"),
+])
+def test_result_marker_failures_are_parse_errors(text, message):
+    with pytest.raises(ParseError, match=message) as err:
+        _marker(text)
+    assert err.value.raw == text and err.value.kind == "parse"

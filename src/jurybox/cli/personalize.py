@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional, cast
 
 import typer
 from rich.table import Table
@@ -18,6 +18,7 @@ from ._options import (Attempts, BaseUrl, Cache, Concurrency, Model, NoCache, Ou
 
 if TYPE_CHECKING:
     from ..personalize import MeanCI, PersonalizeResult, PersonalizeSummary
+    from ..protocols import RubricAnswerFormat
 
 #: Bundled names for --help (the registry is imported when the command runs).
 BUNDLED_SETS = "squality"
@@ -125,6 +126,11 @@ def personalize(
     timeout: Timeout = DEFAULT_TIMEOUT_S,
     transport: TransportOpt = DEFAULT_TRANSPORT,
     structured: Structured = DEFAULT_STRUCTURED,
+    answer_format: Annotated[str, typer.Option(
+        envvar="JURYBOX_ANSWER_FORMAT", help="How the judge answers: json (score, confidence, "
+        "reasoning) or result-marker (feedback, then [RESULT] <score>, as Prometheus 2 and "
+        "its followers answer; no JSON schema, and every answer counts as confidence 100)."
+        )] = "json",
     sim_seed: SimSeed = 0,
 ) -> None:
     """Rubric judges conditioned on nobody (zero-shot), on other raters (aggregate) or on the
@@ -133,11 +139,15 @@ def personalize(
     judge reasoning tracks rater agreement."""
     from ..datasets import BUNDLED_ITEMS, BUNDLED_RUBRICS
     from ..personalize import PersonalizeConfig, run_personalize
+    from ..protocols import RUBRIC_ANSWER_FORMATS
     from ..sim import SimConfig
 
     if not rubric:
         raise ConfigError(f"--rubric is required: a YAML file or one of "
                           f"{', '.join(BUNDLED_RUBRICS)}")
+    if answer_format not in RUBRIC_ANSWER_FORMATS:
+        raise ConfigError(f"--answer-format must be one of {', '.join(RUBRIC_ANSWER_FORMATS)}, "
+                          f"got {answer_format!r}")
     if items is None:
         if ratings not in BUNDLED_ITEMS:
             raise ConfigError("--items is required: a CSV or JSONL file of item texts")
@@ -159,7 +169,8 @@ def personalize(
         seeds=seeds, threshold=threshold, raters=rater_sel, limit=limit,
         dimensions=tuple(d.strip() for d in dimensions.split(",")) if dimensions else None,
         seed=seed, group_field=group_field or ("passage_id" if ratings == "squality" else None),
-        base_url=base_url, sim=SimConfig(bias="none", seed=sim_seed))
+        base_url=base_url, sim=SimConfig(bias="none", seed=sim_seed),
+        answer_format=cast("RubricAnswerFormat", answer_format))
     out = out or default_out("personalize", {**config.as_dict(), "dataset": config.ratings})
     with BenchProgress() as progress:
         result = run_personalize(config, out, options=options, hooks=progress.hooks())

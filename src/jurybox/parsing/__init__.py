@@ -2,10 +2,11 @@
 
 from .extract import json_objects, looks_like_refusal, strip_thinking
 from .listwise import CandidateJudgment, ListwiseJudgment, parse_listwise
-from .rubric import RubricJudgment, parse_rubric
+from .rubric import MARKER_CONFIDENCE, RubricJudgment, parse_rubric, parse_rubric_marker
 from .verdict import ShownVerdict, VerdictJudgment, parse_verdict, token_verdict
 
 __all__ = [
+    "MARKER_CONFIDENCE",
     "CandidateJudgment",
     "ListwiseJudgment",
     "RubricJudgment",
@@ -15,6 +16,7 @@ __all__ = [
     "looks_like_refusal",
     "parse_listwise",
     "parse_rubric",
+    "parse_rubric_marker",
     "parse_verdict",
     "strip_thinking",
     "token_verdict",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass
 
 from ..errors import ParseError
@@ -42,7 +43,7 @@ class ListwiseJudgment:
 
 def _score(label: str, value: object) -> float:
     try:
-        score = number_field(f"score of {label}", value)
+        score = number_field(f"score of {label}", value, scale_max=100)
     except ParseError:
         score = math.nan
     if not 0 <= score <= 100:
@@ -79,22 +80,37 @@ def _validate(obj: dict, labels: tuple[str, ...]) -> ListwiseJudgment:
             raise ParseError(f"candidate {lab} lacks {absent}")
         judged[lab] = CandidateJudgment(_score(lab, entry["score"]),
                                         *(_flag(lab, f, entry[f]) for f in _FLAGS))
-    ranking = obj.get("ranking")
-    if not isinstance(ranking, list) or sorted(map(str, ranking)) != sorted(labels):
-        raise ParseError(f"ranking must list every label exactly once {list(labels)}, "
-                         f"got {ranking!r}")
+    ranking = _ranking(obj.get("ranking"), labels)
     rationale = obj.get("rationale", "")
-    return ListwiseJudgment(labels=labels, candidates=judged,
-                            ranking=tuple(str(r) for r in ranking),
+    return ListwiseJudgment(labels=labels, candidates=judged, ranking=ranking,
                             rationale=rationale if isinstance(rationale, str) else str(rationale))
+
+
+def _ranking(value: object, labels: tuple[str, ...]) -> tuple[str, ...]:
+    """The ranking as labels; a list that is not a permutation of ``labels`` fails with the
+    labels that break it (duplicated, missing, unknown)."""
+    if not isinstance(value, list):
+        raise ParseError(f"ranking must list every label exactly once, as a JSON list of "
+                         f"{list(labels)}; got {value!r}")
+    ranking = tuple(str(r) for r in value)
+    counts = Counter(ranking)
+    problems = [(what, found) for what, found in (
+        ("duplicate", sorted(lab for lab, n in counts.items() if n > 1)),
+        ("missing", [lab for lab in labels if lab not in counts]),
+        ("unknown", sorted(set(ranking) - set(labels)))) if found]
+    if problems:
+        raise ParseError("ranking must list every label exactly once: "
+                         + ", ".join(f"{what} {found}" for what, found in problems))
+    return ranking
 
 
 def parse_listwise(text: str, labels: tuple[str, ...]) -> ListwiseJudgment:
     """Extract a listwise judgment for ``labels`` from raw judge text.
 
     Accepts JSON in code fences, in prose or after ``<think>`` blocks; the last object that
-    validates wins. Scores may be numbers or numeric strings (0-100); flags booleans or
-    "true"/"false" strings.
+    validates wins. Scores may be numbers or numeric strings (0-100, "85/100" and "85 out of
+    100" read as 85, a fraction out of anything else fails); flags booleans or "true"/"false"
+    strings. An object that repeats a key at any level fails, naming the key.
 
     Raises:
         ParseError: no object validates (message = the first validation error, for the re-ask;

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..errors import ParseError
-from .extract import looks_like_refusal, strip_thinking
+from .extract import json_spans, looks_like_refusal, repeated_keys_message, strip_thinking
 
 __all__ = ["ShownVerdict", "VerdictJudgment", "parse_verdict", "token_verdict"]
 
@@ -104,7 +104,9 @@ def parse_verdict(text: str, *, rule: Literal["last", "unanimous"] = "last") -> 
         text: raw output.
         rule: ``"last"``: the last verdict in the text wins, whether a token, an "Output (x)"
             line or a JSON verdict field; tokens in a restatement of the answer format (three
-            or more different verdicts close together) are ignored. ``"unanimous"``:
+            or more different verdicts close together) are ignored; a verdict inside a JSON
+            object that repeats a key (``{"verdict": "A", "verdict": "B"}``) is a failure
+            naming the key, not the last value. ``"unanimous"``:
             Arena-Hard's rule, exactly: all ``[[...]]`` tokens made of ``A B < > =`` identical,
             else no verdict; nothing else is read.
 
@@ -112,8 +114,9 @@ def parse_verdict(text: str, *, rule: Literal["last", "unanimous"] = "last") -> 
         The verdict; a tie verdict is a verdict, not a failure.
 
     Raises:
-        ParseError: no verdict (``kind="refusal"`` when the text reads as a refusal), or, under
-            ``"unanimous"``, tokens that disagree. ``raw`` holds the text.
+        ParseError: no verdict (``kind="refusal"`` when the text reads as a refusal), the last
+            verdict inside a JSON object with a repeated key, or, under ``"unanimous"``, tokens
+            that disagree. ``raw`` holds the text.
     """
     visible = strip_thinking(text)
     if rule == "unanimous":
@@ -126,7 +129,10 @@ def parse_verdict(text: str, *, rule: Literal["last", "unanimous"] = "last") -> 
     else:
         found = _drop_format_restatements(_found(visible))
         if found:
-            _, _, token, verdict = found[-1]
+            start, _, token, verdict = found[-1]
+            for span in json_spans(visible):  # a verdict read from a JSON object
+                if span.start <= start < span.end and span.repeated:
+                    raise ParseError(repeated_keys_message(span.repeated), raw=text)
             return VerdictJudgment(verdict, token, len(found))
     if looks_like_refusal(text):
         raise ParseError("the judge refused", raw=text, kind="refusal")

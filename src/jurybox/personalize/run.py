@@ -11,7 +11,7 @@ from typing import Any
 from ..datasets import file_sha256, load_rated_items, load_ratings, resolve_bundled
 from ..datasets import BUNDLED_ITEMS, BUNDLED_RATINGS, BUNDLED_RUBRICS
 from ..errors import ConfigError
-from ..protocols import RubricContext, RubricJudge, Unit
+from ..protocols import RubricAnswerFormat, RubricContext, Unit, build_protocol
 from ..rubrics import Rubric, load_rubric
 from ..providers import redact_url
 from ..reports import previous_sessions
@@ -38,6 +38,9 @@ class PersonalizeConfig:
         limit: items per rater (None: all they rated).
         dimensions: rubric dimensions to judge (None: those in both rubric and ratings).
         seed: the run seed (unit sample, example draws, decoding seeds, bootstrap).
+        answer_format: how the judge answers: ``"json"`` or ``"result-marker"`` (feedback,
+            then ``[RESULT] <score>``, for Prometheus-style judges; see
+            :class:`~jurybox.protocols.RubricJudge`).
     """
 
     ratings: str
@@ -59,12 +62,17 @@ class PersonalizeConfig:
     max_tokens: int = 512
     base_url: str | None = None
     sim: SimConfig = field(default_factory=lambda: SimConfig(bias="none"))
+    answer_format: RubricAnswerFormat = "json"
 
     def as_dict(self) -> dict[str, Any]:
-        """As stored in run.json's ``config``."""
+        """As stored in run.json's ``config``. ``answer_format`` appears only when it is not
+        ``"json"``, so run directories written before the option existed still resume (and
+        keep their default folder); the protocols' parameters in run.json always list it."""
         d = {k: getattr(self, k) for k in self.__dataclass_fields__}
         d["base_url"] = redact_url(self.base_url)  # credentials are never recorded
         d["sim"] = self.sim.settings() if self.model == "sim" else None
+        if self.answer_format == "json":
+            del d["answer_format"]
         return d
 
 
@@ -114,7 +122,8 @@ def run_personalize(config: PersonalizeConfig, out: str | Path, *,
 
     Raises:
         DataError: bad ratings, items or rubric file.
-        ConfigError: unknown rater, judge kind or dimension; nothing to judge; missing key.
+        ConfigError: unknown rater, judge kind, dimension or answer format; nothing to judge;
+            missing key.
     """
     options = options or RunOptions()
     if config.seed < 0:  # numpy's generators, which the bootstrap uses, take seeds >= 0
@@ -133,9 +142,10 @@ def run_personalize(config: PersonalizeConfig, out: str | Path, *,
         labels={(r.rater_id, r.item_id, r.dimension): r.score
                 for r in table.ratings if isinstance(r.score, float)},
         domains={r.item_id: r.domain for r in table.ratings})
-    judges = [RubricJudge(context, c, dims, seeds=config.seeds, threshold=config.threshold,
-                          seed=config.seed, temperature=config.temperature,
-                          max_tokens=config.max_tokens) for c in conds]
+    judges = [build_protocol("rubric", context=context, condition=c, dimensions=dims,
+                             seeds=config.seeds, threshold=config.threshold, seed=config.seed,
+                             temperature=config.temperature, max_tokens=config.max_tokens,
+                             answer_format=config.answer_format) for c in conds]
     sha = {name: file_sha256(resolve_bundled(p, bundled)) for name, p, bundled in
            (("ratings", config.ratings, BUNDLED_RATINGS), ("items", config.items, BUNDLED_ITEMS),
             ("rubric", config.rubric, BUNDLED_RUBRICS))}

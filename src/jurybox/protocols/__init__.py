@@ -13,7 +13,8 @@ from .permutations import base_order, permutation_set
 from .prompts import escape_text, labels_for, listwise_request, request_tag
 from .rubric import (Condition, DimensionResult, RubricContext, RubricDecision, RubricJudge,
                      Unit, Vote, decoding_seed, vote)
-from .rubric_prompts import RUBRIC_MARKER, rubric_parser, rubric_request
+from .rubric_prompts import (RUBRIC_ANSWER_FORMATS, RUBRIC_MARKER, RubricAnswerFormat,
+                             rubric_parser, rubric_request)
 from .schemas import listwise_schema, rubric_schema, verdict_schema
 
 #: What a protocol's ``judge`` returns.
@@ -23,7 +24,8 @@ __all__ = [
     "APOCJudge", "BothOrders", "Calls", "Condition", "Consensus", "Decision", "DimensionResult",
     "DirectProtocol", "Example", "JUDGE_KINDS", "JudgeKind", "JudgingProtocol", "KeyedJudge",
     "ListwiseDecision", "PCFProtocol", "PROTOCOLS", "PairwiseDecision", "PairwiseDirect",
-    "PlannedCall", "PlannedProtocol", "ProtocolClass", "RUBRIC_MARKER", "RubricContext",
+    "PlannedCall", "PlannedProtocol", "ProtocolClass", "RUBRIC_ANSWER_FORMATS", "RUBRIC_MARKER",
+    "RubricAnswerFormat", "RubricContext",
     "RubricDecision", "RubricJudge", "RunView", "Selection", "Task", "Unit", "Vote", "Weights",
     "apoc_verdict",
     "base_order", "build_protocol", "consensus", "credit", "decoding_seed", "escape_text",

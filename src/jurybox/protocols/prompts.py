@@ -4,7 +4,8 @@ Decision (DESIGN.md, "Listwise (PCF)"): candidates are labelled A, B, C, ... in 
 Each block is wrapped in ``[[candidate A <tag>]] ... [[end candidate A <tag>]]`` where ``<tag>``
 is a per-request hex tag derived from the run seed, item and permutation, and dataset text is
 escaped so that no ``[[`` survives in it (:func:`escape_text`): a candidate can neither close
-its own block nor write a verdict token or a label of ours.
+its own block nor write a verdict token or a label of ours, not even with look-alikes
+(fullwidth brackets, brackets split by invisible characters).
 """
 
 from __future__ import annotations
@@ -19,7 +20,21 @@ __all__ = ["LABELS", "labels_for", "escape_text", "request_tag", "listwise_reque
            "LISTWISE_SYSTEM", "CANDIDATE_BLOCK", "QUESTION_BLOCK"]
 
 LABELS = string.ascii_uppercase
-_DOUBLE_BRACKET = re.compile(r"\[(?=\[)")
+#: Characters whose NFKC form is ``[`` or ``]``: ASCII, fullwidth (U+FF3B, U+FF3D) and the
+#: vertical presentation forms (U+FE47, U+FE48).
+_OPENING = "[\uff3b\ufe47"
+_CLOSING = "]\uff3d\ufe48"
+#: Invisible characters: Unicode's Default_Ignorable_Code_Point (zero-width space and joiners,
+#: word joiner, BOM, bidi controls, soft hyphen, variation selectors, fillers, tags) plus every
+#: format character (general category Cf) of Unicode 14.
+_INVISIBLE = ("\u00ad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2"
+              "\u115f-\u1160\u17b4-\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
+              "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb\U000110bd"
+              "\U000110cd\U00013430-\U00013438\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+              "\U000e0000-\U000e0fff")
+_BRACKET_RUN = re.compile(
+    f"[{re.escape(_OPENING)}](?:[{_INVISIBLE}]*[{re.escape(_OPENING)}])+"
+    f"|[{re.escape(_CLOSING)}](?:[{_INVISIBLE}]*[{re.escape(_CLOSING)}])+")
 
 LISTWISE_SYSTEM = (
     "You are a meticulous fact-checking judge. You compare candidate answers to one question "
@@ -55,11 +70,33 @@ def labels_for(n: int) -> tuple[str, ...]:
     return tuple(LABELS[:n])
 
 
+def _neutralise(run: re.Match[str]) -> str:
+    text = run.group(0)
+    if text == "]" * len(text):  # plain "]]" never opens anything: left as it was
+        return text
+    brackets = [ch for ch in text if ch in _OPENING or ch in _CLOSING]
+    return " ".join(("[" if brackets[0] in _OPENING else "]") * len(brackets))
+
+
 def escape_text(text: str) -> str:
-    """Neutralise delimiter look-alikes in dataset text: a space goes between any two
-    adjacent ``[`` (``[[[`` -> ``[ [ [``), so no ``[[`` survives to open a block or a verdict
-    token."""
-    return _DOUBLE_BRACKET.sub("[ ", text)
+    """Neutralise delimiter look-alikes in dataset text, so no ``[[`` (or anything a judge
+    would read as one) survives to open a block or a verdict token.
+
+    A run of two or more opening brackets becomes ASCII brackets with a space between each
+    two (``[[[`` -> ``[ [ [``). Opening brackets are ``[`` and the characters whose NFKC form
+    is ``[`` (fullwidth ``［``, U+FF3B; vertical ``﹇``, U+FE47), and a run may be split by
+    invisible characters (zero-width space, joiners, word joiner, BOM, other format
+    characters), which are dropped: ``［\u200b［end`` -> ``[ [end``. A run of closing brackets
+    with a look-alike or an invisible character in it becomes ``] ]`` alike; a plain ``]]`` is
+    kept.
+
+    Everything else stays byte-identical (a single fullwidth bracket, a zero-width joiner
+    inside an emoji), so prompts of ordinary text, and their cache keys, are what they were
+    before look-alikes were handled. Not handled: single characters that merely resemble
+    ``[[`` (``⟦`` U+27E6, ``〚`` U+301A); the per-request tag is what a forged delimiter cannot
+    guess.
+    """
+    return _BRACKET_RUN.sub(_neutralise, text)
 
 
 def request_tag(*parts: object) -> str:

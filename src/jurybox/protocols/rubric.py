@@ -31,7 +31,8 @@ from ..parsing import RubricJudgment
 from ..rubrics import Dimension, Rubric
 from .base import Calls, PlannedCall, Task, register
 from .examples import JudgeKind, select_examples
-from .rubric_prompts import rubric_parser, rubric_request
+from .rubric_prompts import (RUBRIC_ANSWER_FORMATS, RubricAnswerFormat, rubric_parser,
+                             rubric_request)
 from .schemas import rubric_schema
 
 __all__ = ["Condition", "DimensionResult", "RubricContext", "RubricDecision", "RubricJudge",
@@ -184,19 +185,28 @@ class RubricJudge:
         threshold: confidence filter, 0-100.
         seed: run seed.
         temperature, max_tokens: sampling parameters.
+        answer_format: how the judge answers: ``"json"`` (score, confidence, reasoning; with
+            a JSON schema for structured output) or ``"result-marker"`` (feedback, then
+            ``[RESULT] <score>``, as Prometheus 2 answers; no schema, so the call is free text
+            whatever ``--structured`` says). Result-marker answers state no confidence: they
+            count as confidence 100, so the threshold keeps them all.
 
     Raises:
-        ValueError: seeds < 1, threshold outside 0-100, an unknown dimension.
+        ValueError: seeds < 1, threshold outside 0-100, an unknown dimension or answer
+            format.
     """
 
     ARGS = ("context", "condition", "dimensions", "seeds", "threshold", "seed", "temperature",
-            "max_tokens")
+            "max_tokens", "answer_format")
     task: Task = "rubric"
 
     def __init__(self, context: RubricContext, condition: Condition,
                  dimensions: Sequence[str] | None = None, seeds: int = 3,
                  threshold: float = 80.0, seed: int = 0, temperature: float = 0.0,
-                 max_tokens: int = 512) -> None:
+                 max_tokens: int = 512, answer_format: RubricAnswerFormat = "json") -> None:
+        if answer_format not in RUBRIC_ANSWER_FORMATS:
+            raise ValueError(f"answer_format must be one of {RUBRIC_ANSWER_FORMATS}, got "
+                             f"{answer_format!r}")
         if seeds < 1:
             raise ValueError(f"seeds must be >= 1, got {seeds}")
         if not 0 <= threshold <= 100:
@@ -209,6 +219,7 @@ class RubricJudge:
         self.context, self.condition, self.seeds = context, condition, seeds
         self.threshold, self.seed = threshold, seed
         self.temperature, self.max_tokens = temperature, max_tokens
+        self.answer_format: RubricAnswerFormat = answer_format
         self.name = condition.name
         self._groups = context.groups
 
@@ -216,10 +227,16 @@ class RubricJudge:
         return {"judge": self.condition.judge, "k": self.condition.k,
                 "rubric": self.context.rubric.name, "dimensions": list(self.dimensions),
                 "seeds": self.seeds, "threshold": self.threshold, "seed": self.seed,
-                "temperature": self.temperature, "max_tokens": self.max_tokens}
+                "temperature": self.temperature, "max_tokens": self.max_tokens,
+                "answer_format": self.answer_format}
 
     def answer_schema(self, item: Unit) -> dict[str, Any]:
-        return _schema(self.context.rubric.dimension(self.dimensions[0]))
+        """The first dimension's JSON schema; ``{}`` for result-marker answers (free text)."""
+        return self._schema(self.context.rubric.dimension(self.dimensions[0])) or {}
+
+    def _schema(self, dim: Dimension) -> dict[str, Any] | None:
+        # a result-marker answer is prose: no JSON schema applies, structured output is off
+        return _schema(dim) if self.answer_format == "json" else None
 
     def plan_dimension(self, unit: Unit, name: str) -> tuple[list[PlannedCall], int]:
         """The S calls that ask ``name`` for ``unit``, and the largest example shortfall."""
@@ -240,9 +257,11 @@ class RubricJudge:
                                      # for every rater, so it is asked (and paid for) once
                                      tag_parts=(self.seed, unit.item_id, name, s),
                                      seed=decoding_seed(self.seed, s), judge=cond.judge,
+                                     answer_format=self.answer_format,
                                      temperature=self.temperature, max_tokens=self.max_tokens)
             calls.append(PlannedCall(
-                f"{name}/s{s}", (), (), request, rubric_parser(dim), schema=_schema(dim),
+                f"{name}/s{s}", (), (), request, rubric_parser(dim, self.answer_format),
+                schema=self._schema(dim),
                 meta={"rater_id": unit.rater_id, "item_id": unit.item_id, "dimension": name,
                       "condition": cond.name, "sample": s,
                       # which ratings were shown, so a run can be audited

@@ -2,23 +2,39 @@
 
 The prompt shows the dimension, its scale with a description per level (and the exclusion
 code), the few-shot examples (item text and that rater's score) and the item, and asks for
-``{"score", "confidence", "reasoning"}``. Item text is escaped like candidate text.
+the answer in one of two formats (:data:`RubricAnswerFormat`):
+
+- ``"json"``: ``{"score", "confidence", "reasoning"}`` (:func:`~jurybox.parsing.parse_rubric`).
+- ``"result-marker"``: feedback, then ``[RESULT] <score>``, the format fine-tuned judges such
+  as Prometheus 2 were trained on (Kim et al. 2024, arXiv 2405.01535)
+  (:func:`~jurybox.parsing.parse_rubric_marker`). It has no JSON schema and no confidence.
+
+Item text is escaped like candidate text.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import partial
+from typing import Literal
 
-from ..parsing import RubricJudgment, parse_rubric
+from ..parsing import RubricJudgment, parse_rubric, parse_rubric_marker
 from ..providers import ChatRequest, Message
 from ..rubrics import Dimension
 from .examples import Example
 from .prompts import escape_text, request_tag
 
-__all__ = ["rubric_request", "rubric_parser", "RUBRIC_MARKER", "EXAMPLES_FROM"]
+__all__ = ["rubric_request", "rubric_parser", "RUBRIC_MARKER", "EXAMPLES_FROM",
+           "RESULT_FORMAT_MARKER", "RUBRIC_ANSWER_FORMATS", "RubricAnswerFormat"]
 
 RUBRIC_MARKER = "Rate the item on this dimension"
+
+#: How a rubric judge is asked to answer: a JSON object, or feedback then ``[RESULT] <score>``.
+RubricAnswerFormat = Literal["json", "result-marker"]
+RUBRIC_ANSWER_FORMATS: tuple[RubricAnswerFormat, ...] = ("json", "result-marker")
+
+#: The phrase that asks for a result-marker answer (the simulated judge looks for it).
+RESULT_FORMAT_MARKER = "The output format should look as follows: \"Feedback:"
 
 RUBRIC_SYSTEM = (
     "You are an expert rater. You rate items on one dimension of a rubric. When ratings of "
@@ -38,9 +54,19 @@ def _allowed(dim: Dimension) -> str:
                    if dim.exclusion and not dim.scale.contains(dim.exclusion.code) else "")
 
 
+def _answer_instructions(dim: Dimension, answer_format: RubricAnswerFormat) -> str:
+    if answer_format == "result-marker":  # Prometheus 2's absolute-grading instructions
+        return ("Write feedback that assesses the item strictly by this dimension and its "
+                f"scale, then the score. {RESULT_FORMAT_MARKER} <your feedback> [RESULT] "
+                f'<{_allowed(dim)}>". Write nothing after the score.')
+    return (f'Reply with only one JSON object: {{"score": <{_allowed(dim)}>, "confidence": '
+            f'<0-100, how sure you are>, "reasoning": "<one or two sentences>"}}')
+
+
 def rubric_request(dim: Dimension, item_text: str, examples: Sequence[tuple[Example, str]], *,
                    tag_parts: Sequence[object], seed: int, judge: str = "personalized",
-                   temperature: float = 0.0, max_tokens: int = 512) -> ChatRequest:
+                   answer_format: RubricAnswerFormat = "json", temperature: float = 0.0,
+                   max_tokens: int = 512) -> ChatRequest:
     """The request that asks for ``dim``'s score of ``item_text``.
 
     Args:
@@ -49,6 +75,8 @@ def rubric_request(dim: Dimension, item_text: str, examples: Sequence[tuple[Exam
             rates for; ``aggregate``: other raters), which the prompt says.
         tag_parts: what makes the delimiter tag (e.g. seed, rater, item, dimension, sample).
         seed: decoding seed sent to the endpoint.
+        answer_format: ``"json"`` (the default; its prompt is unchanged since before the
+            option existed) or ``"result-marker"`` (feedback, then ``[RESULT] <score>``).
     """
     tag = request_tag(*tag_parts)
     levels = "\n".join(f"  {score}: {text}" for score, text in sorted(dim.scale.levels.items()))
@@ -61,13 +89,15 @@ def rubric_request(dim: Dimension, item_text: str, examples: Sequence[tuple[Exam
     user = (f"{RUBRIC_MARKER}.\nDimension: {dim.name}\n{dim.description}\n"
             f"Scale: {dim.scale.min} to {dim.scale.max}\n{levels}{exclusion}\n\n{shown}"
             f"Item to rate:\n[[item {tag}]]\n{escape_text(item_text)}\n[[end item {tag}]]\n\n"
-            f'Reply with only one JSON object: {{"score": <{_allowed(dim)}>, "confidence": '
-            f'<0-100, how sure you are>, "reasoning": "<one or two sentences>"}}')
+            f"{_answer_instructions(dim, answer_format)}")
     return ChatRequest(messages=(Message(role="system", content=RUBRIC_SYSTEM),
                                  Message(role="user", content=user)),
                        temperature=temperature, max_tokens=max_tokens, seed=seed)
 
 
-def rubric_parser(dim: Dimension) -> Callable[[str], RubricJudgment]:
-    """The parse function for ``dim``'s answers."""
-    return partial(parse_rubric, valid=dim.valid_answer, allowed=_allowed(dim))
+def rubric_parser(dim: Dimension, answer_format: RubricAnswerFormat = "json"
+                  ) -> Callable[[str], RubricJudgment]:
+    """The parse function for ``dim``'s answers in ``answer_format``."""
+    parse = parse_rubric_marker if answer_format == "result-marker" else parse_rubric
+    return partial(parse, valid=dim.valid_answer, allowed=_allowed(dim),
+                   scale_max=dim.scale.max)

@@ -6,6 +6,10 @@ examples show: the mean of (example score - that example item's consensus), weig
 ``shift_weight``. Examples from the target rater reveal that rater's leniency, so
 personalized examples help more than pooled ones when raters differ. Confidence falls with
 how much the raters disagree on the item. Per-call noise is seeded by the request.
+
+It answers in the format the prompt asks for: a JSON object, or (when the prompt asks for
+Prometheus-style feedback and a result marker) the reasoning as feedback, then
+``[RESULT] <score>`` (no confidence: that format has none).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from collections.abc import Mapping
 
 from ..datasets import RatingsTable
 from ..protocols.prompts import escape_text
+from ..protocols.rubric_prompts import RESULT_FORMAT_MARKER
 
 __all__ = ["RubricKnowledge", "rubric_answer"]
 
@@ -53,7 +58,8 @@ class RubricKnowledge:
 
 def rubric_answer(user: str, knowledge: RubricKnowledge | None, noise: float,
                   shift_weight: float = 0.9) -> str:
-    """JSON answer to a rubric prompt; ``noise`` is a standard normal draw for this call."""
+    """The answer to a rubric prompt, in the format it asks for (JSON, or feedback then
+    ``[RESULT] <score>``); ``noise`` is a standard normal draw for this call."""
     dim_match, scale_match, item_match = (_DIMENSION.search(user), _SCALE.search(user),
                                           _ITEM.search(user))
     if not (dim_match and scale_match and item_match):
@@ -78,4 +84,6 @@ def rubric_answer(user: str, knowledge: RubricKnowledge | None, noise: float,
     words = " ".join(item_match.group(2).split()[:8])
     reasoning = (f"On {dimension}, the item ({words} ...) sits near {centre:.1f} of "
                  f"{low}-{high}; {tendency}.")
+    if RESULT_FORMAT_MARKER in user:
+        return f"Feedback: {reasoning}\n[RESULT] {score}"
     return json.dumps({"score": score, "confidence": confidence, "reasoning": reasoning})
