@@ -90,9 +90,9 @@ def pairwise_tables(summary: BenchSummary, title: str) -> list[Table]:
     for name, s in summary.protocols.items():
         b = s.buckets
         assert b is not None
-        per.add_row(summary.label(name), *(f"{pct(b.by_bucket[k][0])} ({b.by_bucket[k][1]})"
-                            if k in b.by_bucket else "—" for k in buckets),
-                    pct(b.micro), pct(b.macro))
+        cells = (f"{pct(b.by_bucket[k][0])} ({b.by_bucket[k][1]})" if k in b.by_bucket
+                 else "—" for k in buckets)
+        per.add_row(summary.label(name), *cells, pct(b.micro), pct(b.macro))
     return [main, per]
 
 

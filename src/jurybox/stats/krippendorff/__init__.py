@@ -31,6 +31,7 @@ from ._units import Insufficiency, _pairable, _undefined_reason, _unpairable
 __all__ = ["AlphaResult", "DegenerateAlphaWarning", "InsufficientRatingsError", "Level",
            "krippendorff_alpha"]
 
+
 class DegenerateAlphaWarning(UserWarning):
     """Alpha is undefined for these ratings; the result is NaN and says why in ``reason``."""
 
@@ -57,7 +58,9 @@ class AlphaResult:
         alpha: 1 - D_o / D_e, at most 1 (perfect agreement), 0 at chance, negative below
             chance; NaN when undefined (see ``reason``).
         level: the level of measurement used.
-        n_units: pairable units (units with ratings from two or more raters), >= 1.
+        n_units: pairable units (units with ratings from two or more raters); >= 1 from
+            ``krippendorff_alpha`` (``jurybox.agreement.analyze`` reports 0 for a group
+            without a pairable value, with the reason).
         n_raters: rows of the ratings matrix.
         n_pairable_values: n, the ratings in pairable units.
         confidence_interval: (low, high) percentile bootstrap interval with its standard
