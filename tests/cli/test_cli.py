@@ -1,5 +1,6 @@
 import json
 
+import pytest
 from typer.testing import CliRunner
 
 from jurybox.cli import app
@@ -68,9 +69,9 @@ def test_bad_options_are_one_line_errors(tmp_path):
     _one_line_error(runner.invoke(app, ["bench", "truthfulqa", "--protocols", ",", *out]),
                     "--protocols names no protocol")
     _one_line_error(runner.invoke(app, ["bench", "truthfulqa", "--tolerance", "-1", *out]),
-                    "tolerance must be >= 0")
+                    "tolerance must be a finite number >= 0")
     _one_line_error(runner.invoke(app, ["bench", "truthfulqa", "--weights", "0,0,0,0", *out]),
-                    "--weights needs 4 numbers >= 0")
+                    "--weights needs 4 finite numbers >= 0")
     _one_line_error(runner.invoke(app, ["bench", "truthfulqa", "--sim-faults", "rate_429=2",
                                         *out]), "--sim-faults: rate_429")
     _one_line_error(runner.invoke(app, ["bench", "truthfulqa", "--sim-faults", "rate_429=abc",
@@ -80,6 +81,24 @@ def test_bad_options_are_one_line_errors(tmp_path):
                     "as the response cache")
     _one_line_error(runner.invoke(app, ["serve-sim", "--bias", "sideways"]),
                     "--bias must be one of")
+
+
+@pytest.mark.parametrize("option, value, fragments", [
+    # inf ran and reported 27% with every candidate a winner; nan crashed mid-run in credit
+    ("--weights", "inf,1,1,1", ("--weights needs 4 finite numbers", "'inf,1,1,1'")),
+    ("--weights", "nan,1,1,1", ("--weights needs 4 finite numbers", "'nan,1,1,1'")),
+    ("--weights", "1,-inf,1,1", ("--weights needs 4 finite numbers",)),
+    ("--weights", "1e308,1e308,0,0", ("--weights needs 4 finite numbers",)),  # C_i overflows
+    ("--tolerance", "nan", ("protocol 'pcf'", "tolerance must be a finite number", "nan")),
+    ("--tolerance", "inf", ("protocol 'pcf'", "tolerance must be a finite number", "inf")),
+])
+def test_non_finite_weights_and_tolerance_exit_2_before_any_call(tmp_path, option, value,
+                                                                 fragments):
+    result = runner.invoke(app, ["bench", "truthfulqa", "--model", "sim", "--protocols", "pcf",
+                                 option, value, "--limit", "5", "--out", str(tmp_path / "o"),
+                                 "--cache", str(tmp_path / "c.sqlite")])
+    _one_line_error(result, *fragments)
+    assert not (tmp_path / "o").exists() and not (tmp_path / "c.sqlite").exists()
 
 
 def test_a_run_where_every_call_failed_exits_1(tmp_path):
@@ -104,6 +123,23 @@ def test_bench_judgebench_through_the_cli_and_score_the_recording(tmp_path):
     assert rescored.exit_code == 0 and "no model calls" in rescored.output
 
 
+def test_bench_pairwise_rule_strict_through_the_cli(tmp_path):
+    args = ["bench", "judgebench", "--model", "sim", "--protocols", "pairwise,both-orders",
+            "--pairwise-rule", "strict", "--limit", "5", "--out", str(tmp_path / "jb"),
+            "--cache", str(tmp_path / "c.sqlite")]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert "both-orders (strict)" in result.output  # the table names the rule
+    manifest = json.loads((tmp_path / "jb" / "run.json").read_text())
+    assert [p["params"].get("rule") for p in manifest["protocols"]] == [None, "strict"]
+    rescored = runner.invoke(app, ["score", str(tmp_path / "jb")])  # replays with the rule
+    assert rescored.exit_code == 0 and "both-orders (strict)" in rescored.output
+    _one_line_error(runner.invoke(app, ["bench", "judgebench", "--pairwise-rule", "lax",
+                                        "--out", str(tmp_path / "o")]),
+                    "protocol 'both-orders': rule must be one of ('net', 'strict'), got 'lax'")
+    assert "--pairwise-rule" in runner.invoke(app, ["bench", "--help"]).output
+
+
 def test_agreement_command_writes_summary_and_plots(tmp_path):
     result = runner.invoke(app, ["agreement", "squality", "--resamples", "100", "--out",
                                  str(tmp_path / "agr")])
@@ -120,6 +156,19 @@ def test_agreement_command_writes_summary_and_plots(tmp_path):
                     "--level must be one of")
     _one_line_error(runner.invoke(app, ["agreement", str(tmp_path / "none.csv")]),
                     "file not found")
+
+
+def test_agreement_on_ratings_without_pairable_values_is_one_line(tmp_path):
+    solo = tmp_path / "solo.csv"  # one rater: alpha was NaN, now an input error
+    solo.write_text("item_id,rater_id,dimension,score\n" + "".join(
+        f"i{k},r1,overall,{k % 3}\n" for k in range(5)))
+    _one_line_error(runner.invoke(app, ["agreement", str(solo), "--out", str(tmp_path / "a")]),
+                    "solo.csv:", "no group has ratings to measure agreement on",
+                    "group 'overall': a single rater (r1)")
+    apart = tmp_path / "apart.csv"  # two raters, never on the same item
+    apart.write_text("item_id,rater_id,dimension,score\ni1,r1,overall,1\ni2,r2,overall,2\n")
+    _one_line_error(runner.invoke(app, ["agreement", str(apart), "--out", str(tmp_path / "b")]),
+                    "apart.csv:", "no item rated by two of the 2 raters")
 
 
 def test_personalize_end_to_end_and_rerun(tmp_path):

@@ -1,4 +1,5 @@
 import json
+import math
 import signal
 
 import pytest
@@ -185,3 +186,89 @@ def test_json_verdicts_end_to_end(tmp_path):
     assert result.summary.protocols["keyed"].accuracy.n == 8
     calls = read_jsonl(result.out / "calls.jsonl")
     assert all('"verdict"' in c["text"] for c in calls)
+
+
+def test_strict_pairwise_rule_end_to_end_lands_in_the_manifest(tmp_path):
+    from jurybox.protocols import net_verdict, strict_verdict
+
+    config = BenchConfig(dataset="judgebench", protocols=("pairwise", "both-orders"), limit=20,
+                         pairwise_rule="strict")
+    result = _bench(tmp_path, config=config)
+    manifest = json.loads((result.out / "run.json").read_text())
+    params = {p["name"]: p["params"] for p in manifest["protocols"]}
+    assert params["both-orders"]["rule"] == "strict" and "rule" not in params["pairwise"]
+    assert manifest["config"]["pairwise_rule"] == "strict"
+    assert result.summary.label("both-orders") == "both-orders (strict)"
+    assert result.summary.label("pairwise") == "pairwise"
+    both = [r for r in read_jsonl(result.out / "items.jsonl") if r["protocol"] == "both-orders"]
+    assert len(both) == 40
+    for r in both:  # every decision is the strict rule over its two recorded verdicts
+        assert r["verdict"] == strict_verdict(*r["call_verdicts"])
+    # the simulated judge has position bias: some items get one win and one tie, or two
+    # different winners; strict never names a winner the orders disagree on
+    assert all(r["verdict"] == "tie" for r in both if not r["consistent"])
+    # the same items under the net rule: the rule changes no request, so the simulated judge
+    # (seeded by the request) gives the same verdicts
+    net = _bench(tmp_path, "net", config=BenchConfig(
+        dataset="judgebench", protocols=("pairwise", "both-orders"), limit=20))
+    assert "pairwise_rule" not in json.loads((net.out / "run.json").read_text())["config"]
+    assert net.summary.label("both-orders") == "both-orders (net)"
+    net_items = {r["item_id"]: r for r in read_jsonl(net.out / "items.jsonl")
+                 if r["protocol"] == "both-orders"}
+    for r in both:
+        assert net_items[r["item_id"]]["call_verdicts"] == r["call_verdicts"]
+        assert net_items[r["item_id"]]["verdict"] == net_verdict(r["call_verdicts"])
+    differ = [r for r in both if net_items[r["item_id"]]["verdict"] != r["verdict"]]
+    # only a win paired with a tie separates the rules (A/B is a tie under both)
+    assert differ and all(sorted(r["call_verdicts"], key=str) in (["A", "tie"], ["B", "tie"])
+               for r in differ)
+
+
+@pytest.mark.parametrize("config, message", [
+    (BenchConfig(dataset="truthfulqa", pairwise_rule="strict"),
+     "--pairwise-rule is for pairwise protocols; 'direct' is listwise"),
+    (BenchConfig(dataset="judgebench", protocols=("pairwise", "apoc"), pairwise_rule="strict"),
+     r"--pairwise-rule 'strict' applies to both-orders, which --protocols \['pairwise', "
+     r"'apoc'\] does not include"),
+    (BenchConfig(dataset="judgebench", pairwise_rule="lenient"),
+     "protocol 'both-orders': rule must be one of"),
+])
+def test_pairwise_rule_is_checked_before_any_call(tmp_path, config, message):
+    with pytest.raises(ConfigError, match=message):
+        _bench(tmp_path, config=config)
+    assert not (tmp_path / "run").exists()
+
+
+def _pairwise_record(item, protocol, credit):
+    return {"item_id": item, "protocol": protocol, "credit": credit, "n_calls": 1,
+            "failures": [] if credit is not None else ["api"], "bucket": "mmlu-pro",
+            "split": "s", "shown_first": [0], "shown_verdicts": ["A" if credit else None],
+            "call_verdicts": ["A" if credit else None], "label": "A>B"}
+
+
+def test_a_protocol_without_judged_items_gets_no_comparison_row():
+    from jurybox.compare import summarize
+
+    # keyed failed on both items; pairwise judged both (credits 1, 0)
+    records = [_pairwise_record("x", "pairwise", 1.0), _pairwise_record("y", "pairwise", 0.0),
+               _pairwise_record("x", "keyed", None), _pairwise_record("y", "keyed", None)]
+    s = summarize(records, ["pairwise", "keyed"], item_ids=["x", "y"], task="pairwise")
+    keyed = s.protocols["keyed"]
+    assert keyed.vs_baseline is None and keyed.accuracy.n == 0
+    assert keyed.vs_baseline_skipped == ("no item judged by both 'pairwise' and 'keyed' "
+                                         "(judged: 2 and 0)")
+    assert keyed.to_json()["vs_baseline_skipped"] == keyed.vs_baseline_skipped
+    assert s.protocols["pairwise"].vs_baseline_skipped is None  # the baseline itself
+    # and the other way round: the baseline judged nothing
+    s = summarize(records, ["keyed", "pairwise"], item_ids=["x", "y"], task="pairwise")
+    assert "(judged: 0 and 2)" in s.protocols["pairwise"].vs_baseline_skipped
+
+
+def test_all_tied_comparison_says_why_there_is_no_test():
+    from jurybox.compare import summarize
+
+    records = [_pairwise_record(i, p, 1.0) for i in "xyz" for p in ("pairwise", "keyed")]
+    vs = summarize(records, ["pairwise", "keyed"], task="pairwise").protocols["keyed"].vs_baseline
+    assert (vs.n, vs.ties, vs.difference) == (3, 3, 0.0)
+    assert math.isnan(vs.p_value) and vs.reason == "no discordant pairs: no test possible"
+    assert tuple(vs.confidence_interval) == (0.0, 0.0) and vs.confidence_interval.degenerate

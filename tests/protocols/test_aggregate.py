@@ -62,7 +62,41 @@ def test_consensus_needs_a_run():
         consensus([])
 
 
-@pytest.mark.parametrize("values", [(0, 0, 0, 0), (-1, 1, 0, 0)])
-def test_weights_must_be_non_negative_with_a_positive_sum(values):
-    with pytest.raises(ValueError, match="weights must be >= 0"):
+INF, NAN = float("inf"), float("nan")
+
+
+@pytest.mark.parametrize("values", [
+    (0, 0, 0, 0), (-1, 1, 0, 0),            # negative or zero sum: refused as before
+    (INF, 1, 1, 1), (1, 1, 1, -INF),         # inf made every C_i inf: every candidate won
+    (NAN, 1, 1, 1), (1, 1, NAN, 0),          # NaN made C_i NaN: credit crashed mid-run
+    (1e308, 1e308, 0, 0),                    # finite, but 100 x the sum overflows C_i
+])
+def test_weights_must_be_finite_non_negative_with_a_positive_sum(values):
+    with pytest.raises(ValueError, match=r"weights must be finite numbers >= 0 with a "
+                                         r"positive sum \(mean, borda, vote, uncertainty\), "
+                                         r"got \("):
         Weights(*values)
+
+
+def test_zero_weights_are_allowed_when_some_are_positive():
+    assert Weights(1, 0, 0, 0).mean == 1
+
+
+@pytest.mark.parametrize("name", ["pcf", "direct"])
+@pytest.mark.parametrize("tolerance", [NAN, INF, -0.5])
+def test_build_protocol_refuses_a_non_finite_or_negative_tolerance(name, tolerance):
+    from jurybox.errors import ConfigError
+    from jurybox.protocols import build_protocol
+
+    with pytest.raises(ConfigError, match=rf"protocol '{name}': tolerance must be a finite "
+                                          rf"number >= 0 points, got {tolerance!r}"):
+        build_protocol(name, tolerance=tolerance)
+    assert build_protocol(name, tolerance=0.0).params()["tolerance"] == 0.0  # 0 is allowed
+
+
+def test_build_protocol_refuses_weights_that_are_not_weights():
+    from jurybox.errors import ConfigError
+    from jurybox.protocols import build_protocol
+
+    with pytest.raises(ConfigError, match=r"protocol 'pcf': weights must be a Weights"):
+        build_protocol("pcf", weights=(INF, 1, 1, 1))

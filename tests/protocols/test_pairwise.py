@@ -5,7 +5,7 @@ import pytest
 from jurybox.datasets import PairwiseItem
 from jurybox.parsing import VerdictJudgment
 from jurybox.protocols import (APOCJudge, BothOrders, PairwiseDirect, apoc_verdict, net_verdict,
-                               pairwise_request, to_original)
+                               pairwise_request, strict_verdict, to_original)
 from jurybox.runner import Failure, Outcome
 
 # APOC (arXiv 2603.20562): keep the direct verdict unless both orders agree on the other
@@ -108,3 +108,60 @@ def test_json_verdict_format():
     assert '{"verdict":' in calls[0].request.messages[1].content
     with pytest.raises(ValueError, match="verdict_format"):
         PairwiseDirect(verdict_format="xml")
+
+
+def _shown(verdict, order):
+    """The shown-terms verdict that maps back to ``verdict`` (original terms) for ``order``."""
+    if verdict in (None, "tie"):
+        return verdict
+    return "A" if (order[0] == 0) == (verdict == "A") else "B"
+
+
+# (first order's verdict, second's) in original terms -> (net, strict). Net: +1 A, -1 B, 0 tie
+# summed; strict (MT-Bench, Zheng et al. 2023 sec. 3; FastChat show_result): a win only when
+# both orders prefer the same response, anything else a tie; a failed call fails the item.
+RULES = {
+    ("A", "A"): ("A", "A"),
+    ("B", "B"): ("B", "B"),
+    ("A", "B"): ("tie", "tie"),      # inconsistent: a tie under both rules
+    ("B", "A"): ("tie", "tie"),
+    ("A", "tie"): ("A", "tie"),      # one win + one tie: net 1 -> A; strict: not both -> tie
+    ("tie", "A"): ("A", "tie"),
+    ("tie", "B"): ("B", "tie"),
+    ("tie", "tie"): ("tie", "tie"),
+    (None, "A"): (None, None),       # an error in either order: no decision
+    ("A", None): (None, None),
+    (None, None): (None, None),
+}
+
+
+@pytest.mark.parametrize("pair", list(RULES))
+@pytest.mark.parametrize("rule", ["net", "strict"])
+def test_both_orders_rules_on_hand_built_verdict_pairs(pair, rule):
+    proto = BothOrders(seed=0, rule=rule)
+    calls = proto.plan(ITEM)
+    d = proto.decide(ITEM, calls, _outcomes(*(_shown(v, c.order) for v, c in zip(pair, calls))))
+    expected = RULES[pair][rule == "strict"]
+    assert d.call_verdicts == pair and d.verdict == expected
+    # ITEM's label is A>B: A earns 1, a tie 0.5, B 0; a failed item has no credit
+    assert d.credit == {"A": 1.0, "tie": 0.5, "B": 0.0, None: None}[expected]
+    assert d.consistent == (None if None in pair else pair[0] == pair[1])
+    assert d.failures == ("parse",) * pair.count(None)
+    assert (strict_verdict(*pair) if rule == "strict" else
+            (net_verdict(pair) if None not in pair else None)) == expected
+
+
+def test_rule_is_a_recorded_parameter_of_both_orders_only():
+    from jurybox.errors import ConfigError
+    from jurybox.protocols import build_protocol
+
+    assert BothOrders().params()["rule"] == "net"  # the default is the old behaviour
+    assert build_protocol("both-orders", rule="strict").params() == {
+        "seed": 0, "temperature": 0.0, "max_tokens": 2048, "verdict_format": "token",
+        "rule": "strict"}
+    with pytest.raises(ConfigError, match=r"protocol 'both-orders': rule must be one of "
+                                          r"\('net', 'strict'\), got 'majority'"):
+        build_protocol("both-orders", rule="majority")
+    for name in ("pairwise", "apoc", "keyed"):
+        with pytest.raises(ConfigError, match="takes no argument 'rule'"):
+            build_protocol(name, rule="strict")

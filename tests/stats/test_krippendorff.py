@@ -11,6 +11,7 @@ from importlib import resources
 import numpy as np
 import pytest
 
+from jurybox.stats import ConfidenceInterval
 from jurybox.stats import krippendorff as kmod
 from jurybox.stats.krippendorff import AlphaResult, DegenerateAlphaWarning, krippendorff_alpha
 
@@ -60,8 +61,8 @@ def test_docstring_reproduces_the_published_example():
 
 
 def test_public_names():
-    assert sorted(kmod.__all__) == ["AlphaResult", "DegenerateAlphaWarning", "Level",
-                                    "krippendorff_alpha"]
+    assert sorted(kmod.__all__) == ["AlphaResult", "DegenerateAlphaWarning",
+                                    "InsufficientRatingsError", "Level", "krippendorff_alpha"]
 
 
 # ---------------------------------------------------------------- the package as oracle
@@ -161,19 +162,50 @@ def test_perfect_agreement_gives_one(level):
     res = krippendorff_alpha(x, level=level, n_resamples=50)
     assert res.alpha == pytest.approx(1.0, abs=1e-12)
     assert res.confidence_interval == pytest.approx((1.0, 1.0), abs=1e-12)
+    # every resample agrees perfectly too: a degenerate interval, standard error 0
+    ci = res.confidence_interval
+    assert type(ci) is ConfidenceInterval and ci.degenerate and ci.standard_error == 0.0
 
 
 @pytest.mark.parametrize("level", LEVELS)
-@pytest.mark.parametrize("ratings, why", [
-    ([[1.0, np.nan, 2.0], [np.nan, 3.0, np.nan]], "no pairable units"),  # one rating per unit
-    ([[1.0, 2.0, 3.0]], "no pairable units"),  # a single rater
-    ([[4.0, 4.0, np.nan], [4.0, 4.0, 2.0]], "no variation"),  # the 2 is not pairable
+@pytest.mark.parametrize("ratings", [
+    [[4.0, 4.0, np.nan], [4.0, 4.0, 2.0]],  # the 2 is not pairable: both pairable units 4/4
+    [[7.0, 7.0], [7.0, 7.0], [7.0, np.nan]],
 ])
-def test_undefined_alpha_is_nan_with_reason_and_warning(level, ratings, why):
-    with pytest.warns(DegenerateAlphaWarning, match=why):
+def test_no_variation_is_nan_with_reason_and_warning(level, ratings):
+    with pytest.warns(DegenerateAlphaWarning, match="no variation"):
         res = krippendorff_alpha(ratings, level=level)
-    assert math.isnan(res.alpha) and res.reason.startswith(why)
+    assert math.isnan(res.alpha) and res.reason.startswith("no variation")
     assert all(math.isnan(v) for v in res.confidence_interval)
+    assert res.n_units == 2 and res.n_raters == len(ratings)
+
+
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("ratings, kind, message", [
+    ([[1.0, 2.0, 3.0]], "single rater", r"two or more raters; only rater \(row\) 0 of 1"),
+    ([[np.nan, np.nan], [1.0, 2.0]], "single rater", r"only rater \(row\) 1 of 2 has any"),
+    ([[1.0, np.nan, 2.0], [np.nan, 3.0, np.nan]], "no pairable units",  # one rating per unit
+     r"a unit rated by two or more raters; each of the 3 rated units \(of 3\)"),
+    ([[1.0, np.nan, np.nan], [np.nan, 3.0, np.nan]], "no pairable units",
+     r"each of the 2 rated units \(of 3\) has a single rating"),
+    ([[np.nan, np.nan], [np.nan, np.nan]], "no ratings", r"got none \(shape \(2, 2\)"),
+    (np.empty((3, 0)), "no ratings", r"got none \(shape \(3, 0\)"),
+    (np.empty((0, 4)), "no ratings", r"got none \(shape \(0, 4\)"),
+    ([[None, None], [None, None]], "no ratings", "got none"),
+])
+def test_ratings_without_pairable_values_raise(level, ratings, kind, message):
+    # these were NaN with a warning; they are input errors now: nothing to measure
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # raised, not warned
+        with pytest.raises(kmod.InsufficientRatingsError, match=message) as info:
+            krippendorff_alpha(ratings, level=level)
+    assert info.value.kind == kind and isinstance(info.value, ValueError)
+    assert "\n" not in str(info.value)  # one line for the CLI
+
+
+def test_insufficient_labels_raise_too():
+    with pytest.raises(kmod.InsufficientRatingsError, match="single rater|two or more raters"):
+        krippendorff_alpha([["a", "b", "c"]], level="nominal")
 
 
 def test_result_fields():
@@ -193,6 +225,13 @@ def test_bootstrap_is_seeded_and_covers_the_estimate():
     res = krippendorff_alpha(x, level="interval", n_resamples=500, seed=1)
     low, high = res.confidence_interval
     assert 0.4 < low < res.alpha < high < 0.9
+    # the standard error is the sd of the resampled alphas; for a near-normal bootstrap
+    # distribution the 95% percentile interval spans about 2 x 1.96 of them
+    ci = res.confidence_interval
+    assert type(ci) is ConfidenceInterval and not ci.degenerate
+    assert (high - low) / 2 == pytest.approx(1.96 * ci.standard_error, rel=0.15)
+    assert type(krippendorff_alpha(x, level="interval", n_resamples=0).confidence_interval) \
+        is ConfidenceInterval
     assert krippendorff_alpha(x, level="interval", n_resamples=500, seed=1) == res
     assert krippendorff_alpha(x, level="interval", n_resamples=500, seed=2) \
         .confidence_interval != res.confidence_interval

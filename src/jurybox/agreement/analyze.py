@@ -7,6 +7,7 @@ coarse Jaccard agreement for every rater pair with enough co-rated items, rater 
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -14,9 +15,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..datasets import RatingsTable
-from ..stats import (AlphaResult, CoarseAgreement, DegenerateAlphaWarning, Level, PairwiseAlpha,
-                     RaterProfile, co_rated_pairs, coarse_agreement, krippendorff_alpha,
-                     pairwise_alpha, rater_profile)
+from ..stats import (AlphaResult, CoarseAgreement, ConfidenceInterval, DegenerateAlphaWarning,
+                     InsufficientRatingsError, Level, PairwiseAlpha, RaterProfile,
+                     co_rated_pairs, coarse_agreement, krippendorff_alpha, pairwise_alpha,
+                     rater_profile)
 
 __all__ = ["GroupAgreement", "analyze", "GROUP_FIELDS", "ratings_matrix"]
 
@@ -80,7 +82,14 @@ def analyze(table: RatingsTable, *, by: Sequence[str] = ("dimension",), level: L
         max_pairwise: above this many eligible rater pairs, the pairwise alpha matrix is
             skipped (it costs one alpha per pair); alpha, Jaccard and profiles are not.
 
+    A group whose ratings hold no pairable value (a single rater, or no item rated by two)
+    is reported, not fatal: its alpha is NaN with the reason (``n_units`` 0), since the
+    grouping is the user's choice and the other groups still say something. When no group
+    has a pairable value, there is nothing to report and it raises.
+
     Raises:
+        InsufficientRatingsError: (a ValueError) no group has a pairable value; the message
+            names the first group and why.
         ValueError: an unknown ``by`` field, ``by`` without dimension on several dimensions,
             or ratings alpha cannot take (negative at level ratio, labels of mixed types).
     """
@@ -98,11 +107,13 @@ def analyze(table: RatingsTable, *, by: Sequence[str] = ("dimension",), level: L
         groups.setdefault(key, {}).setdefault(r.rater_id, {})[r.item_id] = r.score
         counts[key] = counts.get(key, 0) + 1
     results = []
+    errors: list[InsufficientRatingsError] = []
     for key, scores in groups.items():
         matrix, raters, _ = ratings_matrix(scores)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DegenerateAlphaWarning)  # reported via reason
-            alpha = krippendorff_alpha(matrix, level=level, n_resamples=n_resamples, seed=seed)
+        alpha, error = _group_alpha(matrix, scores, level=level, n_resamples=n_resamples,
+                                    seed=seed)
+        if error is not None:
+            errors.append(error)
         numeric = matrix.dtype != object
         numeric_scores: dict[str, dict[str, float]] = (
             scores if numeric else {})  # type: ignore[assignment]
@@ -116,4 +127,32 @@ def analyze(table: RatingsTable, *, by: Sequence[str] = ("dimension",), level: L
                                     pairs=pairs, max_pairs=max_pairwise),
             n_ratings=counts[key],
             note=None if numeric else "text labels: no coarse agreement or profiles"))
+    if errors and len(errors) == len(results):
+        first = next(g for g in results if g.alpha.n_units == 0)
+        raise InsufficientRatingsError(errors[0].kind, f"no group has ratings to measure "
+                                       f"agreement on; group {first.label!r}: "
+                                       f"{first.alpha.reason}")
     return results
+
+
+def _group_alpha(matrix: np.ndarray, scores: dict[str, dict[str, float | str]], *,
+                 level: Level, n_resamples: int, seed: int
+                 ) -> tuple[AlphaResult, InsufficientRatingsError | None]:
+    """The group's alpha; without a pairable value, NaN with the reason in rater ids
+    (``n_units`` 0), and the error."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DegenerateAlphaWarning)  # reported via reason
+        try:
+            return krippendorff_alpha(matrix, level=level, n_resamples=n_resamples,
+                                      seed=seed), None
+        except InsufficientRatingsError as exc:
+            rated = sorted(r for r, s in scores.items()
+                           if any(v is not None and v == v for v in s.values()))  # v == v: not NaN
+            reason = {
+                "no ratings": "no ratings: every score is missing or excluded",
+                "single rater": f"a single rater ({', '.join(rated)}): alpha needs two or more",
+                "no pairable units": f"no item rated by two of the {len(rated)} raters",
+            }[exc.kind]
+            return AlphaResult(math.nan, level, 0, int(matrix.shape[0]), 0,
+                               ConfidenceInterval(math.nan, math.nan), 0.95, n_resamples,
+                               reason), exc

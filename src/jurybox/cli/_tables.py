@@ -66,7 +66,7 @@ def listwise_table(summary: BenchSummary, title: str) -> Table:
     table = _table(title, _COMMON + ["calls", "failed", "flip %"], _caption(
         summary.baseline, "flip %: items whose top pick changes across the orders shown."))
     for name, s in summary.protocols.items():
-        table.add_row(name, *_common_cells(s), str(s.calls_planned),
+        table.add_row(summary.label(name), *_common_cells(s), str(s.calls_planned),
                       str(sum(s.calls_failed.values())),
                       pct(s.order.flip_rate if s.order else None))
     return table
@@ -81,18 +81,18 @@ def pairwise_tables(summary: BenchSummary, title: str) -> list[Table]:
                            "first (50% without position bias)."))
     for name, s in summary.protocols.items():
         assert s.buckets is not None
-        main.add_row(name, *_common_cells(s), pct(s.buckets.macro), str(s.calls_planned),
-                     str(sum(s.calls_failed.values())), pct(s.order_consistency),
-                     pct(s.first_shown_win_rate))
+        main.add_row(summary.label(name), *_common_cells(s), pct(s.buckets.macro),
+                     str(s.calls_planned), str(sum(s.calls_failed.values())),
+                     pct(s.order_consistency), pct(s.first_shown_win_rate))
     first = next(iter(summary.protocols.values())).buckets
     buckets = list(first.by_bucket) if first else []
     per = _table("accuracy % per bucket (n)", ["protocol", *buckets, "micro", "macro"])
     for name, s in summary.protocols.items():
         b = s.buckets
         assert b is not None
-        per.add_row(name, *(f"{pct(b.by_bucket[k][0])} ({b.by_bucket[k][1]})"
-                            if k in b.by_bucket else "—" for k in buckets),
-                    pct(b.micro), pct(b.macro))
+        cells = (f"{pct(b.by_bucket[k][0])} ({b.by_bucket[k][1]})" if k in b.by_bucket
+                 else "—" for k in buckets)
+        per.add_row(summary.label(name), *cells, pct(b.micro), pct(b.macro))
     return [main, per]
 
 
@@ -117,6 +117,13 @@ def print_bench_result(result: BenchResult, title: str) -> None:
                 console.print(f"top pick by shown position, {name}, {n}-candidate items "
                               f"(unbiased: {100 / int(n):.0f}% each): " + "  ".join(
                                   f"{chr(65 + i)} {100 * w:.0f}%" for i, w in enumerate(rates)))
+    for name, s in summary.protocols.items():
+        if s.vs_baseline_skipped:
+            console.print(f"no comparison of {summary.label(name)} with {summary.baseline}: "
+                          f"{s.vs_baseline_skipped}")
+        elif s.vs_baseline is not None and s.vs_baseline.reason:
+            console.print(f"no sign test of {summary.label(name)} against {summary.baseline}: "
+                          f"{s.vs_baseline.reason}")
     t = result.totals
     failed = sum(t.failures.values())
     if summary.replayed:

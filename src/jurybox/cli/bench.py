@@ -64,9 +64,9 @@ def parse_weights(text: str) -> Weights:
         if len(parts) != 4:
             raise ValueError
         return Weights(*map(float, parts))
-    except ValueError as exc:
-        raise ConfigError(f"--weights needs 4 numbers >= 0 with a positive sum "
-                          f"(mean,borda,vote,uncertainty), got {text!r} {exc or ''}") from None
+    except ValueError:
+        raise ConfigError(f"--weights needs 4 finite numbers >= 0 with a positive sum "
+                          f"(mean,borda,vote,uncertainty), got {text!r}") from None
 
 
 @fail_cleanly
@@ -112,6 +112,10 @@ def bench(
     verdict_format: Annotated[Optional[str], typer.Option(
         envvar="JURYBOX_VERDICT_FORMAT", help="Pairwise: ask for a verdict token ([[A>B]]) "
         "or JSON ({\"verdict\": ...}): token or json (default: token).")] = None,
+    pairwise_rule: Annotated[Optional[str], typer.Option(
+        envvar="JURYBOX_PAIRWISE_RULE", help="both-orders: combine the two orders by net vote "
+        "(a win and a tie make a win) or strict (MT-Bench: a win only when both orders agree, "
+        "else a tie): net or strict (default: net).")] = None,
     temperature: Temperature = 0.0,
     max_tokens: MaxTokens = None,
     sim_bias: SimBias = "primacy",
@@ -143,6 +147,7 @@ def bench(
         seed=seed, subset=None if subset == "all" else subset, n_candidates=n_candidates,
         tolerance=tolerance, weights=parse_weights(weights), temperature=temperature,
         max_tokens=max_tokens, base_url=base_url, verdict_format=verdict_format,
+        pairwise_rule=pairwise_rule,
         sim=SimConfig(bias=sim_bias, latency_ms=sim_latency_ms,
                       faults=parse_faults(sim_faults), seed=sim_seed))
     out = out or default_out("bench", config.as_dict())

@@ -23,8 +23,7 @@ from ..sim import SimConfig, SimJudge
 from .summary import BenchSummary, summarize
 
 __all__ = ["BenchConfig", "BenchResult", "DEFAULT_PROTOCOLS", "PreparedBench", "prepare_bench",
-           "replay_bench",
-           "run_bench"]
+           "replay_bench", "run_bench"]
 
 #: Protocols judged when none are named, by task.
 DEFAULT_PROTOCOLS = {"listwise": ("direct", "pcf"), "pairwise": ("pairwise", "both-orders", "apoc")}
@@ -50,6 +49,9 @@ class BenchConfig:
         tolerance, weights: listwise winners and C_i weights.
         temperature, max_tokens: judge sampling (max_tokens None: the protocol's default).
         verdict_format: pairwise: ``token`` or ``json`` (None: token).
+        pairwise_rule: both-orders: ``net`` or ``strict`` (None: net); see
+            :class:`~jurybox.protocols.BothOrders`. Left out of run.json's config when None,
+            so runs written before it existed still resume.
         sim: the simulated judge's behaviour (``model="sim"`` only).
     """
 
@@ -68,6 +70,7 @@ class BenchConfig:
     max_tokens: int | None = None
     base_url: str | None = None
     verdict_format: str | None = None
+    pairwise_rule: str | None = None
     sim: SimConfig = field(default_factory=SimConfig)
 
     def as_dict(self) -> dict[str, Any]:
@@ -77,27 +80,33 @@ class BenchConfig:
         d["base_url"] = redact_url(self.base_url)  # credentials are never recorded
         d["sim"] = self.sim.settings() if self.model == "sim" else None
         d["protocols"] = list(self.protocols) if self.protocols is not None else None
+        if self.pairwise_rule is None:
+            del d["pairwise_rule"]
         return d
 
     def protocol_args(self, name: str) -> dict[str, Any]:
         """The arguments protocol ``name`` is built with from this config.
 
         Raises:
-            ConfigError: an option set for the other task (``--verdict-format`` on a
-                listwise protocol).
+            ConfigError: an option set for the other task (``--verdict-format`` or
+                ``--pairwise-rule`` on a listwise protocol).
         """
         cls = protocol_class(name)
         args: dict[str, Any] = {"seed": self.seed, "temperature": self.temperature,
                                 "max_tokens": self.max_tokens}
         if cls.task == "listwise":
-            if self.verdict_format is not None:
-                raise ConfigError(f"--verdict-format is for pairwise protocols; {name!r} is "
-                                  f"listwise")
+            for option, value in (("--verdict-format", self.verdict_format),
+                                  ("--pairwise-rule", self.pairwise_rule)):
+                if value is not None:
+                    raise ConfigError(f"{option} is for pairwise protocols; {name!r} is "
+                                      f"listwise")
             args.update(weights=self.weights, tolerance=self.tolerance)
         if "k" in cls.ARGS:
             args["k"] = self.k
         if cls.task == "pairwise":
             args["verdict_format"] = self.verdict_format
+        if "rule" in cls.ARGS:
+            args["rule"] = self.pairwise_rule
         return args
 
 
@@ -142,6 +151,10 @@ def prepare_bench(config: BenchConfig, expected_sha256: str | None = None) -> Pr
                               f"but {config.dataset!r} holds {dataset.task} items; "
                               f"{dataset.task} protocols: {protocol_names(dataset.task)}")
     protocols = [build_protocol(name, **config.protocol_args(name)) for name in config.protocols]
+    if config.pairwise_rule is not None and not any(
+            "rule" in protocol_class(name).ARGS for name in config.protocols):
+        raise ConfigError(f"--pairwise-rule {config.pairwise_rule!r} applies to both-orders, "
+                          f"which --protocols {list(config.protocols)} does not include")
     return PreparedBench(config, dataset, select_items(dataset, config.limit, config.seed),
                          protocols)
 
@@ -154,7 +167,8 @@ def _job(bench: PreparedBench, out: Path, replayed: bool) -> RunJob[Item, BenchS
         s = summarize(records, names, task=dataset.task, baseline=config.baseline,
                       seed=config.seed)
         return replace(s, n_items=info.n_units, simulated=info.simulated, model=config.model,
-                       dataset=dataset.name, totals=info.totals.as_dict(), replayed=replayed)
+                       dataset=dataset.name, totals=info.totals.as_dict(), replayed=replayed,
+                       labels={p.name: _protocol_label(p) for p in bench.protocols})
 
     return RunJob(
         out=Path(out), model=config.model,
@@ -165,6 +179,13 @@ def _job(bench: PreparedBench, out: Path, replayed: bool) -> RunJob[Item, BenchS
                               "n_items": bench.selection.n_items}},
         units=lambda: iter(bench.selection), n_units=bench.selection.n_items,
         unit_key=lambda item: item.item_id, protocols=bench.protocols, summarize=summarizer)
+
+
+def _protocol_label(protocol: JudgingProtocol) -> str:
+    """A protocol's name in tables, with its combination rule when it has one:
+    ``"both-orders (strict)"``."""
+    rule = protocol.params().get("rule")
+    return f"{protocol.name} ({rule})" if rule else protocol.name
 
 
 def run_bench(config: BenchConfig, out: str | Path, *, options: RunOptions | None = None,

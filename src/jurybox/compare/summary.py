@@ -38,7 +38,9 @@ class ProtocolSummary:
         calls_planned: calls its items planned (shared calls counted for each protocol).
         calls_failed: failed calls by kind (api, parse, refusal).
         items_failed: items without a decision.
-        vs_baseline: paired comparison with the baseline protocol (None for the baseline).
+        vs_baseline: paired comparison with the baseline protocol (None for the baseline,
+            and when no item was judged by both; then ``vs_baseline_skipped`` says why).
+        vs_baseline_skipped: why there is no comparison with the baseline, or None.
         order: listwise: how the top pick moves with the shown order.
         buckets, splits: pairwise: accuracy per source bucket (and per split).
         first_shown_win_rate: pairwise: share of decisive calls picking the response shown
@@ -62,6 +64,7 @@ class ProtocolSummary:
     flip_rate: float | None = None
     n_both_orders: int | None = None
     judgebench_rule: JudgeBenchRule | None = None
+    vs_baseline_skipped: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """Fields that apply (None = does not apply to this task, left out)."""
@@ -73,7 +76,11 @@ class ProtocolSummary:
 
 @dataclass(frozen=True)
 class BenchSummary:
-    """A bench's summary.json: per-protocol statistics plus what the run was."""
+    """A bench's summary.json: per-protocol statistics plus what the run was.
+
+    ``labels``: protocol name -> its name in tables (``"both-orders (strict)"``); a name
+    without one is its own label. Not written to summary.json (run.json has the params).
+    """
 
     baseline: str
     task: str
@@ -84,6 +91,11 @@ class BenchSummary:
     dataset: str = ""
     totals: dict[str, Any] = field(default_factory=dict)
     replayed: bool = False
+    labels: dict[str, str] = field(default_factory=dict)
+
+    def label(self, name: str) -> str:
+        """Protocol ``name`` as tables show it."""
+        return self.labels.get(name, name)
 
     def to_json(self) -> dict[str, Any]:
         return {"baseline": self.baseline, "task": self.task,
@@ -154,10 +166,13 @@ class _Tally:
             self.rule[judgebench_vote(r["call_verdicts"], "A" if r["label"] == "A>B" else "B")] += 1
 
     def summary(self, credits: dict[str, float | None], seed: int,
-                vs: PairedComparison | None) -> ProtocolSummary:
+                vs: PairedComparison | str | None) -> ProtocolSummary:
+        """``vs``: the comparison with the baseline, why there is none (str), or None."""
         common = dict(accuracy=accuracy(list(credits.values()), seed=seed),
                       calls_planned=self.calls_planned, calls_failed=dict(self.failures),
-                      items_failed=self.items_failed, vs_baseline=vs)
+                      items_failed=self.items_failed,
+                      vs_baseline=None if isinstance(vs, str) else vs,
+                      vs_baseline_skipped=vs if isinstance(vs, str) else None)
         if self.task == "listwise":
             return ProtocolSummary(**common, order=self.order.result())  # type: ignore[arg-type]
         by_bucket = {u: b for u, (b, _) in self.buckets.items()}
@@ -195,6 +210,10 @@ def summarize(records: Iterable[dict], protocols: list[str], *,
         task: ``"listwise"`` or ``"pairwise"`` (pairwise adds bucket accuracy, JudgeBench's
             two-order rule, order consistency and first-position win rate).
 
+    A protocol that shares no judged item with the baseline (all its items failed, or all
+    the baseline's) gets no comparison: ``vs_baseline`` None and ``vs_baseline_skipped``
+    saying why.
+
     Raises:
         ValueError: ``baseline`` is not among ``protocols``.
     """
@@ -209,6 +228,17 @@ def summarize(records: Iterable[dict], protocols: list[str], *,
     # sorted by item id: the bootstrap must not depend on the order items finished in
     credits = {p: {i: t.credits[i] for i in sorted(t.credits)} for p, t in tallies.items()}
     out = {p: t.summary(credits[p], seed, None if p == baseline else
-                        paired_comparison(credits[baseline], credits[p], seed=seed))
+                        _versus(credits[baseline], credits[p], baseline, p, seed))
            for p, t in tallies.items()}
     return BenchSummary(baseline=baseline, task=task, protocols=out)
+
+
+def _versus(base: dict[str, float | None], other: dict[str, float | None], baseline: str,
+            name: str, seed: int) -> PairedComparison | str:
+    """The paired comparison, or why there is none: no item judged by both (every item of
+    one failed, or none was judged). Our choice: no comparison row, never a crashed run."""
+    if not any(base.get(i) is not None for i, c in other.items() if c is not None):
+        return (f"no item judged by both {baseline!r} and {name!r} (judged: "
+                f"{sum(c is not None for c in base.values())} and "
+                f"{sum(c is not None for c in other.values())})")
+    return paired_comparison(base, other, seed=seed)

@@ -20,8 +20,9 @@ from typing import Any
 import numpy as np
 
 from ..reports import unit_of
-from ..stats import (ConfidenceInterval, DegenerateAlphaWarning, PairedComparison, TfidfIndex,
-                     bootstrap_mean_ci, krippendorff_alpha, paired_comparison)
+from ..stats import (ConfidenceInterval, DegenerateAlphaWarning, InsufficientRatingsError,
+                     PairedComparison, TfidfIndex, bootstrap_mean_ci, krippendorff_alpha,
+                     paired_comparison)
 
 __all__ = ["AlignmentRow", "MeanCI", "ReasoningSimilarity", "ShotComparison", "alignment",
            "paired_personalized_vs_aggregate", "reasoning_similarity"]
@@ -103,8 +104,11 @@ def _per_rater(rows: list[tuple[float, float | None]], level: str) -> dict[str, 
         exact, mae = float(np.mean(labels == scores)), float(np.mean(np.abs(labels - scores)))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DegenerateAlphaWarning)
-            alpha = krippendorff_alpha(np.vstack([labels, scores]), level=level,  # type: ignore
-                                       n_resamples=0).alpha
+            try:
+                alpha = krippendorff_alpha(np.vstack([labels, scores]),
+                                           level=level, n_resamples=0).alpha  # type: ignore
+            except InsufficientRatingsError:  # no unit with both present: undefined
+                alpha = math.nan
     else:
         exact = mae = alpha = math.nan
     return {"alpha": alpha, "exact": exact, "mae": mae, "coverage": len(scored) / len(rows)}
@@ -152,7 +156,8 @@ def paired_personalized_vs_aggregate(records: Sequence[dict], *, dimensions: Seq
     """For each k with both judges: personalized vs aggregate on absolute error over the same
     (rater, item, dimension) units both scored. An improvement is a smaller error under
     personalized; the sign test and CI are paired_comparison's (difference = mean AE of
-    aggregate - personalized, positive when personalized is closer)."""
+    aggregate - personalized, positive when personalized is closer). A k where no unit was
+    scored by both has no comparison (left out)."""
     errors: dict[str, dict[str, float]] = {}
     for r in records:
         for dim in dimensions:
@@ -163,7 +168,7 @@ def paired_personalized_vs_aggregate(records: Sequence[dict], *, dimensions: Seq
     out = []
     for k in sorted({r["k"] for r in records if r["k"] > 0}):
         agg, pers = errors.get(f"aggregate@{k}"), errors.get(f"personalized@{k}")
-        if agg is not None and pers is not None:
+        if agg is not None and pers is not None and agg.keys() & pers.keys():
             out.append(ShotComparison(k, paired_comparison(agg, pers, seed=seed)))
     return out
 

@@ -7,7 +7,7 @@ from .base import (PROTOCOLS, Calls, JudgingProtocol, PlannedCall, PlannedProtoc
 from .examples import JUDGE_KINDS, Example, JudgeKind, Selection, select_examples
 from .listwise import DirectProtocol, ListwiseDecision, PCFProtocol
 from .pairwise import (APOCJudge, BothOrders, KeyedJudge, PairwiseDecision, PairwiseDirect,
-                       apoc_verdict, net_verdict, to_original)
+                       PairwiseRule, apoc_verdict, net_verdict, strict_verdict, to_original)
 from .pairwise_prompts import pairwise_request
 from .permutations import base_order, permutation_set
 from .prompts import escape_text, labels_for, listwise_request, request_tag
@@ -24,13 +24,12 @@ __all__ = [
     "APOCJudge", "BothOrders", "Calls", "Condition", "Consensus", "Decision", "DimensionResult",
     "DirectProtocol", "Example", "JUDGE_KINDS", "JudgeKind", "JudgingProtocol", "KeyedJudge",
     "ListwiseDecision", "PCFProtocol", "PROTOCOLS", "PairwiseDecision", "PairwiseDirect",
-    "PlannedCall", "PlannedProtocol", "ProtocolClass", "RUBRIC_ANSWER_FORMATS", "RUBRIC_MARKER",
-    "RubricAnswerFormat", "RubricContext",
-    "RubricDecision", "RubricJudge", "RunView", "Selection", "Task", "Unit", "Vote", "Weights",
-    "apoc_verdict",
+    "PairwiseRule", "PlannedCall", "PlannedProtocol", "ProtocolClass", "RUBRIC_ANSWER_FORMATS",
+    "RUBRIC_MARKER", "RubricAnswerFormat", "RubricContext", "RubricDecision", "RubricJudge",
+    "RunView", "Selection", "Task", "Unit", "Vote", "Weights", "apoc_verdict",
     "base_order", "build_protocol", "consensus", "credit", "decoding_seed", "escape_text",
     "labels_for", "listwise_request", "listwise_schema", "net_verdict", "pairwise_request",
     "permutation_set", "protocol_class", "protocol_names", "register", "request_tag",
     "rubric_parser", "rubric_request", "rubric_schema", "run_view", "select_examples",
-    "to_original", "verdict_schema", "vote", "winners",
+    "strict_verdict", "to_original", "verdict_schema", "vote", "winners",
 ]

@@ -15,6 +15,7 @@ Winners are all i with C_i >= max C - tolerance; credit is the share of winners 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
@@ -60,7 +61,14 @@ def run_view(judgment: ListwiseJudgment, order: Sequence[int]) -> RunView:
 
 @dataclass(frozen=True)
 class Weights:
-    """Weights of C_i's four components (paper defaults)."""
+    """Weights of C_i's four components (paper defaults).
+
+    Raises:
+        ValueError: a weight that is negative, NaN or infinite, a sum that is not positive,
+            or weights so large that C_i overflows (100 x their sum must be finite). An
+            infinite weight made every C_i infinite, so every candidate won; a NaN one made
+            C_i NaN, so none did.
+    """
 
     mean: float = 0.50
     borda: float = 0.25
@@ -69,8 +77,10 @@ class Weights:
 
     def __post_init__(self) -> None:
         values = (self.mean, self.borda, self.vote, self.uncertainty)
-        if any(w < 0 for w in values) or sum(values) <= 0:
-            raise ValueError(f"weights must be >= 0 with a positive sum, got {values}")
+        if not all(math.isfinite(w) and w >= 0 for w in values) or sum(values) <= 0 \
+                or not math.isfinite(100 * sum(values)):
+            raise ValueError(f"weights must be finite numbers >= 0 with a positive sum "
+                             f"(mean, borda, vote, uncertainty), got {values!r}")
 
 
 @dataclass(frozen=True)

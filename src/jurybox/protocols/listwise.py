@@ -8,6 +8,7 @@ so comparing them costs K calls, not K + 1.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, fields
 from functools import partial
 from typing import Any, ClassVar
@@ -72,8 +73,14 @@ class PCFProtocol(PlannedProtocol):
     Args:
         k: number of shown orders (default 7).
         seed: run seed (base order, extra permutations, request tags, decoding seed).
-        weights: C_i weights.
-        tolerance: winners are within this many points of the best C_i (default 0.5).
+        weights: C_i weights (finite and >= 0 with a positive sum; :class:`Weights` checks).
+        tolerance: winners are within this many points of the best C_i (default 0.5); a
+            finite number >= 0.
+
+    Raises:
+        ValueError: k < 1, weights not a :class:`Weights`, or a tolerance that is negative,
+            NaN or infinite (``build_protocol`` turns these into ConfigError naming the
+            parameter).
         temperature, max_tokens: sampling parameters.
     """
 
@@ -86,8 +93,12 @@ class PCFProtocol(PlannedProtocol):
                  tolerance: float = 0.5, temperature: float = 0.0, max_tokens: int = 1024):
         if k < 1:
             raise ValueError(f"k must be >= 1, got {k}")
-        if tolerance < 0:
-            raise ValueError(f"tolerance must be >= 0 points, got {tolerance}")
+        if not isinstance(weights, Weights):
+            raise ValueError(f"weights must be a Weights (mean, borda, vote, uncertainty), "
+                             f"got {weights!r}")
+        if not 0 <= tolerance < math.inf:  # NaN fails both comparisons
+            raise ValueError(f"tolerance must be a finite number >= 0 points, got "
+                             f"{tolerance!r}")
         self.k, self.seed, self.weights, self.tolerance = k, seed, weights, tolerance
         self.temperature, self.max_tokens = temperature, max_tokens
 

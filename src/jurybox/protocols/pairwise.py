@@ -2,8 +2,10 @@
 
 - ``pairwise``: one call in an order seeded by (seed, item id).
 - ``both-orders``: that call plus the reversed order, mapped back to the original responses;
-  the verdict is their net vote (a disagreement is a tie); *consistent* when both agree. If
-  either call failed, the item failed.
+  *consistent* when both agree. Two rules combine them (``rule``): ``net`` (default), their net
+  vote (+1 A, -1 B, 0 tie: A/B is a tie, A/tie is A); ``strict``, MT-Bench's two-game rule (a
+  win only when both orders prefer the same response; anything else, A/tie included, is a tie;
+  :func:`strict_verdict`). Under either rule, if either call failed, the item failed.
 - ``keyed``: one call that first solves the question, then compares both responses with its
   own solution.
 - ``apoc``: the direct verdict, overridden only when both orders agree on the other response
@@ -23,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from functools import partial
-from typing import Any
+from typing import Any, ClassVar, Literal, get_args
 
 from ..datasets import PairwiseItem, Verdict
 from ..parsing import ShownVerdict, parse_verdict
@@ -35,7 +37,10 @@ from .prompts import request_tag
 from .schemas import verdict_schema
 
 __all__ = ["PairwiseDecision", "PairwiseDirect", "BothOrders", "KeyedJudge", "APOCJudge",
-           "apoc_verdict", "to_original", "net_verdict"]
+           "PairwiseRule", "apoc_verdict", "to_original", "net_verdict", "strict_verdict"]
+
+#: How both-orders combines its two verdicts: net vote, or MT-Bench's strict two-game rule.
+PairwiseRule = Literal["net", "strict"]
 
 
 def to_original(shown: ShownVerdict, order: Sequence[int]) -> Verdict:
@@ -53,6 +58,26 @@ def net_verdict(verdicts: Sequence[Verdict | None]) -> Verdict | None:
         return None
     net = sum(1 if v == "A" else -1 if v == "B" else 0 for v in present)
     return "A" if net > 0 else "B" if net < 0 else "tie"
+
+
+def strict_verdict(first: Verdict | None, second: Verdict | None) -> Verdict | None:
+    """MT-Bench's two-game rule: a response wins only when both orders prefer it; any other
+    pair of verdicts (A/B, A/tie, tie/tie) is a tie. None when either verdict is missing.
+
+    Source: Zheng et al. (2023), "Judging LLM-as-a-Judge with MT-Bench and Chatbot Arena",
+    sec. 3 (swap positions; declare a win only if an answer is preferred in both orders), as
+    FastChat's llm_judge ``show_result.py`` scores pairwise games (tie when game 1 is a tie
+    or the two games' winners differ). FastChat turns a judgment it cannot parse into an
+    "error" winner, which then counts as inconsistent (a tie); here a failed call has no
+    verdict and the item fails, as under the net rule: a failure is never turned into a
+    verdict.
+
+    >>> strict_verdict("A", "A"), strict_verdict("A", "tie"), strict_verdict("B", "A")
+    ('A', 'tie', 'tie')
+    """
+    if first is None or second is None:
+        return None
+    return first if first == second else "tie"
 
 
 def apoc_verdict(direct: Verdict | None, both_orders: tuple[Verdict | None, Verdict | None],
@@ -113,7 +138,7 @@ class PairwiseDecision:
 class _PairwiseProtocol(PlannedProtocol):
     """Shared planning and bookkeeping; subclasses say which calls and how to decide."""
 
-    ARGS = ("seed", "temperature", "max_tokens", "verdict_format")
+    ARGS: ClassVar[tuple[str, ...]] = ("seed", "temperature", "max_tokens", "verdict_format")
     task = "pairwise"
     name = ""
 
@@ -180,9 +205,32 @@ class PairwiseDirect(_PairwiseProtocol):
 
 @register("both-orders")
 class BothOrders(_PairwiseProtocol):
-    """The seeded order and its reverse; verdict = net vote, consistent when they agree."""
+    """The seeded order and its reverse, consistent when they agree.
 
+    Args:
+        rule: how the two verdicts combine. ``"net"`` (default): their net vote, so one
+            order's win against the other's tie is a win (:func:`net_verdict`).
+            ``"strict"``: MT-Bench's two-game rule, a win only when both orders prefer the
+            same response, else a tie (:func:`strict_verdict`). Either way, a failed call
+            fails the item (no decision).
+        seed, temperature, max_tokens, verdict_format: as for every pairwise protocol.
+
+    Raises:
+        ValueError: an unknown ``rule`` or ``verdict_format``.
+    """
+
+    ARGS = (*_PairwiseProtocol.ARGS, "rule")
     name = "both-orders"
+
+    def __init__(self, seed: int = 0, temperature: float = 0.0, max_tokens: int = 2048,
+                 verdict_format: VerdictFormat = "token", rule: PairwiseRule = "net") -> None:
+        if rule not in get_args(PairwiseRule):
+            raise ValueError(f"rule must be one of {get_args(PairwiseRule)!r}, got {rule!r}")
+        super().__init__(seed, temperature, max_tokens, verdict_format)
+        self.rule = rule
+
+    def params(self) -> dict[str, Any]:
+        return {**super().params(), "rule": self.rule}
 
     def plan(self, item: PairwiseItem) -> list[PlannedCall]:
         return [self._call(item, self._order(item)), self._call(item, self._order(item, True))]
@@ -190,7 +238,8 @@ class BothOrders(_PairwiseProtocol):
     def _verdict(self, original):
         if None in original:  # one order alone is the pairwise protocol, not both orders
             return None, None
-        return net_verdict(original), original[0] == original[1]
+        verdict = strict_verdict(*original) if self.rule == "strict" else net_verdict(original)
+        return verdict, original[0] == original[1]
 
 
 @register("keyed")

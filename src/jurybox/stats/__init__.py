@@ -4,7 +4,8 @@ from ._bootstrap import bootstrap_mean_ci
 from .interval import ConfidenceInterval
 from .accuracy import AccuracyResult, accuracy
 from .coarse import CoarseAgreement, PairJaccard, co_rated_pairs, coarse_agreement
-from .krippendorff import AlphaResult, DegenerateAlphaWarning, Level, krippendorff_alpha
+from .krippendorff import (AlphaResult, DegenerateAlphaWarning, InsufficientRatingsError, Level,
+                           krippendorff_alpha)
 from .judgebench import (BucketAccuracy, JudgeBenchCounts, VoteOutcome, bucket_accuracy,
                          judgebench_counts, judgebench_vote)
 from .order import OrderDiagnostics, OrderTally, order_diagnostics
@@ -19,6 +20,7 @@ __all__ = [
     "CoarseAgreement",
     "ConfidenceInterval",
     "DegenerateAlphaWarning",
+    "InsufficientRatingsError",
     "JudgeBenchCounts",
     "Level",
     "OrderDiagnostics",

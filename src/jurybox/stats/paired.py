@@ -14,18 +14,24 @@ from .interval import ConfidenceInterval
 __all__ = ["PairedComparison", "paired_comparison"]
 
 
+#: ``PairedComparison.reason`` when every shared item is tied.
+NO_DISCORDANT_PAIRS = "no discordant pairs: no test possible"
+
+
 @dataclass(frozen=True)
 class PairedComparison:
     """Protocol B against protocol A on shared items.
 
     Attributes:
-        n: items both judged.
+        n: items both judged, >= 1.
         improvements: items where B's credit > A's; regressions: B < A; ties: equal.
         p_value: exact two-sided sign test on improvements vs regressions
-            (scipy.stats.binomtest, p = 0.5); NaN when there are no non-ties.
+            (scipy.stats.binomtest, p = 0.5); NaN when every item is tied (see ``reason``).
         difference: accuracy(B) - accuracy(A) on the shared items.
         confidence_interval: seeded percentile paired bootstrap CI of ``difference``
-            (items resampled jointly).
+            (items resampled jointly); when every difference is 0 it is the degenerate
+            ``[0, 0]`` with standard error 0 (NaN bounds for a single item).
+        reason: None, or why ``p_value`` is NaN (:data:`NO_DISCORDANT_PAIRS`).
     """
 
     n: int
@@ -36,6 +42,7 @@ class PairedComparison:
     difference: float
     confidence_interval: ConfidenceInterval
     confidence_level: float
+    reason: str | None = None
 
 
 def paired_comparison(a: Mapping[str, float | None], b: Mapping[str, float | None], *,
@@ -47,16 +54,28 @@ def paired_comparison(a: Mapping[str, float | None], b: Mapping[str, float | Non
         a, b: item id -> credit in [0, 1] (None = failed; such items are left out).
 
     Returns:
-        A PairedComparison; with no shared items, n = 0 and NaN statistics.
+        A PairedComparison over the items both judged. When every one is tied there is no
+        sign test: ``p_value`` is NaN and ``reason`` says "no discordant pairs: no test
+        possible" (the difference is 0 and, with two or more items, its interval the
+        degenerate [0, 0]).
+
+    Raises:
+        ValueError: no item was judged by both (nothing to compare; a comparison of nothing
+            is an error, not n = 0).
     """
     from scipy import stats  # lazy: scipy costs about a second to import
 
     shared = sorted(k for k in a.keys() & b.keys() if a[k] is not None and b[k] is not None)
+    if not shared:
+        judged_a = sum(v is not None for v in a.values())
+        judged_b = sum(v is not None for v in b.values())
+        raise ValueError(f"paired_comparison needs at least one item judged by both; got none "
+                         f"(a judged {judged_a!r} items, b judged {judged_b!r})")
     diffs: np.ndarray = np.array([float(b[k]) - float(a[k])  # type: ignore[arg-type]
                                   for k in shared], dtype=float)
     up, down = int((diffs > 0).sum()), int((diffs < 0).sum())
     p = stats.binomtest(up, up + down, 0.5).pvalue if up + down else math.nan
-    diff = float(diffs.mean()) if diffs.size else math.nan
     ci = bootstrap_mean_ci(diffs, confidence=confidence, n_resamples=n_resamples, seed=seed)
-    return PairedComparison(len(shared), up, down, len(shared) - up - down, float(p), diff, ci,
-                            confidence)
+    return PairedComparison(len(shared), up, down, len(shared) - up - down, float(p),
+                            float(diffs.mean()), ci, confidence,
+                            None if up + down else NO_DISCORDANT_PAIRS)

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .coarse import co_rated_pairs
-from .krippendorff import DegenerateAlphaWarning, Level, krippendorff_alpha
+from .krippendorff import (DegenerateAlphaWarning, InsufficientRatingsError, Level,
+                           krippendorff_alpha)
 
 __all__ = ["RaterProfile", "rater_profile", "PairwiseAlpha", "pairwise_alpha"]
 
@@ -49,8 +50,9 @@ class PairwiseAlpha:
 
     Attributes:
         raters: row/column order.
-        matrix: shape (n_raters, n_raters), symmetric, 1 on the diagonal; NaN for pairs with
-            too few co-rated items or an undefined alpha.
+        matrix: shape (n_raters, n_raters), symmetric, 1 on the diagonal; NaN ("undefined")
+            for pairs with too few co-rated items, an undefined alpha (no variation), or no
+            pairable rating (no co-rated item with both scores present).
         n_common: same shape, co-rated items per pair (0 below the threshold).
         skipped: why nothing was computed, or None.
     """
@@ -71,6 +73,9 @@ def pairwise_alpha(scores: Mapping[str, Mapping[str, float]], *, level: Level = 
         pairs: :func:`co_rated_pairs` of ``scores`` when the caller has it already.
         max_pairs: with more eligible pairs than this, nothing is computed (``skipped`` says
             so): one alpha per pair adds up with thousands of raters.
+
+    A pair whose items hold no pairable rating (possible only with ``pairs`` from the caller)
+    is an undefined cell, not an error: one pair must not sink the matrix.
     """
     raters = tuple(sorted(scores))
     index = {r: k for k, r in enumerate(raters)}
@@ -86,7 +91,10 @@ def pairwise_alpha(scores: Mapping[str, Mapping[str, float]], *, level: Level = 
                         dtype=float)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DegenerateAlphaWarning)
-            alpha = krippendorff_alpha(data, level=level, n_resamples=0).alpha
+            try:
+                alpha = krippendorff_alpha(data, level=level, n_resamples=0).alpha
+            except InsufficientRatingsError:
+                alpha = math.nan
         i, j = index[a], index[b]
         matrix[i, j] = matrix[j, i] = alpha
         n_common[i, j] = n_common[j, i] = len(items)

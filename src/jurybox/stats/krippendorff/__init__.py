@@ -26,14 +26,28 @@ from ._bootstrap import _bootstrap_ci
 from ._input import Level, _as_matrix, _check_options
 from ._levels import _PARTS
 from ._ratio import _EXACT_RATIO_VALUES, _ratio_delta  # noqa: F401  (tests reach for these)
-from ._units import _pairable, _undefined_reason
+from ._units import Insufficiency, _pairable, _undefined_reason, _unpairable
 
-__all__ = ["AlphaResult", "DegenerateAlphaWarning", "Level", "krippendorff_alpha"]
-
+__all__ = ["AlphaResult", "DegenerateAlphaWarning", "InsufficientRatingsError", "Level",
+           "krippendorff_alpha"]
 
 
 class DegenerateAlphaWarning(UserWarning):
     """Alpha is undefined for these ratings; the result is NaN and says why in ``reason``."""
+
+
+class InsufficientRatingsError(ValueError):
+    """The ratings hold no pairable value, so there is nothing to measure agreement on.
+
+    Attributes:
+        kind: ``"no ratings"`` (every cell missing, or an empty matrix), ``"single rater"``
+            (one row holds every rating) or ``"no pairable units"`` (several raters, but no
+            unit rated by two of them).
+    """
+
+    def __init__(self, kind: Insufficiency, message: str) -> None:
+        self.kind = kind
+        super().__init__(message)
 
 
 @dataclass(frozen=True)
@@ -44,11 +58,14 @@ class AlphaResult:
         alpha: 1 - D_o / D_e, at most 1 (perfect agreement), 0 at chance, negative below
             chance; NaN when undefined (see ``reason``).
         level: the level of measurement used.
-        n_units: pairable units (units with ratings from two or more raters).
+        n_units: pairable units (units with ratings from two or more raters); >= 1 from
+            ``krippendorff_alpha`` (``jurybox.agreement.analyze`` reports 0 for a group
+            without a pairable value, with the reason).
         n_raters: rows of the ratings matrix.
         n_pairable_values: n, the ratings in pairable units.
-        confidence_interval: (low, high) percentile bootstrap interval; (NaN, NaN) when
-            ``n_resamples`` is 0 or alpha is undefined.
+        confidence_interval: (low, high) percentile bootstrap interval with its standard
+            error; (NaN, NaN) when ``n_resamples`` is 0 or alpha is undefined; degenerate
+            (standard error 0) when every resample gives the same alpha.
         confidence_level: e.g. 0.95.
         n_resamples: bootstrap resamples requested.
         reason: None, or why alpha is undefined.
@@ -95,6 +112,10 @@ def krippendorff_alpha(ratings: Any, *, level: Level = "ordinal",
 
     Raises
     ------
+    InsufficientRatingsError
+        (a ValueError) The ratings hold no pairable value: no ratings at all, ratings from a
+        single rater, or no unit rated by two raters; ``kind`` says which. These are input
+        errors (there is nothing to measure agreement on), not an undefined alpha.
     ValueError
         ``ratings`` not 2-D; unknown ``level``; labels with level interval or ratio; a rating
         outside ``value_domain`` or a repeated entry in it; an infinite rating; a negative
@@ -103,8 +124,10 @@ def krippendorff_alpha(ratings: Any, *, level: Level = "ordinal",
     Warns
     -----
     DegenerateAlphaWarning
-        When alpha is undefined and returned as NaN with a ``reason``: no unit has ratings
-        from two raters, or every pairable rating has the same value (D_e = 0, so alpha = 0/0).
+        When alpha is undefined and returned as NaN with a ``reason``: every pairable rating
+        has the same value (D_e = 0, so alpha = 0/0). Our choice, after scipy's
+        ``DegenerateDataWarning``: the data are well formed but carry no variation, so the
+        result says so rather than raising.
 
     Notes
     -----
@@ -178,6 +201,9 @@ def krippendorff_alpha(ratings: Any, *, level: Level = "ordinal",
         return AlphaResult(alpha, level, int(units.m.size), int(matrix.shape[0]), int(units.n),
                            ci, confidence, n_resamples, reason)
 
+    unpairable = _unpairable(matrix, units)
+    if unpairable is not None:
+        raise InsufficientRatingsError(*unpairable)
     reason = _undefined_reason(units)
     if reason is not None:
         warnings.warn(f"Krippendorff's alpha is undefined: {reason}", DegenerateAlphaWarning,
@@ -185,7 +211,7 @@ def krippendorff_alpha(ratings: Any, *, level: Level = "ordinal",
         return result(math.nan, ConfidenceInterval(math.nan, math.nan), reason)
     parts = _PARTS[level](units, n_resamples > 0)
     alpha = 1.0 - (units.n - 1.0) * parts.observed.sum() / parts.expected
-    ci = (ConfidenceInterval(*_bootstrap_ci(units, parts, n_resamples, confidence, seed))
+    ci = (_bootstrap_ci(units, parts, n_resamples, confidence, seed)
           if n_resamples else ConfidenceInterval(math.nan, math.nan))
     return result(float(alpha), ci)
 

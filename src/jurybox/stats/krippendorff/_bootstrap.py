@@ -7,14 +7,17 @@ import math
 import numpy as np
 from scipy import sparse
 
+from ..interval import ConfidenceInterval
 from ._units import _Parts, _Units
 
 _BOOT_BLOCK = 1 << 22  # resample draws generated at once (b x n_units)
 
 
 def _bootstrap_ci(units: _Units, parts: _Parts, n_resamples: int, confidence: float,
-                  seed: int) -> tuple[float, float]:
-    """Percentile interval of alpha over resamples of pairable units (see the Notes above)."""
+                  seed: int) -> ConfidenceInterval:
+    """Percentile interval of alpha over resamples of pairable units (see the Notes above),
+    with the standard deviation of the resampled alphas (ddof = 1) as standard error;
+    degenerate when every resample gives the same alpha (e.g. perfect agreement)."""
     base = np.vstack([units.m, parts.observed])
     n_units = units.m.size
     rng = np.random.default_rng(seed)
@@ -42,6 +45,10 @@ def _bootstrap_ci(units: _Units, parts: _Parts, n_resamples: int, confidence: fl
                                                np.nan)
     alphas = alphas[~np.isnan(alphas)]
     if alphas.size == 0:
-        return (math.nan, math.nan)
+        return ConfidenceInterval(math.nan, math.nan)
     low, high = np.quantile(alphas, [(1.0 - confidence) / 2.0, (1.0 + confidence) / 2.0])
-    return (float(low), float(high))
+    if alphas.size < 2:  # one defined resample: no spread to measure
+        return ConfidenceInterval(float(low), float(high))
+    degenerate = bool(alphas.min() == alphas.max())
+    se = 0.0 if degenerate else float(np.std(alphas, ddof=1))
+    return ConfidenceInterval(float(low), float(high), standard_error=se, degenerate=degenerate)

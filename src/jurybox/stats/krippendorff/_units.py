@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from scipy import sparse
+
+
+#: Why ratings have no pairable value (``InsufficientRatingsError.kind``).
+Insufficiency = Literal["no ratings", "single rater", "no pairable units"]
 
 
 @dataclass(frozen=True)
@@ -32,9 +36,27 @@ def _pairable(matrix: np.ndarray) -> _Units:
     return _Units(matrix, present, m.astype(np.float64))
 
 
+def _unpairable(matrix: np.ndarray, units: _Units) -> tuple[Insufficiency, str] | None:
+    """(kind, message) when ``matrix`` has no pairable value, or None. Kinds, first match:
+    "no ratings", "single rater", "no pairable units"."""
+    if units.m.size:
+        return None
+    present = ~np.isnan(matrix)
+    n_raters, n_units = matrix.shape
+    if not present.any():
+        return "no ratings", (f"Krippendorff's alpha needs ratings; got none (shape "
+                              f"{(n_raters, n_units)!r}, every cell missing)")
+    raters = np.flatnonzero(present.any(axis=1))
+    if raters.size == 1:
+        return "single rater", (f"Krippendorff's alpha needs ratings from two or more raters; "
+                                f"only rater (row) {int(raters[0])!r} of {n_raters} has any")
+    return "no pairable units", (f"Krippendorff's alpha needs a unit rated by two or more "
+                                 f"raters; each of the {int(present.any(axis=0).sum())} rated "
+                                 f"units (of {n_units}) has a single rating")
+
+
 def _undefined_reason(units: _Units) -> str | None:
-    if units.m.size == 0:
-        return "no pairable units: no unit has ratings from two or more raters"
+    """Why alpha is NaN for pairable ``units`` (at least one unit), or None."""
     if np.fmin.reduce(units.x, axis=None) == np.fmax.reduce(units.x, axis=None):
         return ("no variation: every pairable rating has the same value, so the expected "
                 "disagreement D_e is 0")
