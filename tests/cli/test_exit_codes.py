@@ -23,8 +23,9 @@ def test_a_run_with_failed_items_is_partial_exit_3_and_a_rerun_retries_them(tmp_
     assert first.exit_code == 3, first.output
     failed = [r for r in read_jsonl(tmp_path / "run" / "items.jsonl") if r["failed"]]
     assert failed and all(r["failures"] == ["api"] for r in failed)
-    assert (f"partial: {len(failed)} of 12 items have no decision ({len(failed)} from API "
-            f"errors: rerun the same command to judge them again") in first.output
+    assert (f"partial: {len(failed)} of 12 items have no decision. {len(failed)} from API "
+            f"errors: rerun the same command to judge them again.") in first.output
+    assert "unusable" not in first.output
     manifest = json.loads((tmp_path / "run" / "run.json").read_text())
     assert manifest["status"] == "partial"
     assert manifest["sessions"][0]["failed_units"] == {"units": len(failed), "api": len(failed)}
@@ -48,8 +49,8 @@ def test_a_run_with_failed_items_is_partial_exit_3_and_a_rerun_retries_them(tmp_
 def test_unparseable_answers_are_partial_and_say_a_rerun_serves_the_same(tmp_path):
     result = runner.invoke(app, _args(tmp_path, "--sim-faults", "rate_refusal=0.4"))
     assert result.exit_code == 3, result.output
-    assert "none from API errors" in result.output
-    assert "from unusable or refused answers" in result.output
+    assert "from API errors" not in result.output
+    assert "from unusable or refused answers, recorded in calls.jsonl" in result.output
 
 
 def test_a_clean_run_exits_0(tmp_path):

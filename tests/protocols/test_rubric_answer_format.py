@@ -29,12 +29,13 @@ def test_result_marker_prompt_parser_and_no_schema():
     assert call.schema is None and judge.answer_schema(Unit("r", "i1")) == {}
     assert judge.params()["answer_format"] == "result-marker"
     assert call.parse("Feedback: clear enough.\n[RESULT] 3").score == 3
+    assert call.reask is not None and "[RESULT]" in call.reask and "JSON" not in call.reask
 
 
 def test_json_stays_the_default():
     judge = _judge()
     [call], _ = judge.plan_dimension(Unit("r", "i1"), "clarity")
-    assert judge.params()["answer_format"] == "json"
+    assert judge.params()["answer_format"] == "json" and call.reask is None
     assert call.schema is not None and call.schema["required"] == ["score", "confidence",
                                                                   "reasoning"]
     assert call.request.messages[1].content.endswith('"reasoning": "<one or two sentences>"}')

@@ -191,3 +191,32 @@ def test_an_answer_cut_off_at_the_token_limit_is_never_used():
     outcome = asyncio.run(runner.run(Job(REQ, _parse_int)))
     assert outcome.value == 7 and runner.totals.reasks == 1
     assert "cut off at the token limit" in provider.requests[1].messages[-1].content
+
+
+def test_reask_asks_again_in_the_format_the_job_asked_for():
+    # a JSON job keeps the follow-up it always had (its cache key must not move) ...
+    provider = ScriptedProvider(["seven", "7"])
+    asyncio.run(Runner(provider, retry=FAST_RETRY).run(Job(REQ, _parse_int)))
+    assert provider.requests[1].messages[2].content == (
+        "Your reply could not be used: expected an integer, got 'seven'. Reply again with "
+        "only the JSON object in the format asked for above.")
+    # ... verdict tokens and result markers are asked for as such, never as JSON
+    from jurybox.protocols.pairwise_prompts import TOKEN_REASK
+    from jurybox.protocols.rubric_prompts import MARKER_REASK
+
+    for asked in (TOKEN_REASK, MARKER_REASK):
+        provider = ScriptedProvider(["seven", "7"])
+        asyncio.run(Runner(provider, retry=FAST_RETRY).run(Job(REQ, _parse_int, reask=asked)))
+        follow_up = provider.requests[1].messages[2].content
+        assert follow_up.endswith(f"Reply again with {asked}.") and "JSON" not in follow_up
+
+
+def test_pairwise_token_calls_carry_their_reask():
+    from jurybox.datasets import PairwiseItem
+    from jurybox.protocols import build_protocol
+    from jurybox.protocols.pairwise_prompts import TOKEN_REASK
+
+    item = PairwiseItem(item_id="p", question="Q?", response_a="a", response_b="b", label="A>B")
+    token = build_protocol("pairwise", seed=0).plan(item)
+    as_json = build_protocol("pairwise", seed=0, verdict_format="json").plan(item)
+    assert [c.reask for c in token] == [TOKEN_REASK] and [c.reask for c in as_json] == [None]

@@ -144,12 +144,14 @@ def exit_for_status(result: Any, *, strict: bool = True) -> None:
         raise typer.Exit(EXIT_NOTHING_JUDGED)
     failed = result.failed_units
     if failed.units:
-        retry = (f"{failed.api} from API errors: rerun the same command to judge them again"
-                 if failed.api else "none from API errors")
-        other = failed.units - failed.api
-        rest = (f"; {other} from unusable or refused answers (recorded in calls.jsonl; a "
-                f"rerun serves the same answers from the cache)" if other else "")
-        print(f"partial: {failed.units} of {result.n_units} items have no decision ({retry}"
-              f"{rest}).", file=sys.stderr)
+        parts = [f"partial: {failed.units} of {result.n_units} items have no decision."]
+        if failed.api:
+            parts.append(f"{failed.api} from API errors: rerun the same command to judge "
+                         f"them again.")
+        if failed.units - failed.api:
+            parts.append(f"{failed.units - failed.api} from unusable or refused answers, "
+                         f"recorded in calls.jsonl (a rerun serves the same answers from the "
+                         f"cache).")
+        print(" ".join(parts), file=sys.stderr)
         if strict:
             raise typer.Exit(EXIT_PARTIAL)

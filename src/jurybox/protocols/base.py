@@ -40,6 +40,7 @@ class PlannedCall:
         parse: raw text -> judgment; raises ParseError when the text cannot be used.
         schema: the JSON schema of the answer (sent to servers that take one).
         meta: extra JSON-able metadata for calls.jsonl (which examples were shown, ...).
+        reask: what a re-ask after unusable output asks for; None: the JSON object.
     """
 
     call_id: str
@@ -49,6 +50,7 @@ class PlannedCall:
     parse: Callable[[str], Any]
     schema: dict[str, Any] | None = None
     meta: dict[str, Any] = field(default_factory=dict)
+    reask: str | None = None
 
 
 @runtime_checkable

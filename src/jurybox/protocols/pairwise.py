@@ -31,7 +31,7 @@ from ..datasets import PairwiseItem, Verdict
 from ..parsing import ShownVerdict, parse_verdict
 from ..runner import Outcome
 from .base import PlannedCall, PlannedProtocol, register
-from .pairwise_prompts import VerdictFormat, pairwise_request
+from .pairwise_prompts import TOKEN_REASK, VerdictFormat, pairwise_request
 from .permutations import base_order
 from .prompts import request_tag
 from .schemas import verdict_schema
@@ -169,7 +169,7 @@ class _PairwiseProtocol(PlannedProtocol):
         # a JSON verdict has a schema; Arena-Hard verdict tokens are free text
         schema = verdict_schema(keyed) if self.verdict_format == "json" else None
         return PlannedCall(call_id, order, ("A", "B"), request, partial(parse_verdict),
-                           schema=schema)
+                           schema=schema, reask=None if schema else TOKEN_REASK)
 
     def decide(self, item: PairwiseItem, calls: list[PlannedCall],
                outcomes: list[Outcome[Any]]) -> PairwiseDecision:

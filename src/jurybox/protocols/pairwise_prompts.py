@@ -15,7 +15,7 @@ from typing import Literal
 from ..providers import ChatRequest, Message
 from .prompts import escape_text
 
-__all__ = ["pairwise_request", "RESPONSE_BLOCK", "KEYED_MARKER", "JSON_MARKER",
+__all__ = ["TOKEN_REASK", "pairwise_request", "RESPONSE_BLOCK", "KEYED_MARKER", "JSON_MARKER",
            "PAIRWISE_SYSTEM", "VerdictFormat"]
 
 VerdictFormat = Literal["token", "json"]
@@ -38,6 +38,9 @@ _KEYED = (f"{KEYED_MARKER}: work out the correct answer step by step and write i
           "correct, and where does each go wrong?")
 _PLAIN = ("Compare the two responses. Check each one's reasoning and final answer for "
           "correctness, then decide which is better.")
+#: What a re-ask of a verdict-token answer asks for.
+TOKEN_REASK = "your final verdict on its own line, exactly one of the verdict tokens listed above"
+
 _TOKEN = ("End with your final verdict on its own line, exactly one of: [[A>>B]] (A is much "
           "better), [[A>B]] (A is better), [[A=B]] (equally good), [[B>A]] (B is better), "
           "[[B>>A]] (B is much better).")

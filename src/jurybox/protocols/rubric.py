@@ -31,7 +31,7 @@ from ..parsing import RubricJudgment
 from ..rubrics import Dimension, Rubric
 from .base import Calls, PlannedCall, Task, register
 from .examples import JudgeKind, select_examples
-from .rubric_prompts import (RUBRIC_ANSWER_FORMATS, RubricAnswerFormat, rubric_parser,
+from .rubric_prompts import (MARKER_REASK, RUBRIC_ANSWER_FORMATS, RubricAnswerFormat, rubric_parser,
                              rubric_request)
 from .schemas import rubric_schema
 
@@ -262,6 +262,7 @@ class RubricJudge:
             calls.append(PlannedCall(
                 f"{name}/s{s}", (), (), request, rubric_parser(dim, self.answer_format),
                 schema=self._schema(dim),
+                reask=MARKER_REASK if self.answer_format == "result-marker" else None,
                 meta={"rater_id": unit.rater_id, "item_id": unit.item_id, "dimension": name,
                       "condition": cond.name, "sample": s,
                       # which ratings were shown, so a run can be audited

@@ -24,10 +24,13 @@ from ..rubrics import Dimension
 from .examples import Example
 from .prompts import escape_text, request_tag
 
-__all__ = ["rubric_request", "rubric_parser", "RUBRIC_MARKER", "EXAMPLES_FROM",
+__all__ = ["MARKER_REASK", "rubric_request", "rubric_parser", "RUBRIC_MARKER", "EXAMPLES_FROM",
            "RESULT_FORMAT_MARKER", "RUBRIC_ANSWER_FORMATS", "RubricAnswerFormat"]
 
 RUBRIC_MARKER = "Rate the item on this dimension"
+
+#: What a re-ask of a result-marker answer asks for.
+MARKER_REASK = "your feedback, then [RESULT] and the score, in the format asked for above"
 
 #: How a rubric judge is asked to answer: a JSON object, or feedback then ``[RESULT] <score>``.
 RubricAnswerFormat = Literal["json", "result-marker"]

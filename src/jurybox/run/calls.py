@@ -49,7 +49,9 @@ class ItemCalls:
                 **call.meta}
         request = (call.request if self.formats is None
                    else self.formats.apply(call.request, call.schema))
-        task = asyncio.ensure_future(self.runner.run(Job(request, call.parse, meta)))
+        job = (Job(request, call.parse, meta) if call.reask is None
+               else Job(request, call.parse, meta, reask=call.reask))
+        task = asyncio.ensure_future(self.runner.run(job))
         self._asked[call.request] = (task, askers)
         return task
 

@@ -20,10 +20,13 @@ from ..providers import ChatRequest, ChatResponse, Message, Provider
 from .records import CallRecord, Failure, FailureKind, Outcome, Totals
 from .retry import RetryPolicy
 
-__all__ = ["AnswerStore", "Job", "Runner", "reask_request"]
+__all__ = ["AnswerStore", "Job", "REASK_JSON", "Runner", "reask_request"]
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+
+#: What a re-ask asks for unless the job says otherwise (a JSON answer).
+REASK_JSON = "only the JSON object in the format asked for above"
 
 
 class AnswerStore(Protocol):
@@ -43,18 +46,21 @@ class Job(Generic[T]):
         request: what to send.
         parse: turns raw text into a value; raises ParseError when it cannot.
         meta: JSON-able metadata copied into every CallRecord (item id, protocol, ...).
+        reask: what a re-ask asks for (see :func:`reask_request`).
     """
 
     request: ChatRequest
     parse: Callable[[str], T]
     meta: dict[str, Any] = field(default_factory=dict)
+    reask: str = REASK_JSON
 
 
-def reask_request(request: ChatRequest, raw: str, error: str) -> ChatRequest:
+def reask_request(request: ChatRequest, raw: str, error: str, *,
+                  asked: str = REASK_JSON) -> ChatRequest:
     """The follow-up request after unusable output: the conversation, the judge's reply, and
-    the validation error with a request to answer again in the asked format."""
-    follow_up = (f"Your reply could not be used: {error}. Reply again with only the JSON "
-                 f"object in the format asked for above.")
+    the validation error with a request to answer again with ``asked`` (the answer format:
+    a JSON object unless the job asked for verdict tokens or a result marker)."""
+    follow_up = f"Your reply could not be used: {error}. Reply again with {asked}."
     return request.model_copy(update={"messages": request.messages + (
         Message(role="assistant", content=raw), Message(role="user", content=follow_up))})
 
@@ -138,7 +144,7 @@ class Runner:
                 kind: FailureKind = "refusal" if exc.kind == "refusal" else "parse"
                 if reask == 0 and self.reask:
                     self._emit(record)  # no outcome: the re-ask follows
-                    request = reask_request(request, record.text, str(exc))
+                    request = reask_request(request, record.text, str(exc), asked=job.reask)
                     key, reask = cache_key(self._identity, request), 1
                     continue
                 record.outcome = kind
