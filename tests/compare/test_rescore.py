@@ -108,3 +108,14 @@ def test_rescore_run_warns_about_skipped_lines(tmp_path):
     with pytest.warns(SkippedLinesWarning, match=r"skipped 1 line\(s\) .* \(line 3\)"):
         again = rescore_run(tmp_path / "run", tmp_path / "rescored")
     assert again.summary.protocols["direct"].accuracy.n == 2  # both answers were still read
+
+
+def test_a_calls_jsonl_that_is_a_directory_is_a_data_error(tmp_path):
+    from jurybox.errors import DataError
+
+    config = BenchConfig(dataset="rewardbench2-sample", protocols=("direct",), limit=1)
+    run_bench(config, tmp_path / "run", options=RunOptions(retry=RetryPolicy(attempts=1)))
+    (tmp_path / "run" / "calls.jsonl").unlink()
+    (tmp_path / "run" / "calls.jsonl").mkdir()  # an IsADirectoryError traceback before
+    with pytest.raises(DataError, match=r"calls\.jsonl: not a file"):
+        rescore_run(tmp_path / "run", tmp_path / "rescored")

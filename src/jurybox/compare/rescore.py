@@ -226,6 +226,8 @@ def _read_manifest(run_dir: Path) -> dict:
                         ) from None
     if not (run_dir / "calls.jsonl").exists():
         raise DataError(run_dir / "calls.jsonl", "file not found: nothing to rescore")
+    if not (run_dir / "calls.jsonl").is_file():
+        raise DataError(run_dir / "calls.jsonl", "not a file: nothing to rescore")
     return manifest
 
 
