@@ -72,3 +72,50 @@ def test_a_judgebench_format_file_gets_pairwise_protocols_by_default(tmp_path):
     path.write_text(json.dumps(row) + "\n" + json.dumps({**row, "pair_id": "p2"}) + "\n")
     result = run_bench(BenchConfig(dataset=str(path)), tmp_path / "run")
     assert list(result.summary.protocols) == ["pairwise", "both-orders", "apoc"]
+
+
+def test_recorded_answers_skip_unreadable_lines_and_say_which(tmp_path):
+    from jurybox.compare import RecordedAnswers
+
+    calls = tmp_path / "calls.jsonl"
+    good = json.dumps({"key": "k1", "text": "[[A>B]]", "error": None})
+    calls.write_bytes(b"\n".join([
+        good.encode(),                                           # 1: an answer
+        json.dumps({"key": "k2", "text": None, "error": "timeout"}).encode(),  # 2: a failure
+        b'{"key": "k3", "te',                                    # 3: cut short
+        b"[1, 2]",                                               # 4: JSON, not a record
+        b"",                                                     # 5: blank: ignored
+        b'{"key": "k4", "text": "caf\xe9"}',                     # 6: not UTF-8
+        json.dumps({"text": "no key"}).encode(),                 # 7: no key
+        b"[" * 100_000,                                          # 8: nested too deeply
+    ]) + b"\n")
+    answers = RecordedAnswers(calls)
+    assert len(answers) == 1 and answers.get("k1").text == "[[A>B]]"
+    assert answers.skipped == [3, 4, 6, 8] and answers.unusable == 1
+    assert answers.problems() == (
+        f"{calls}: skipped 4 line(s) that are not JSON records (line 3, 4, 6, 8) and 1 answer "
+        f"record(s) without a text key and text; the calls they recorded are failures in the "
+        f"rescore")
+
+
+def test_rescore_run_warns_about_skipped_lines(tmp_path):
+    from jurybox.compare import SkippedLinesWarning
+
+    config = BenchConfig(dataset="rewardbench2-sample", protocols=("direct",), limit=2)
+    run_bench(config, tmp_path / "run", options=RunOptions(retry=RetryPolicy(attempts=1)))
+    calls = tmp_path / "run" / "calls.jsonl"
+    calls.write_text(calls.read_text() + '{"cut short\n')  # 2 items x 1 call, then line 3
+    with pytest.warns(SkippedLinesWarning, match=r"skipped 1 line\(s\) .* \(line 3\)"):
+        again = rescore_run(tmp_path / "run", tmp_path / "rescored")
+    assert again.summary.protocols["direct"].accuracy.n == 2  # both answers were still read
+
+
+def test_a_calls_jsonl_that_is_a_directory_is_a_data_error(tmp_path):
+    from jurybox.errors import DataError
+
+    config = BenchConfig(dataset="rewardbench2-sample", protocols=("direct",), limit=1)
+    run_bench(config, tmp_path / "run", options=RunOptions(retry=RetryPolicy(attempts=1)))
+    (tmp_path / "run" / "calls.jsonl").unlink()
+    (tmp_path / "run" / "calls.jsonl").mkdir()  # an IsADirectoryError traceback before
+    with pytest.raises(DataError, match=r"calls\.jsonl: not a file"):
+        rescore_run(tmp_path / "run", tmp_path / "rescored")

@@ -71,3 +71,67 @@ def test_bad_yaml_names_the_line(tmp_path):
     path.write_text("name: t\ndimensions: [\n  {name: a\n")
     with pytest.raises(DataError, match=r"r\.yaml:\d+: invalid YAML"):
         load_rubric(path)
+
+
+def test_non_utf8_rubric_names_the_file_and_line(tmp_path):
+    path = tmp_path / "r.yaml"
+    path.write_bytes("name: t\ndescription: caf\xe9\ndimensions: []\n".encode("latin-1"))
+    with pytest.raises(DataError) as err:
+        load_rubric(path)
+    assert (err.value.path, err.value.line) == (str(path), 2)
+    assert "not UTF-8 text" in err.value.message
+
+
+@pytest.mark.parametrize("name", ["r.yaml", "r.json"])
+def test_rubric_nested_100000_deep_is_a_data_error(tmp_path, name):
+    path = tmp_path / name
+    path.write_text('{"name": ' + "[" * 100_000 + "]" * 100_000 + "}\n")
+    with pytest.raises(DataError, match="nested too deeply"):
+        load_rubric(path)
+
+
+def test_rubric_integer_past_the_conversion_limit_is_a_data_error(tmp_path):
+    path = _rubric(tmp_path, "  - name: a\n    scale: {min: 1, max: " + "9" * 5000 + "}\n")
+    with pytest.raises(DataError, match="invalid YAML value: Exceeds the limit"):
+        load_rubric(path)
+
+
+@pytest.mark.parametrize("text, fragment", [('"bad\\ud800"', "lone surrogate"),
+                                             ('"bad\\0"', "NUL character")])
+def test_rubric_text_that_cannot_be_sent_names_the_field(tmp_path, text, fragment):
+    path = _rubric(tmp_path, f"  - name: a\n    description: {text}\n"
+                             f"    scale: {{min: 1, max: 4}}\n")
+    with pytest.raises(DataError) as err:
+        load_rubric(path)
+    assert err.value.field == "dimensions.0.description" and fragment in err.value.message
+
+
+def test_gating_check_on_a_huge_scale_is_instant(tmp_path):
+    # the check used to list every level of the prerequisite's scale: 10**12 of them here
+    path = _rubric(tmp_path, """  - name: a
+    scale: {min: 0, max: 1000000000000}
+  - name: b
+    scale: {min: 1, max: 4}
+    requires: {a: ">= 2"}
+  - name: c
+    scale: {min: 1, max: 4}
+    requires: {a: "== 1000000000001"}
+""")
+    with pytest.raises(DataError, match=r"'c' requires 'a' == 1000000000001, which can never "
+                                        r"pass on 'a''s scale 0-1000000000000"):
+        load_rubric(path)
+
+
+@pytest.mark.parametrize("rule, verdict", [
+    ("< 1", "can never pass"), ("<= 4", "always passes"), ("< 5", "always passes"),
+    ("== 5", "can never pass"), ("== 0", "can never pass"),
+    ("<= 1", None), ("== 4", None), ("> 3", None), ("< 2", None)])
+def test_gating_rules_that_never_or_always_pass_on_a_1_to_4_scale(tmp_path, rule, verdict):
+    # a passes on some but not all of 1..4 exactly when the rule is useful
+    path = _rubric(tmp_path, DIM.format(name="a") + DIM.format(name="b")
+                   + f"    requires: {{a: '{rule}'}}\n")
+    if verdict is None:
+        assert load_rubric(path).names == ["a", "b"]
+    else:
+        with pytest.raises(DataError, match=f"requires 'a' {rule}, which {verdict}"):
+            load_rubric(path)

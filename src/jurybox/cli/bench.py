@@ -101,7 +101,7 @@ def bench(
     subset: Annotated[str, typer.Option(envvar="JURYBOX_SUBSET",
                                         help="RewardBench 2 subset ('all' for every "
                                         "row).")] = "Factuality",
-    n_candidates: Annotated[int, typer.Option(envvar="JURYBOX_N_CANDIDATES", min=2,
+    n_candidates: Annotated[int, typer.Option(envvar="JURYBOX_N_CANDIDATES", min=2, max=26,
                                               help="Candidates per TruthfulQA item.")] = 4,
     tolerance: Annotated[float, typer.Option(envvar="JURYBOX_TOLERANCE",
                                              help="Listwise: winners within this many C_i "

@@ -24,7 +24,7 @@ def cache(
     if action not in ("info", "clear"):
         raise ValueError(f"action must be 'info' or 'clear', got {action!r}")
     if not path.exists():
-        console.print(f"{path}: no cache yet")
+        console.print(f"no cache at {path} (nothing was created)")
         return
     store = ResponseCache(path)
     try:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+import warnings
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
@@ -82,15 +84,21 @@ def score(
 ) -> None:
     """Score judge outputs that already exist, with no model calls: rerun a run's decisions
     from its calls.jsonl with the current parser, or score recorded JudgeBench outputs."""
-    from ..compare import rescore_run
+    from ..compare import SkippedLinesWarning, rescore_run
     from ..datasets import BUNDLED_OUTPUTS, bundled_path
     from ._tables import print_bench_result
 
     target = bundled_path(BUNDLED_OUTPUTS[path]) if path in BUNDLED_OUTPUTS else Path(path)
     if target.is_dir():
         out = out or target / "rescored"
-        with BenchProgress() as progress:
+        with BenchProgress() as progress, warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", SkippedLinesWarning)
             result = rescore_run(target, out, hooks=progress.hooks())
+        for w in caught:
+            if issubclass(w.category, SkippedLinesWarning):
+                print(f"warning: {' '.join(str(w.message).split())}", file=sys.stderr)
+            else:
+                warnings.showwarning(w.message, w.category, w.filename, w.lineno)
         print_bench_result(result, f"{target}: re-parsed from calls.jsonl (no model calls)")
         exit_for_status(result, strict=False)
         return

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +30,7 @@ from ..stats import (BucketAccuracy, JudgeBenchCounts, bucket_accuracy, judgeben
 from .run import BenchConfig, BenchResult, replay_bench
 
 __all__ = ["DecisionDiff", "OutputsScore", "score_outputs", "RecordedAnswers", "rescore_run",
-           "config_from_manifest"]
+           "config_from_manifest", "SkippedLinesWarning"]
 
 _SHOWN = {"A>B": "A", "B>A": "B", "A=B": "tie"}
 _ARENA_TOKEN = re.compile(r"\[\[([AB<>=]+)\]\]")
@@ -126,13 +127,51 @@ def score_outputs(pairs: Sequence[RecordedPair], *,
         n_decisive=len(decisive_first), no_verdict=no_verdict, differences=diffs)
 
 
+class SkippedLinesWarning(UserWarning):
+    """A recording had lines that could not be read; they were skipped."""
+
+
 class RecordedAnswers:
-    """A run's ``calls.jsonl`` as an answer store: cache key -> the answer recorded for it."""
+    """A run's ``calls.jsonl`` as an answer store: cache key -> the answer recorded for it.
+
+    Lines that are not JSON objects (a write cut short, bad bytes) are skipped, as are
+    answered records without a text ``key`` and ``text``; the requests they answered become
+    recorded failures when replayed.
+
+    Attributes:
+        path: the file.
+        skipped: numbers of the lines that are not JSON objects.
+        unusable: how many JSON records had no error and no text key or text.
+    """
 
     def __init__(self, calls_path: Path) -> None:
-        self._answers = {r["key"]: ChatResponse(text=r["text"],
-                                                finish_reason=r.get("finish_reason"))
-                         for r in iter_records(calls_path) if r.get("error") is None}
+        self.path, self.unusable = calls_path, 0
+        self.skipped: list[int] = []
+        self._answers: dict[str, ChatResponse] = {}
+        for r in iter_records(calls_path, self.skipped):
+            if r.get("error") is not None:
+                continue
+            key, text, finish = r.get("key"), r.get("text"), r.get("finish_reason")
+            if not isinstance(key, str) or not isinstance(text, str):
+                self.unusable += 1
+                continue
+            self._answers[key] = ChatResponse(
+                text=text, finish_reason=finish if isinstance(finish, str) else None)
+
+    def problems(self) -> str | None:
+        """One line saying what was skipped, or None when every line was read."""
+        if not self.skipped and not self.unusable:
+            return None
+        parts = []
+        if self.skipped:
+            shown = ", ".join(map(str, self.skipped[:10])) + (
+                ", ..." if len(self.skipped) > 10 else "")
+            parts.append(f"{len(self.skipped)} line(s) that are not JSON records (line "
+                         f"{shown})")
+        if self.unusable:
+            parts.append(f"{self.unusable} answer record(s) without a text key and text")
+        return (f"{self.path}: skipped {' and '.join(parts)}; the calls they recorded are "
+                f"failures in the rescore")
 
     def get(self, key: str) -> ChatResponse | None:
         return self._answers.get(key)
@@ -180,13 +219,15 @@ def _read_manifest(run_dir: Path) -> dict:
     if not path.exists():
         raise DataError(run_dir, "not a jurybox run directory (no run.json)")
     try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
+        manifest = json.loads(path.read_bytes())
         manifest["config"], manifest["model"]["endpoint"], manifest["dataset"]["sha256"]
-    except (ValueError, KeyError, TypeError) as exc:
+    except (ValueError, KeyError, TypeError, RecursionError) as exc:
         raise DataError(path, f"not a readable run manifest ({type(exc).__name__}: {exc})"
                         ) from None
     if not (run_dir / "calls.jsonl").exists():
         raise DataError(run_dir / "calls.jsonl", "file not found: nothing to rescore")
+    if not (run_dir / "calls.jsonl").is_file():
+        raise DataError(run_dir / "calls.jsonl", "not a file: nothing to rescore")
     return manifest
 
 
@@ -204,6 +245,10 @@ def rescore_run(run_dir: str | Path, out: str | Path, *, hooks: RunHooks | None 
         out: where the rescored run directory goes (must not be ``run_dir``).
         hooks: progress callbacks.
 
+    Warns:
+        SkippedLinesWarning: calls.jsonl has lines that could not be read (see
+            :class:`RecordedAnswers`); the CLI prints it on one line.
+
     Raises:
         DataError: not a run directory, unreadable run.json, no calls.jsonl, or the dataset
             bytes changed since the run.
@@ -219,7 +264,9 @@ def rescore_run(run_dir: str | Path, out: str | Path, *, hooks: RunHooks | None 
                                  simulated=bool(manifest["model"].get("simulated")))
     # the mode the last session's requests were made in (runs before structured outputs: off)
     last = (manifest.get("sessions") or [{}])[-1].get("structured") or {}
-    return replay_bench(config_from_manifest(manifest), endpoint,
-                        RecordedAnswers(run_dir / "calls.jsonl"), out,
+    answers = RecordedAnswers(run_dir / "calls.jsonl")
+    if answers.problems():
+        warnings.warn(SkippedLinesWarning(answers.problems()), stacklevel=2)
+    return replay_bench(config_from_manifest(manifest), endpoint, answers, out,
                         expected_sha256=manifest["dataset"]["sha256"], hooks=hooks,
                         structured=last.get("mode", "off"))

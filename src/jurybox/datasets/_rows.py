@@ -1,34 +1,105 @@
-"""Row readers for JSONL and parquet files, yielding (line, row) with 1-based lines."""
+"""Row readers for JSONL, CSV and parquet files, yielding (line, row) with 1-based lines.
+
+Text files are UTF-8, with or without a byte-order mark. Every way a file can be unreadable
+(bad bytes, bad JSON, JSON nested too deeply for the parser, an integer too long to convert,
+a CSV field over the csv module's size limit) is a DataError naming the file and line.
+"""
 
 from __future__ import annotations
 
+import csv
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import BinaryIO
 
 from ..errors import DataError, missing_extra
+
+
+class LongNumber:
+    """A JSON integer with more digits than Python converts (``sys.get_int_max_str_digits``,
+    4300 by default); it fails any type check with a message saying what it is."""
+
+    def __init__(self, digits: str) -> None:
+        self.n_digits = len(digits.lstrip("-"))
+
+    def __repr__(self) -> str:
+        return f"<a number of {self.n_digits} digits>"
+
+
+def _parse_int(digits: str) -> int | LongNumber:
+    try:
+        return int(digits)
+    except ValueError:
+        return LongNumber(digits)
+
+
+def _decode(path: Path, raw: bytes, line_no: int) -> str:
+    try:
+        return raw.decode("utf-8-sig" if line_no == 1 else "utf-8")
+    except UnicodeDecodeError as exc:
+        raise DataError(path, f"not UTF-8 text ({exc.reason} at byte {exc.start} of the line)",
+                        line=line_no) from None
 
 
 def iter_jsonl(path: Path) -> Iterator[tuple[int, dict]]:
     """Yield (line number, object) for each non-blank line; DataError on bad JSON."""
     with path.open("rb") as fh:
         for line_no, raw in enumerate(fh, start=1):
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise DataError(path, f"not UTF-8 text ({exc.reason} at byte {exc.start})",
-                                line=line_no) from None
+            line = _decode(path, raw, line_no)
             if not line.strip():
                 continue
             try:
-                row = json.loads(line)
+                row = json.loads(line, parse_int=_parse_int)
             except json.JSONDecodeError as exc:
                 raise DataError(path, f"invalid JSON: {exc.msg} (column {exc.colno})",
                                 line=line_no) from None
+            except RecursionError:
+                raise DataError(path, "JSON nested too deeply to read", line=line_no) from None
             if not isinstance(row, dict):
                 raise DataError(path, f"expected a JSON object, got {type(row).__name__}",
                                 line=line_no)
             yield line_no, row
+
+
+class _Lines:
+    """A binary file's lines as text, counting them (the csv module's own ``line_num`` lags
+    behind when it raises)."""
+
+    def __init__(self, path: Path, fh: BinaryIO) -> None:
+        self.path, self.fh, self.line = path, fh, 0
+
+    def __iter__(self) -> Iterator[str]:
+        for raw in self.fh:
+            self.line += 1
+            yield _decode(self.path, raw, self.line)
+
+
+def iter_csv(path: Path, *, required: Sequence[str] = ()) -> Iterator[tuple[int, dict]]:
+    """Yield (line, row) for each data row of a CSV file with a header (line 1).
+
+    The line is the row's last physical line (a quoted field may span several).
+
+    Raises:
+        DataError: bad bytes, a missing ``required`` column, a row with more fields than the
+            header, or a CSV the csv module cannot read (such as a field longer than its
+            limit, ``csv.field_size_limit()``, 131072 characters by default).
+    """
+    with path.open("rb") as fh:
+        lines = _Lines(path, fh)
+        reader = csv.DictReader(lines)
+        try:
+            missing = [c for c in required if c not in (reader.fieldnames or [])]
+            if missing:
+                raise DataError(path, f"missing column(s) {missing!r}; found "
+                                f"{reader.fieldnames!r}", line=1, field=missing[0])
+            for row in reader:
+                if None in row:
+                    raise DataError(path, f"more fields than the header's "
+                                    f"{len(reader.fieldnames or [])}", line=reader.line_num)
+                yield reader.line_num, row
+        except csv.Error as exc:
+            raise DataError(path, f"unreadable CSV: {exc}", line=lines.line) from None
 
 
 def iter_parquet(path: Path) -> Iterator[tuple[int, dict]]:
@@ -40,7 +111,10 @@ def iter_parquet(path: Path) -> Iterator[tuple[int, dict]]:
         import pyarrow.parquet as pq
     except ImportError:
         raise missing_extra("pyarrow", "parquet") from None
-    table = pq.read_table(path)
+    try:
+        table = pq.read_table(path)
+    except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError
+        raise DataError(path, f"not a readable parquet file ({exc})") from None
     for i, row in enumerate(table.to_pylist(), start=1):
         yield i, row
 
@@ -53,11 +127,15 @@ def iter_rows(path: Path) -> Iterator[tuple[int, dict]]:
 
 
 def require(path: Path, line: int, row: dict, field: str, kind: type | tuple = object):
-    """Return ``row[field]``, raising DataError if absent or not of ``kind``."""
+    """Return ``row[field]``, raising DataError if absent or not of ``kind`` (a boolean is
+    not an ``int`` here unless ``kind`` names ``bool``)."""
     if field not in row:
-        raise DataError(path, f"missing field; found {sorted(row)!r}", line=line, field=field)
+        raise DataError(path, f"missing field; found {sorted(row)!r:.200}", line=line,
+                        field=field)
     value = row[field]
-    if not isinstance(value, kind):
-        names = kind.__name__ if isinstance(kind, type) else "/".join(k.__name__ for k in kind)
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if not isinstance(value, kind) or (isinstance(value, bool) and int in kinds
+                                         and bool not in kinds):
+        names = "/".join(k.__name__ for k in kinds)
         raise DataError(path, f"expected {names}, got {value!r:.80}", line=line, field=field)
     return value

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..errors import DataError
 from ._rows import iter_rows, require
-from ._validate import IdTracker, check_file
+from ._validate import IdTracker, check_file, check_name, check_text
 from .items import PairwiseItem
 
 __all__ = ["iter_judgebench", "load_judgebench", "bucket_of", "BUCKETS"]
@@ -45,17 +45,18 @@ def iter_judgebench(path: str | Path, *, split: str | None = None) -> Iterator[P
         :func:`bucket_of`.
 
     Raises:
-        DataError: missing file or field, empty question or response, a label other than
-            A>B / B>A, duplicate pair_id (file, line, field).
+        DataError: missing file or field, a bad or empty pair_id, empty or bad text (NUL,
+            lone surrogate) in question, responses or source, a label other than A>B / B>A,
+            duplicate pair_id (file, line, field).
     """
     path = check_file(Path(path))
     split = split or path.stem
     ids = IdTracker(path, field="pair_id")
     for line, row in iter_rows(path):
-        pair_id = str(require(path, line, row, "pair_id", (str, int)))
+        pair_id = check_name(path, line, "pair_id", require(path, line, row, "pair_id"))
         fields = {}
         for name in ("question", "response_A", "response_B", "source"):
-            value = require(path, line, row, name, str)
+            value = check_text(path, line, name, require(path, line, row, name, str))
             if not value.strip():
                 raise DataError(path, "empty text", line=line, field=name)
             fields[name] = value

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..errors import DataError
 from ._rows import iter_rows, require
-from ._validate import IdTracker, check_file
+from ._validate import IdTracker, check_file, check_name, check_text
 from .judgebench import LABELS, bucket_of
 
 __all__ = ["RecordedPair", "load_judgebench_outputs", "DECISIONS"]
@@ -55,21 +55,21 @@ def _raw_text(path: Path, line: int, k: int, judgment: object) -> str:
     if not isinstance(text, str):
         raise DataError(path, f"'response' must be the judge's raw text, got {text!r:.40}",
                         line=line, field=f"{field}.response")
-    return text
+    return check_text(path, line, f"{field}.response", text)
 
 
 def load_judgebench_outputs(path: str | Path) -> list[RecordedPair]:
     """Load a JudgeBench outputs file.
 
     Raises:
-        DataError: missing file or field, not exactly two judgments, a judgment without the
-            raw text, an unknown label or decision, duplicate pair_id, no pairs (file, line,
-            field).
+        DataError: missing file or field, a bad or empty pair_id, not exactly two
+            judgments, a judgment without the raw text, bad text (NUL, lone surrogate), an
+            unknown label or decision, duplicate pair_id, no pairs (file, line, field).
     """
     path = check_file(Path(path))
     pairs, ids = [], IdTracker(path, field="pair_id")
     for line, row in iter_rows(path):
-        pair_id = str(require(path, line, row, "pair_id", (str, int)))
+        pair_id = check_name(path, line, "pair_id", require(path, line, row, "pair_id"))
         label = require(path, line, row, "label", str)
         if label not in LABELS:
             raise DataError(path, f"label must be one of {LABELS!r}, got {label!r}", line=line,
@@ -88,10 +88,10 @@ def load_judgebench_outputs(path: str | Path) -> list[RecordedPair]:
                 raise DataError(path, f"decision must be one of {DECISIONS!r} or null, got "
                                 f"{d!r}", line=line, field="judgments.decision")
         ids.add(pair_id, line)
-        source = require(path, line, row, "source", str)
+        source = check_text(path, line, "source", require(path, line, row, "source", str))
         pairs.append(RecordedPair(
             pair_id=pair_id, source=source, bucket=bucket_of(source), label=label,
-            judge_name=str(row.get("judge_name", "")),
+            judge_name=check_text(path, line, "judge_name", row.get("judge_name", "")),
             texts=(_raw_text(path, line, 0, judgments[0]["judgment"]),
                    _raw_text(path, line, 1, judgments[1]["judgment"])),
             decisions=decisions))

@@ -1,12 +1,13 @@
 """Long-format ratings: one row per (item, rater, dimension) with a score.
 
 Columns: ``item_id, rater_id, dimension, score`` and optionally ``domain`` and ``group``
-(further columns, such as rater demographics, are ignored). Formats: CSV, JSONL, parquet.
+(further columns, such as rater demographics, are ignored). Formats: CSV (UTF-8, with or
+without a byte-order mark), JSONL, parquet. The id, dimension, domain and group fields are
+names: text or an integer, not blank, at most 256 characters, no NUL or lone surrogate.
 """
 
 from __future__ import annotations
 
-import csv
 import math
 import re
 from collections.abc import Collection, Iterator, Mapping
@@ -14,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import DataError
-from ._rows import iter_jsonl, iter_parquet
-from ._validate import check_file
+from ._rows import iter_csv, iter_jsonl, iter_parquet
+from ._validate import check_file, check_name
 
 __all__ = ["Rating", "RatingsTable", "load_ratings", "RATING_COLUMNS"]
 
@@ -74,32 +75,15 @@ def _rows(path: Path) -> Iterator[tuple[int, dict]]:
     elif path.suffix in (".jsonl", ".json"):
         yield from iter_jsonl(path)
     else:
-        try:
-            with path.open(newline="", encoding="utf-8") as fh:
-                reader = csv.DictReader(fh)
-                missing = [c for c in RATING_COLUMNS if c not in (reader.fieldnames or [])]
-                if missing:
-                    raise DataError(path, f"missing column(s) {missing!r}; found "
-                                    f"{reader.fieldnames!r}", line=1, field=missing[0])
-                for row in reader:
-                    if None in row:
-                        raise DataError(path, f"more fields than the header's "
-                                        f"{len(reader.fieldnames or [])}", line=reader.line_num)
-                    yield reader.line_num, row
-        except UnicodeDecodeError as exc:
-            raise DataError(path, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        yield from iter_csv(path, required=RATING_COLUMNS)
 
 
 def _text(path: Path, line: int, row: dict, name: str, required: bool = True) -> str | None:
+    """A name field (see :func:`check_name`), stripped; None when absent and optional."""
     value = row.get(name)
-    if value is not None and not isinstance(value, (str, int)):
-        raise DataError(path, f"must be text or an integer, got {value!r:.40}", line=line,
-                        field=name)
-    if value is None or (isinstance(value, str) and not value.strip()):
-        if required:
-            raise DataError(path, "missing or empty", line=line, field=name)
+    if not required and (value is None or (isinstance(value, str) and not value.strip())):
         return None
-    return str(value).strip()
+    return check_name(path, line, name, value).strip()
 
 
 _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$", re.ASCII)
@@ -144,9 +128,10 @@ def load_ratings(path: str | Path, *, numeric: bool = True,
             for every dimension or per dimension; they become NaN, missing for statistics.
 
     Raises:
-        DataError: missing file or column, empty field, non-numeric score where numbers are
-            needed, an unknown dimension, a duplicate (item, rater, dimension) row (naming both
-            lines), or no rows.
+        DataError: missing file or column, an empty, too long or non-text name field,
+            unreadable bytes or CSV, non-numeric score where numbers are needed, an unknown
+            dimension, a duplicate (item, rater, dimension) row (naming both lines), or no
+            rows.
     """
     from .registry import BUNDLED_RATINGS, resolve_bundled  # registry imports this module
 

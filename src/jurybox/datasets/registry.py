@@ -10,6 +10,7 @@ from importlib import resources
 from pathlib import Path
 
 from ..errors import ConfigError, DataError
+from ._validate import MAX_CANDIDATES, check_file
 from .generic import iter_listwise_jsonl
 from .items import ListwiseItem, PairwiseItem
 from .judgebench import iter_judgebench
@@ -207,11 +208,12 @@ def load_dataset(dataset: str, *, format: str = "auto", subset: str | None = "Fa
         n: candidates per TruthfulQA item.
 
     Raises:
-        DataError: unknown name or missing file, bad format, bad rows, duplicate ids across
-            files.
+        DataError: unknown name or missing file, a path that is not a readable file, bad
+            rows, duplicate ids across files.
+        ConfigError: unknown ``format``; ``n`` outside 2..26 for TruthfulQA.
     """
     if format not in FORMATS:
-        raise DataError(dataset, f"unknown format {format!r}; choose one of {FORMATS!r}")
+        raise ConfigError(f"unknown format {format!r}; choose one of {FORMATS!r}")
     if dataset in BUNDLED:
         relatives, fmt = BUNDLED[dataset]
         paths, name = [bundled_path(r) for r in relatives], dataset
@@ -220,9 +222,11 @@ def load_dataset(dataset: str, *, format: str = "auto", subset: str | None = "Fa
         paths, name = [Path(dataset)], Path(dataset).stem
         if not paths[0].exists():
             raise DataError(paths[0], f"file not found (bundled datasets: {sorted(BUNDLED)!r})")
+        check_file(paths[0])
         format = _sniff(paths[0]) if format == "auto" else format
-    if format == "truthfulqa" and n < 2:
-        raise ValueError(f"n must be >= 2, got {n!r}")
+    if format == "truthfulqa" and not 2 <= n <= MAX_CANDIDATES:
+        raise ConfigError(f"n (candidates per TruthfulQA item) must be 2 to {MAX_CANDIDATES}, "
+                          f"got {n!r}")
     splits: dict[str, int] = {}
     ids: set[str] = set()
     for path in paths:

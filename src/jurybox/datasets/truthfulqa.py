@@ -8,12 +8,12 @@ Dataset order puts the gold first; protocols always shuffle before showing (see
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Iterator
 from pathlib import Path
 
-from ..errors import DataError
-from ._validate import IdTracker, check_file, make_item
+from ..errors import ConfigError, DataError
+from ._rows import iter_csv
+from ._validate import MAX_CANDIDATES, IdTracker, check_file, check_text, make_item
 from .items import ListwiseItem
 
 __all__ = ["iter_truthfulqa", "load_truthfulqa", "TRUTHFULQA_COLUMNS"]
@@ -32,48 +32,39 @@ def iter_truthfulqa(path: str | Path, *, n: int = 4) -> Iterator[ListwiseItem]:
     Args:
         path: the CSV (columns include Question, Best Answer, Best Incorrect Answer,
             Incorrect Answers; incorrect answers separated by ``"; "``).
-        n: candidates per item, >= 2. Questions with fewer distinct answers get fewer.
+        n: candidates per item, 2 to 26. Questions with fewer distinct answers get fewer.
 
     Returns:
         Items with ids ``tqa-<row>`` (0-based data row), gold = {0}, group = Category.
 
     Raises:
-        DataError: missing file or columns, empty question or answer (file, line, field).
-        ValueError: n < 2.
+        DataError: missing file or columns, bad bytes or CSV, a row with more fields than
+            the header, empty question or answer, bad text (NUL) (file, line, field).
+        ConfigError: n outside 2..26.
     """
-    if n < 2:
-        raise ValueError(f"n must be >= 2, got {n!r}")
+    if not 2 <= n <= MAX_CANDIDATES:
+        raise ConfigError(f"n (candidates per TruthfulQA item) must be 2 to {MAX_CANDIDATES}, "
+                          f"got {n!r}")
     path = check_file(Path(path))
-    try:
-        yield from _read(path, n)
-    except UnicodeDecodeError as exc:
-        raise DataError(path, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-
-
-def _read(path: Path, n: int) -> Iterator[ListwiseItem]:
-    with path.open(newline="", encoding="utf-8") as fh:
-        reader = csv.DictReader(fh)
-        missing = [c for c in TRUTHFULQA_COLUMNS if c not in (reader.fieldnames or [])]
-        if missing:
-            raise DataError(path, f"missing column(s) {missing!r}; found {reader.fieldnames!r}",
-                            line=1, field=missing[0])
-        ids = IdTracker(path, field="Question")
-        for row_no, row in enumerate(reader):
-            line = reader.line_num
-            best = (row["Best Answer"] or "").strip()
-            wrong = [(row["Best Incorrect Answer"] or "").strip()]
-            for text in (row["Incorrect Answers"] or "").split(";"):
-                text = text.strip()
-                if text and text not in wrong and text != best:
-                    wrong.append(text)
-            if not best:
-                raise DataError(path, "empty best answer", line=line, field="Best Answer")
-            if not wrong[0]:
-                raise DataError(path, "empty best incorrect answer", line=line,
-                                field="Best Incorrect Answer")
-            question = row["Question"]
-            ids.add((question or "").strip(), line)
-            yield make_item(path, line, item_id=f"tqa-{row_no}", prompt=question,
-                            candidates=[best, *wrong][:n], gold=[0],
-                            group=row.get("Category") or None, prompt_field="Question",
-                            candidates_field="Incorrect Answers")
+    ids = IdTracker(path, field="Question")
+    for row_no, (line, row) in enumerate(iter_csv(path, required=TRUTHFULQA_COLUMNS)):
+        for column in (*TRUTHFULQA_COLUMNS, "Category"):
+            if row.get(column):
+                check_text(path, line, column, row[column])
+        best = (row["Best Answer"] or "").strip()
+        wrong = [(row["Best Incorrect Answer"] or "").strip()]
+        for text in (row["Incorrect Answers"] or "").split(";"):
+            text = text.strip()
+            if text and text not in wrong and text != best:
+                wrong.append(text)
+        if not best:
+            raise DataError(path, "empty best answer", line=line, field="Best Answer")
+        if not wrong[0]:
+            raise DataError(path, "empty best incorrect answer", line=line,
+                            field="Best Incorrect Answer")
+        question = row["Question"]
+        ids.add((question or "").strip(), line)
+        yield make_item(path, line, item_id=f"tqa-{row_no}", prompt=question,
+                        candidates=[best, *wrong][:n], gold=[0],
+                        group=row.get("Category") or None, prompt_field="Question",
+                        candidates_field="Incorrect Answers", group_field="Category")

@@ -5,9 +5,10 @@ against each rater (arXiv 2604.22517). The judges themselves are the ``rubric`` 
 from .evaluate import (AlignmentRow, MeanCI, ReasoningSimilarity, ShotComparison, alignment,
                        paired_personalized_vs_aggregate, reasoning_similarity)
 from .plan import conditions, select_units
-from .run import PersonalizeConfig, PersonalizeResult, PersonalizeSummary, run_personalize
+from .run import (PersonalizeConfig, PersonalizeResult, PersonalizeSummary, check_scales,
+                  run_personalize)
 
 __all__ = ["AlignmentRow", "MeanCI", "PersonalizeConfig", "PersonalizeResult",
            "PersonalizeSummary", "ReasoningSimilarity", "ShotComparison", "alignment",
-           "conditions", "paired_personalized_vs_aggregate", "reasoning_similarity",
+           "check_scales", "conditions", "paired_personalized_vs_aggregate", "reasoning_similarity",
            "run_personalize", "select_units"]

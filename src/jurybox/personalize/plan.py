@@ -19,8 +19,15 @@ def conditions(judges: Sequence[str], shots: Sequence[int]) -> list[Condition]:
     zero-shot judge, judged once).
 
     Raises:
-        ConfigError: an unknown judge kind, a negative shot count, or nothing to judge.
+        ConfigError: no judge kind, an unknown or repeated judge kind, a negative shot count,
+            or nothing to judge.
     """
+    if not judges:
+        raise ConfigError(f"--judges/--configs names no judge kind; choose from {JUDGE_KINDS}")
+    twice = sorted({c for c in judges if list(judges).count(c) > 1})
+    if twice:
+        raise ConfigError(f"--judges/--configs names {', '.join(map(repr, twice))} more than "
+                          f"once")
     unknown = [c for c in judges if c not in JUDGE_KINDS]
     if unknown or any(k < 0 for k in shots):
         raise ConfigError(f"--judges/--configs takes {JUDGE_KINDS} and --shots integers >= 0; "

@@ -3,14 +3,15 @@ judges through the run engine, and evaluate alignment with each rater."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..datasets import file_sha256, load_rated_items, load_ratings, resolve_bundled
-from ..datasets import BUNDLED_ITEMS, BUNDLED_RATINGS, BUNDLED_RUBRICS
-from ..errors import ConfigError
+from ..datasets import BUNDLED_ITEMS, BUNDLED_RATINGS, BUNDLED_RUBRICS, RatingsTable
+from ..errors import ConfigError, DataError
 from ..protocols import RubricAnswerFormat, RubricContext, Unit, build_protocol
 from ..rubrics import Rubric, load_rubric
 from ..providers import redact_url
@@ -21,7 +22,8 @@ from .evaluate import (AlignmentRow, ReasoningSimilarity, ShotComparison, alignm
                        paired_personalized_vs_aggregate, reasoning_similarity)
 from .plan import conditions, select_units
 
-__all__ = ["PersonalizeConfig", "PersonalizeResult", "PersonalizeSummary", "run_personalize"]
+__all__ = ["PersonalizeConfig", "PersonalizeResult", "PersonalizeSummary", "check_scales",
+           "run_personalize"]
 
 
 @dataclass(frozen=True)
@@ -115,15 +117,38 @@ def _dimensions(config: PersonalizeConfig, rubric: Rubric, rated: list[str]) -> 
     return dims
 
 
+def check_scales(table: RatingsTable, rubric: Rubric, dimensions: Iterable[str]) -> None:
+    """Check that every rating on one of ``dimensions`` is an answer its rubric dimension
+    allows: an integer level of the scale (min..max) or the exclusion code (which
+    :func:`~jurybox.datasets.load_ratings` has already made NaN). A rating outside the scale
+    would make MAE and exact agreement meaningless, so it is refused, not clipped.
+
+    Raises:
+        DataError: the first rating outside its dimension's scale (file, line, ``score``).
+    """
+    wanted = set(dimensions)
+    for r in table.ratings:
+        if r.dimension not in wanted or not isinstance(r.score, float) or math.isnan(r.score):
+            continue
+        dim = rubric.dimension(r.dimension)
+        if not dim.valid_answer(r.score):
+            code = f" or the exclusion code {dim.exclusion.code}" if dim.exclusion else ""
+            raise DataError(table.path, f"score {r.score:g} by rater {r.rater_id!r} is not on "
+                            f"the rubric's scale for {r.dimension!r}: an integer "
+                            f"{dim.scale.min}-{dim.scale.max}{code}", line=r.line,
+                            field="score")
+
+
 def run_personalize(config: PersonalizeConfig, out: str | Path, *,
                     options: RunOptions | None = None,
                     hooks: RunHooks | None = None) -> PersonalizeResult:
     """Run (or resume) a personalize experiment and evaluate it.
 
     Raises:
-        DataError: bad ratings, items or rubric file.
-        ConfigError: unknown rater, judge kind, dimension or answer format; nothing to judge;
-            missing key.
+        DataError: bad ratings, items or rubric file; a rating off its dimension's scale
+            (:func:`check_scales`).
+        ConfigError: unknown, duplicate or no judge kind; unknown rater, dimension or answer
+            format; nothing to judge; missing key.
     """
     options = options or RunOptions()
     if config.seed < 0:  # numpy's generators, which the bootstrap uses, take seeds >= 0
@@ -134,6 +159,7 @@ def run_personalize(config: PersonalizeConfig, out: str | Path, *,
     items = load_rated_items(config.items, text_field=config.text_field,
                              group_field=config.group_field)
     dims = _dimensions(config, rubric, list(table.dimensions))
+    check_scales(table, rubric, dims)
     conds = conditions(config.judges, config.shots)
     units = select_units(table, raters=config.raters, limit=config.limit, items=list(items),
                          seed=config.seed)

@@ -76,28 +76,41 @@ def _drop_partial_tail(path: Path) -> None:
         fh.truncate(data.rfind(b"\n") + 1)
 
 
-def iter_records(path: Path) -> Iterator[dict]:
-    """Records of a JSONL file, one at a time; a line that is not JSON (a write cut short by
-    a crash) is skipped. A missing file yields nothing."""
+def iter_records(path: Path, skipped: list[int] | None = None) -> Iterator[dict]:
+    """Records (JSON objects) of a JSONL file, one at a time; a line that is not a JSON object
+    (a write cut short by a crash, bad bytes) is skipped, and its 1-based number appended to
+    ``skipped`` when given. Blank lines are ignored. A missing file yields nothing."""
     if not path.exists():
         return
-    with path.open(encoding="utf-8") as fh:
-        for line in fh:
-            try:
-                yield json.loads(line)
-            except json.JSONDecodeError:
+    with path.open("rb") as fh:
+        for line_no, line in enumerate(fh, start=1):
+            if not line.strip():
                 continue
+            try:
+                record = json.loads(line)
+            except (ValueError, RecursionError):  # bad JSON or bytes; nested too deeply
+                record = None
+            if isinstance(record, dict):
+                yield record
+            elif skipped is not None:
+                skipped.append(line_no)
 
 
 class Records:
     """A JSONL file's records, re-iterable: each iteration reads the file anew, line by line
-    (for summaries that pass over items.jsonl twice without holding it)."""
+    (for summaries that pass over items.jsonl twice without holding it).
+
+    Attributes:
+        skipped: line numbers the latest iteration skipped (see :func:`iter_records`).
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.skipped: list[int] = []
 
     def __iter__(self) -> Iterator[dict]:
-        return iter_records(self.path)
+        self.skipped = []
+        return iter_records(self.path, self.skipped)
 
 
 def read_jsonl(path: Path) -> list[dict]:

@@ -29,12 +29,14 @@ from __future__ import annotations
 import operator
 import re
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, ValidationError,
+                      model_validator)
 
 from ..datasets import BUNDLED_RUBRICS, resolve_bundled
+from ..datasets._validate import check_file, text_problem
 from ..errors import DataError
 
 __all__ = ["Scale", "Exclusion", "Dimension", "Rubric", "load_rubric", "Threshold"]
@@ -42,6 +44,17 @@ __all__ = ["Scale", "Exclusion", "Dimension", "Rubric", "load_rubric", "Threshol
 _OPS = {">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt,
         "==": operator.eq}
 _RULE = re.compile(r"^\s*(>=|>|<=|<|==)\s*(-?\d+)\s*$")
+
+
+def _sendable(text: str) -> str:
+    problem = text_problem(text)
+    if problem:
+        raise ValueError(f"text {problem}")
+    return text
+
+
+#: Rubric text goes into judge prompts: no NUL character, no lone surrogate.
+Text = Annotated[str, AfterValidator(_sendable)]
 
 
 class Threshold(BaseModel):
@@ -72,7 +85,7 @@ class Scale(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
     min: int
     max: int
-    levels: dict[int, str] = Field(default_factory=dict)
+    levels: dict[int, Text] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _check(self) -> Scale:
@@ -92,15 +105,15 @@ class Exclusion(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
     code: int
-    meaning: str
+    meaning: Text
 
 
 class Dimension(BaseModel):
     """One rubric dimension."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
-    name: str = Field(min_length=1)
-    description: str = ""
+    name: Annotated[Text, Field(min_length=1)]
+    description: Text = ""
     scale: Scale
     exclusion: Exclusion | None = None
     requires: dict[str, str] = Field(default_factory=dict)
@@ -123,8 +136,8 @@ class Rubric(BaseModel):
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
-    name: str
-    description: str = ""
+    name: Text
+    description: Text = ""
     dimensions: tuple[Dimension, ...]
 
     @model_validator(mode="after")
@@ -144,9 +157,12 @@ class Rubric(BaseModel):
                                      f"{prereq!r}; known: {names}")
                 threshold = Threshold.parse(rule)
                 scale = by_name[prereq].scale
-                passing = [v for v in range(scale.min, scale.max + 1) if threshold.passes(v)]
-                if not passing or len(passing) == scale.max - scale.min + 1:
-                    never = "can never pass" if not passing else "always passes"
+                # the ordering rules are monotone on min..max, so the two ends decide
+                ends = [threshold.passes(scale.min), threshold.passes(scale.max)]
+                some = (scale.min <= threshold.value <= scale.max if threshold.op == "=="
+                        else any(ends))
+                if not some or all(ends):
+                    never = "can never pass" if not some else "always passes"
                     raise ValueError(f"{d.name!r} requires {prereq!r} {threshold}, which "
                                      f"{never} on {prereq!r}'s scale {scale.min}-{scale.max}")
         object.__setattr__(self, "dimensions", tuple(by_name[n] for n in _order(by_name)))
@@ -203,18 +219,33 @@ def load_rubric(path: str | Path) -> Rubric:
     """Load and validate a rubric YAML file, or a bundled rubric by name (``"pbig"``,
     ``"squality"``, ``"offensiveness"``).
 
+    The file is UTF-8 (a byte-order mark is allowed); JSON, being YAML, works too. Texts
+    (names, descriptions, level descriptions) must not hold NUL characters or lone
+    surrogates: they go into judge prompts.
+
     Raises:
-        DataError: missing file, bad YAML, or an invalid rubric (the message names the field).
+        DataError: missing or unreadable file, bytes that are not UTF-8 (naming the line),
+            bad YAML (also: nested too deeply, or a value YAML cannot build, such as an
+            integer of more than 4300 digits), or an invalid rubric (the message names the
+            field).
     """
-    path = resolve_bundled(path, BUNDLED_RUBRICS)
-    if not path.is_file():
-        raise DataError(path, "file not found")
+    path = check_file(resolve_bundled(path, BUNDLED_RUBRICS))
+    raw = path.read_bytes()
     try:
-        data: Any = yaml.safe_load(path.read_text(encoding="utf-8"))
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise DataError(path, f"not UTF-8 text ({exc.reason} at byte {exc.start})",
+                        line=raw.count(b"\n", 0, exc.start) + 1) from None
+    try:
+        data: Any = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         raise DataError(path, f"invalid YAML: {getattr(exc, 'problem', exc)}",
                         line=mark.line + 1 if mark else None) from None
+    except RecursionError:
+        raise DataError(path, "invalid YAML: nested too deeply to read") from None
+    except ValueError as exc:  # a scalar YAML resolves but cannot build (a huge int, a date)
+        raise DataError(path, f"invalid YAML value: {exc}") from None
     try:
         return Rubric.model_validate(data)
     except ValidationError as exc:
