@@ -6,15 +6,14 @@ Each trial runs, in a child process,
         --sim-latency-ms 20 --sim-faults rate_429=0.03,rate_500=0.02,rate_malformed=0.05
         --concurrency 4 --out TMP/trial-I --cache TMP/trial-I.sqlite
 
-kills it with SIGKILL after a random delay (uniform over 10-90% of an uninterrupted run's
-wall time), ``--kills`` times in a row (each restart resumes the killed one), then runs it
-to the end. A trial passes when
+kills it with SIGKILL at a random moment (0-100 ms after items.jsonl reaches a random number
+of decisions, drawn from the first half of the work still to do), ``--kills`` times in a row
+(each restart resumes the killed one), then runs it to the end. A trial passes when
 
 - the latest decision of every (item, protocol) equals that of one uninterrupted run of the
   same command (its own folder and cache), and
 - run.json's totals equal the totals recomputed from calls.jsonl (every logged call counted
-  once, in the session that made it), and every session before the last says ``killed`` (a kill before the run directory
-  opened leaves none).
+  once, in the session that made it), and every session before the last says ``killed``.
 
 Usage: python benchmarks/kill_resume.py [--trials 10] [--kills 1] [--seed 0]
 The issue's scenario (10 kills, then a resume) is ``--trials 1 --kills 10``.
@@ -59,17 +58,23 @@ def run_to_end(out: Path, cache: Path) -> float:
     return time.perf_counter() - t0
 
 
-def kill_after(out: Path, cache: Path, delay: float) -> bool:
-    """Start the bench, SIGKILL it after ``delay`` s; False if it finished first."""
+def lines(path: Path) -> int:
+    return len(path.read_bytes().splitlines()) if path.exists() else 0
+
+
+def kill_at(out: Path, cache: Path, target: int, jitter: float) -> bool:
+    """Start the bench and SIGKILL it ``jitter`` s after items.jsonl reaches ``target`` lines
+    (so the kill lands mid-run, mid-call); False if it finished first."""
     proc = subprocess.Popen(bench_args(out, cache), env=env(), stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
-    try:
-        proc.wait(timeout=delay)
+    while proc.poll() is None and lines(out / "items.jsonl") < target:
+        time.sleep(0.005)
+    time.sleep(jitter)
+    if proc.poll() is not None:
         return False
-    except subprocess.TimeoutExpired:
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
-        return True
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    return True
 
 
 def decisions(out: Path) -> dict[tuple[str, str], dict]:
@@ -98,15 +103,23 @@ def main() -> None:
         passed = 0
         for trial in range(args.trials):
             out, cache = root / f"trial-{trial}", root / f"trial-{trial}.sqlite"
-            delays = [round(rng.uniform(0.1 * wall, 0.9 * wall), 2) for _ in range(args.kills)]
-            killed = sum(kill_after(out, cache, d) for d in delays)
+            moments = []
+            for _ in range(args.kills):  # each kill somewhere in the work still to do
+                written = lines(out / "items.jsonl")
+                target = rng.randint(written + 1, max(written + 1, written
+                                                      + (len(reference) - written) // 2))
+                moments.append((target, round(rng.uniform(0, 0.1), 3)))
+                kill_at(out, cache, *moments[-1])
+            killed = len(json.loads((out / "run.json").read_text())["sessions"]) if (
+                out / "run.json").exists() else 0
             run_to_end(out, cache)
             same, exact, statuses = check(out, reference)
             # a kill before the run directory opened leaves no session behind
             ok = (same and exact and set(statuses[:-1]) <= {"killed"}
                   and statuses[-1] in ("complete", "partial"))
             passed += ok
-            print(f"trial {trial}: killed {killed}x at {delays} s; decisions identical: {same}; "
+            print(f"trial {trial}: killed {killed}x at (decisions written, s after) {moments}; "
+                  f"decisions identical: {same}; "
                   f"totals equal logged calls: {exact}; sessions: {statuses}")
         print(f"{passed} of {args.trials} trials passed")
 
