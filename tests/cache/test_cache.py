@@ -53,3 +53,32 @@ def test_store_round_trip_and_persistence(tmp_path):
     again = ResponseCache(path)
     assert again.get("k") == resp and len(again) == 1
     assert again.clear() == 1 and len(again) == 0
+
+
+def test_cache_info_and_clear_leave_a_foreign_sqlite_file_alone(tmp_path):
+    import sqlite3
+
+    from typer.testing import CliRunner
+
+    from jurybox.cli import app
+
+    foreign = tmp_path / "other.sqlite"
+    db = sqlite3.connect(foreign)
+    db.execute("CREATE TABLE notes (x TEXT)")
+    db.commit()
+    db.close()
+    before = foreign.read_bytes()
+    for action in ("info", "clear"):
+        result = CliRunner().invoke(app, ["cache", action, "--path", str(foreign)])
+        assert result.exit_code == 2
+        assert "not a jurybox response cache" in result.output
+    assert foreign.read_bytes() == before  # no tables added, nothing deleted
+    # a real cache: info reads it without writing
+    from jurybox.cache import ResponseCache
+    from jurybox.providers import ChatResponse
+
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    cache.put("k", ChatResponse(text="x"))
+    cache.close()
+    result = CliRunner().invoke(app, ["cache", "info", "--path", str(tmp_path / "c.sqlite")])
+    assert result.exit_code == 0 and ": 1 responses" in result.output

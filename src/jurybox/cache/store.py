@@ -26,17 +26,24 @@ class ResponseCache:
 
     Args:
         path: the SQLite file (created with parent folders), or ``":memory:"``.
+        read_only: open an existing cache without changing it (``jurybox cache info``).
 
     Raises:
-        ConfigError: the file cannot be opened as a cache (a folder, not SQLite, no access).
+        ConfigError: the file cannot be opened as a cache (a folder, not SQLite, no access),
+            or, read-only, it is not a jurybox cache (nothing is added to it).
 
     Safe for one process with many asyncio tasks (calls are short and synchronous); several
     processes may share one file (WAL, busy timeout 30 s).
     """
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, read_only: bool = False) -> None:
         self.path = str(path)
         try:
+            if read_only:
+                self._db = sqlite3.connect(f"{Path(self.path).resolve().as_uri()}?mode=ro",
+                                           uri=True, timeout=30, check_same_thread=False)
+                self._check_schema()
+                return
             if self.path != ":memory:":
                 Path(self.path).parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None,
@@ -45,6 +52,14 @@ class ResponseCache:
         except (sqlite3.Error, OSError) as exc:
             raise ConfigError(f"cannot use {self.path!r} as the response cache ({exc}); pass "
                               f"another --cache file or --no-cache") from None
+
+    def _check_schema(self) -> None:
+        tables = {row[0] for row in self._db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if not {"meta", "responses"} <= tables:
+            self._db.close()
+            raise ConfigError(f"{self.path!r} is an SQLite file but not a jurybox response "
+                              f"cache (no 'responses' table); nothing was changed")
 
     def _setup(self) -> None:
         self._db.execute("PRAGMA journal_mode=WAL")

@@ -26,7 +26,8 @@ def cache(
     if not path.exists():
         console.print(f"no cache at {path} (nothing was created)")
         return
-    store = ResponseCache(path)
+    ResponseCache(path, read_only=True).close()  # a jurybox cache? (nothing changed if not)
+    store = ResponseCache(path, read_only=action == "info")
     try:
         if action == "clear":
             console.print(f"deleted {store.clear()} responses from {path}")
