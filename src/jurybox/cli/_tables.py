@@ -117,6 +117,12 @@ def print_bench_result(result: BenchResult, title: str) -> None:
                 console.print(f"top pick by shown position, {name}, {n}-candidate items "
                               f"(unbiased: {100 / int(n):.0f}% each): " + "  ".join(
                                   f"{chr(65 + i)} {100 * w:.0f}%" for i, w in enumerate(rates)))
+            early = sum(v for k, v in (s.stops or {}).items() if k != "all")
+            if early and s.calls_per_item:  # adaptive PCF: how many orders items needed
+                dist = ", ".join(f"{k}: {v}" for k, v in s.calls_per_item["distribution"].items())
+                console.print(f"{summary.label(name)}: {s.calls_per_item['mean']:.2f} calls per "
+                              f"item (calls: items {dist}); {early} of {s.accuracy.n_total} "
+                              f"items stopped before all orders")
     for name, s in summary.protocols.items():
         if s.vs_baseline_skipped:
             console.print(f"no comparison of {summary.label(name)} with {summary.baseline}: "

@@ -116,6 +116,17 @@ def bench(
         envvar="JURYBOX_PAIRWISE_RULE", help="both-orders: combine the two orders by net vote "
         "(a win and a tie make a win) or strict (MT-Bench: a win only when both orders agree, "
         "else a tie): net or strict (default: net).")] = None,
+    adaptive: Annotated[Optional[str], typer.Option(
+        envvar="JURYBOX_ADAPTIVE", help="PCF: stop asking orders early. exact: once no "
+        "outcome of the remaining orders can change the winners (the same decisions as all K, "
+        "fewer calls); sequential: once the top pick is settled at --confidence (LOSSY: may "
+        "differ from all K); off (default).")] = None,
+    confidence: Annotated[Optional[float], typer.Option(
+        envvar="JURYBOX_CONFIDENCE", help="PCF --adaptive sequential: confidence in (0, 1) "
+        "that the top pick is settled (default 0.95).")] = None,
+    min_k: Annotated[Optional[int], typer.Option(
+        envvar="JURYBOX_MIN_K", help="PCF --adaptive sequential: successful orders before "
+        "any stop (default 3).")] = None,
     temperature: Temperature = 0.0,
     max_tokens: MaxTokens = None,
     sim_bias: SimBias = "primacy",
@@ -147,7 +158,7 @@ def bench(
         seed=seed, subset=None if subset == "all" else subset, n_candidates=n_candidates,
         tolerance=tolerance, weights=parse_weights(weights), temperature=temperature,
         max_tokens=max_tokens, base_url=base_url, verdict_format=verdict_format,
-        pairwise_rule=pairwise_rule,
+        pairwise_rule=pairwise_rule, adaptive=adaptive, confidence=confidence, min_k=min_k,
         sim=SimConfig(bias=sim_bias, latency_ms=sim_latency_ms,
                       faults=parse_faults(sim_faults), seed=sim_seed))
     out = out or default_out("bench", config.as_dict())

@@ -52,6 +52,9 @@ class BenchConfig:
         pairwise_rule: both-orders: ``net`` or ``strict`` (None: net); see
             :class:`~jurybox.protocols.BothOrders`. Left out of run.json's config when None,
             so runs written before it existed still resume.
+        adaptive: PCF: ``off``, ``exact`` or ``sequential`` (None: off); confidence,
+            min_k: the sequential rule's (None: 0.95, 3). See
+            :mod:`jurybox.protocols.adaptive`. Left out of run.json's config when None.
         sim: the simulated judge's behaviour (``model="sim"`` only).
     """
 
@@ -71,6 +74,9 @@ class BenchConfig:
     base_url: str | None = None
     verdict_format: str | None = None
     pairwise_rule: str | None = None
+    adaptive: str | None = None
+    confidence: float | None = None
+    min_k: int | None = None
     sim: SimConfig = field(default_factory=SimConfig)
 
     def as_dict(self) -> dict[str, Any]:
@@ -80,8 +86,9 @@ class BenchConfig:
         d["base_url"] = redact_url(self.base_url)  # credentials are never recorded
         d["sim"] = self.sim.settings() if self.model == "sim" else None
         d["protocols"] = list(self.protocols) if self.protocols is not None else None
-        if self.pairwise_rule is None:
-            del d["pairwise_rule"]
+        for optional in ("pairwise_rule", "adaptive", "confidence", "min_k"):
+            if d[optional] is None:  # runs written before these existed still resume
+                del d[optional]
         return d
 
     def protocol_args(self, name: str) -> dict[str, Any]:
@@ -107,6 +114,8 @@ class BenchConfig:
             args["verdict_format"] = self.verdict_format
         if "rule" in cls.ARGS:
             args["rule"] = self.pairwise_rule
+        if "adaptive" in cls.ARGS:
+            args.update(adaptive=self.adaptive, confidence=self.confidence, min_k=self.min_k)
         return args
 
 
@@ -155,6 +164,14 @@ def prepare_bench(config: BenchConfig, expected_sha256: str | None = None) -> Pr
             "rule" in protocol_class(name).ARGS for name in config.protocols):
         raise ConfigError(f"--pairwise-rule {config.pairwise_rule!r} applies to both-orders, "
                           f"which --protocols {list(config.protocols)} does not include")
+    if config.adaptive is not None and not any(
+            "adaptive" in protocol_class(name).ARGS for name in config.protocols):
+        raise ConfigError(f"--adaptive {config.adaptive!r} applies to pcf, which --protocols "
+                          f"{list(config.protocols)} does not include")
+    if (config.confidence is not None or config.min_k is not None) and \
+            config.adaptive != "sequential":
+        raise ConfigError("--confidence and --min-k set the sequential rule: add --adaptive "
+                          "sequential")
     return PreparedBench(config, dataset, select_items(dataset, config.limit, config.seed),
                          protocols)
 
@@ -182,9 +199,11 @@ def _job(bench: PreparedBench, out: Path, replayed: bool) -> RunJob[Item, BenchS
 
 
 def _protocol_label(protocol: JudgingProtocol) -> str:
-    """A protocol's name in tables, with its combination rule when it has one:
-    ``"both-orders (strict)"``."""
-    rule = protocol.params().get("rule")
+    """A protocol's name in tables, with its combination rule or adaptive mode when it has
+    one: ``"both-orders (strict)"``, ``"pcf (exact)"``."""
+    params = protocol.params()
+    rule = params.get("rule") or (params.get("adaptive") if params.get("adaptive") not in (
+        None, "off") else None)
     return f"{protocol.name} ({rule})" if rule else protocol.name
 
 

@@ -48,6 +48,9 @@ class ProtocolSummary:
         order_consistency, flip_rate, n_both_orders: both-orders: how often the two orders
             agree, and on how many items.
         judgebench_rule: both-orders only: JudgeBench's own rule.
+        calls_per_item: listwise: calls asked per item, {"mean": ..., "distribution":
+            {calls: items}}; ``stops``: items by why asking ended (``all``, ``settled``,
+            ``sequential``; adaptive PCF stops early).
     """
 
     accuracy: AccuracyResult
@@ -65,6 +68,8 @@ class ProtocolSummary:
     n_both_orders: int | None = None
     judgebench_rule: JudgeBenchRule | None = None
     vs_baseline_skipped: str | None = None
+    calls_per_item: dict[str, Any] | None = None
+    stops: dict[str, int] | None = None
 
     def to_json(self) -> dict[str, Any]:
         """Fields that apply (None = does not apply to this task, left out)."""
@@ -141,6 +146,8 @@ class _Tally:
         self.rule: Counter[str] = Counter()
         self.rule_failed = 0
         self.all_both_orders = True
+        self.calls_used: Counter[int] = Counter()
+        self.stops: Counter[str] = Counter()
 
     def add(self, r: dict) -> None:
         unit = unit_of(r)
@@ -150,6 +157,8 @@ class _Tally:
         self.items_failed += r["credit"] is None
         if self.task == "listwise":
             self.order.add(r["top_picks"], r["top_positions"], r["n_candidates"])
+            self.calls_used[r["n_calls"]] += 1
+            self.stops[r.get("stop", "all")] += 1
             return
         self.buckets[unit] = (r["bucket"], r["split"])
         for v in r["shown_verdicts"]:
@@ -174,7 +183,11 @@ class _Tally:
                       vs_baseline=None if isinstance(vs, str) else vs,
                       vs_baseline_skipped=vs if isinstance(vs, str) else None)
         if self.task == "listwise":
-            return ProtocolSummary(**common, order=self.order.result())  # type: ignore[arg-type]
+            n = sum(self.calls_used.values())
+            per_item = {"mean": sum(k * v for k, v in self.calls_used.items()) / n if n else None,
+                        "distribution": dict(sorted(self.calls_used.items()))}
+            return ProtocolSummary(**common, order=self.order.result(),  # type: ignore[arg-type]
+                                   calls_per_item=per_item, stops=dict(sorted(self.stops.items())))
         by_bucket = {u: b for u, (b, _) in self.buckets.items()}
         splits = sorted({s for _, s in self.buckets.values()})
         extras: dict[str, Any] = {

@@ -17,7 +17,9 @@ from ..datasets import ListwiseItem
 from ..parsing import parse_listwise
 from ..runner import Outcome
 from .aggregate import Weights, consensus, credit, run_view, winners
-from .base import PlannedCall, PlannedProtocol, register
+from .adaptive import (ADAPTIVE_MODES, Adaptive, StopReason, earliest_stop, sequential_settled,
+                       settled)
+from .base import Calls, PlannedCall, PlannedProtocol, register
 from .permutations import base_order, permutation_set
 from .prompts import labels_for, listwise_request, request_tag
 from .schemas import listwise_schema
@@ -32,7 +34,8 @@ class ListwiseDecision:
     Attributes:
         item_id, protocol: what was judged, how.
         n_candidates: the item's n.
-        n_calls: calls planned; n_ok: calls that gave a usable judgment.
+        n_calls: calls asked (the orders used; adaptive PCF may stop before ``k``);
+            n_ok: calls that gave a usable judgment.
         winners: winning candidate indices (empty when the item failed).
         credit: share of winners that are gold, in [0, 1]; None when no call succeeded.
         gold: the gold candidate indices.
@@ -40,6 +43,9 @@ class ListwiseDecision:
         top_picks: per successful run, the candidate ranked first.
         top_positions: per successful run, the shown position (0-based) of that candidate.
         failures: failure kinds of the calls that failed (``api``, ``parse``, ``refusal``).
+        k: orders planned (K, or n! when smaller); stop: why asking ended: ``all`` (every
+            planned order asked), ``settled`` (adaptive exact: the winner set could no longer
+            change) or ``sequential`` (adaptive sequential rule met).
     """
 
     item_id: str
@@ -54,6 +60,8 @@ class ListwiseDecision:
     top_picks: tuple[int, ...] = ()
     top_positions: tuple[int, ...] = ()
     failures: tuple[str, ...] = field(default_factory=tuple)
+    k: int = 0
+    stop: StopReason = "all"
 
     @property
     def failed(self) -> bool:
@@ -76,21 +84,29 @@ class PCFProtocol(PlannedProtocol):
         weights: C_i weights (finite and >= 0 with a positive sum; :class:`Weights` checks).
         tolerance: winners are within this many points of the best C_i (default 0.5); a
             finite number >= 0.
+        temperature, max_tokens: sampling parameters.
+        adaptive: ``off`` (ask all K orders), ``exact`` (stop once no outcome of the
+            remaining orders can change the winner set: the fixed-K decision, fewer calls) or
+            ``sequential`` (stop once the top pick is settled at ``confidence``: lossy). See
+            :mod:`jurybox.protocols.adaptive`. Orders are asked in plan order (the cyclic
+            shifts of the base order first).
+        confidence: sequential only: in (0, 1), default 0.95.
+        min_k: sequential only: successful orders before any stop, >= 1 (default 3).
 
     Raises:
-        ValueError: k < 1, weights not a :class:`Weights`, or a tolerance that is negative,
-            NaN or infinite (``build_protocol`` turns these into ConfigError naming the
-            parameter).
-        temperature, max_tokens: sampling parameters.
+        ValueError: k < 1, weights not a :class:`Weights`, a tolerance that is negative,
+            NaN or infinite, an unknown adaptive mode, confidence outside (0, 1), min_k < 1
+            (``build_protocol`` turns these into ConfigError naming the parameter).
     """
 
     ARGS: ClassVar[tuple[str, ...]] = ("k", "seed", "weights", "tolerance", "temperature",
-                                       "max_tokens")
+                                       "max_tokens", "adaptive", "confidence", "min_k")
     name = "pcf"
     task = "listwise"
 
     def __init__(self, k: int = 7, seed: int = 0, weights: Weights = Weights(),
-                 tolerance: float = 0.5, temperature: float = 0.0, max_tokens: int = 1024):
+                 tolerance: float = 0.5, temperature: float = 0.0, max_tokens: int = 1024,
+                 adaptive: Adaptive = "off", confidence: float = 0.95, min_k: int = 3):
         if k < 1:
             raise ValueError(f"k must be >= 1, got {k}")
         if not isinstance(weights, Weights):
@@ -99,13 +115,52 @@ class PCFProtocol(PlannedProtocol):
         if not 0 <= tolerance < math.inf:  # NaN fails both comparisons
             raise ValueError(f"tolerance must be a finite number >= 0 points, got "
                              f"{tolerance!r}")
+        if adaptive not in ADAPTIVE_MODES:
+            raise ValueError(f"adaptive must be one of {list(ADAPTIVE_MODES)}, got {adaptive!r}")
+        if not 0 < confidence < 1:
+            raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
+        if min_k < 1:
+            raise ValueError(f"min_k must be >= 1, got {min_k!r}")
         self.k, self.seed, self.weights, self.tolerance = k, seed, weights, tolerance
         self.temperature, self.max_tokens = temperature, max_tokens
+        self.adaptive, self.confidence, self.min_k = adaptive, confidence, min_k
 
     def params(self) -> dict[str, Any]:
-        return {"k": self.k, "seed": self.seed, "weights": vars(self.weights),
-                "tolerance": self.tolerance, "temperature": self.temperature,
-                "max_tokens": self.max_tokens}
+        params = {"k": self.k, "seed": self.seed, "weights": vars(self.weights),
+                  "tolerance": self.tolerance, "temperature": self.temperature,
+                  "max_tokens": self.max_tokens, "adaptive": self.adaptive}
+        if self.adaptive == "sequential":
+            params.update(confidence=self.confidence, min_k=self.min_k)
+        return params
+
+    async def judge(self, item: ListwiseItem, calls: Calls) -> ListwiseDecision:
+        """Ask the planned orders (all at once, or, adaptive, in plan order until the rule
+        stops: the first ones that no rule could stop before go out together)."""
+        planned = self.plan(item)
+        if self.adaptive == "off" or len(planned) == 1:
+            return self.decide(item, planned, await calls.gather(planned))
+        first = (earliest_stop(len(planned)) if self.adaptive == "exact"
+                 else min(self.min_k, len(planned)))
+        outcomes = list(await calls.gather(planned[:first]))
+        while True:
+            if self._stops(planned, outcomes):
+                break
+            outcomes.append(await calls.ask(planned[len(outcomes)]))
+        stop: StopReason = ("all" if len(outcomes) == len(planned) else
+                            "settled" if self.adaptive == "exact" else "sequential")
+        return self.decide(item, planned[:len(outcomes)], outcomes, k=len(planned), stop=stop)
+
+    def _stops(self, planned: list[PlannedCall], outcomes: list[Outcome[Any]]) -> bool:
+        remaining = len(planned) - len(outcomes)
+        if remaining == 0:
+            return True
+        runs = [run_view(o.value, c.order) for c, o in zip(planned, outcomes)
+                if o.value is not None]
+        if self.adaptive == "exact":
+            return settled(runs, remaining, weights=self.weights, tolerance=self.tolerance,
+                           planned=len(outcomes) + remaining)
+        return sequential_settled(runs, remaining, weights=self.weights,
+                                  confidence=self.confidence, min_runs=self.min_k)
 
     def _orders(self, item: ListwiseItem) -> list[tuple[int, ...]]:
         base = base_order(item.n, seed=self.seed, item_id=item.item_id)
@@ -125,14 +180,17 @@ class PCFProtocol(PlannedProtocol):
         return calls
 
     def decide(self, item: ListwiseItem, calls: list[PlannedCall],
-               outcomes: list[Outcome[Any]]) -> ListwiseDecision:
+               outcomes: list[Outcome[Any]], *, k: int | None = None,
+               stop: StopReason = "all") -> ListwiseDecision:
+        """The decision from the calls asked (``k``: orders planned, default all asked)."""
+        planned = len(calls) if k is None else k
         runs = [run_view(o.value, c.order) for c, o in zip(calls, outcomes)
                 if o.value is not None]
         failures = tuple(o.failure.kind for o in outcomes if o.failure is not None)
         gold = tuple(sorted(item.gold))
         if not runs:
             return ListwiseDecision(item.item_id, self.name, item.n, len(calls), 0, (), None,
-                                    gold, failures=failures)
+                                    gold, failures=failures, k=planned, stop=stop)
         agg = consensus(runs, weights=self.weights)
         won = winners(agg.combined, tolerance=self.tolerance)
         return ListwiseDecision(item.item_id, self.name, item.n, len(calls), len(runs), won,
@@ -140,7 +198,7 @@ class PCFProtocol(PlannedProtocol):
                                 combined=tuple(round(c, 4) for c in agg.combined),
                                 top_picks=tuple(r.top for r in runs),
                                 top_positions=tuple(r.order.index(r.top) for r in runs),
-                                failures=failures)
+                                failures=failures, k=planned, stop=stop)
 
 
 @register("direct")
@@ -155,4 +213,4 @@ class DirectProtocol(PCFProtocol):
         super().__init__(1, seed, weights, tolerance, temperature, max_tokens)
 
     def params(self) -> dict[str, Any]:
-        return {k: v for k, v in super().params().items() if k != "k"}
+        return {k: v for k, v in super().params().items() if k not in ("k", "adaptive")}
