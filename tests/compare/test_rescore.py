@@ -119,3 +119,28 @@ def test_a_calls_jsonl_that_is_a_directory_is_a_data_error(tmp_path):
     (tmp_path / "run" / "calls.jsonl").mkdir()  # an IsADirectoryError traceback before
     with pytest.raises(DataError, match=r"calls\.jsonl: not a file"):
         rescore_run(tmp_path / "run", tmp_path / "rescored")
+
+
+def test_runs_from_before_prompt_layout_2_rescore_with_layout_1_and_refuse_to_resume(tmp_path):
+    import json as _json
+
+    from jurybox.compare import BenchConfig, rescore_run, run_bench
+    from jurybox.errors import ConfigError
+    from jurybox.reports import read_jsonl
+    from jurybox.run import RunOptions
+
+    old = BenchConfig(dataset="truthfulqa", limit=8, k=3, listwise_prompt=1)
+    first = run_bench(old, tmp_path / "old", options=RunOptions(cache_path=None))
+    manifest = _json.loads((tmp_path / "old" / "run.json").read_text())
+    assert manifest["config"]["listwise_prompt"] == 1
+    del manifest["config"]["listwise_prompt"]  # what a run written before layout 2 holds
+    (tmp_path / "old" / "run.json").write_text(_json.dumps(manifest))
+    rescored = rescore_run(tmp_path / "old", tmp_path / "rescored")
+    winners = {(r["item_id"], r["protocol"]): r["winners"]
+               for r in read_jsonl(tmp_path / "rescored" / "items.jsonl")}
+    assert winners == {(r["item_id"], r["protocol"]): r["winners"]
+                       for r in read_jsonl(first.out / "items.jsonl")}
+    assert sum(rescored.totals.failures.values()) == 0  # every request found its answer
+    with pytest.raises(ConfigError, match=r"differs in \['listwise_prompt'\]"):
+        run_bench(BenchConfig(dataset="truthfulqa", limit=8, k=3), tmp_path / "old",
+                  options=RunOptions(cache_path=None))

@@ -7,6 +7,7 @@ ASCII brackets (``[[`` gets its usual ``[ [``), a ZWJ emoji sequence, a soft hyp
 zero-width space between letters (not between brackets), and single fullwidth brackets.
 """
 
+import os
 from jurybox.cache import cache_key
 from jurybox.protocols.examples import Example
 from jurybox.protocols.pairwise_prompts import pairwise_request
@@ -27,9 +28,27 @@ def test_ordinary_text_is_escaped_as_before():
 
 
 def test_listwise_prompt_of_ordinary_text_hashes_as_before():
-    request = listwise_request("Capital of France?", [ORDINARY, "Lyon."], tag="0123abcd", seed=3)
+    # layout 1 (runs written before prompt layout 2 are rescored with it): byte-identical
+    request = listwise_request("Capital of France?", [ORDINARY, "Lyon."], tag="0123abcd", seed=3,
+                               version=1)
     assert cache_key(IDENTITY, request) == \
         "94d6a24203ed4c6c7719140c6e55a1e1bff150c4896256f1221289f27330a8b9"
+    # layout 2 (the default since): golden from its first version
+    request = listwise_request("Capital of France?", [ORDINARY, "Lyon."], tag="0123abcd", seed=3,
+                               question_tag="feedbeef")
+    assert cache_key(IDENTITY, request) == \
+        "9eb7a33723c3436fff9ec2fe498b54714cb4dc19a56a09576f3f2ef9c051d0e4"
+
+
+def test_listwise_layout_2_shares_everything_before_the_candidates():
+    a = listwise_request("Q?", ["x", "y", "z"], tag="00000001", question_tag="abcdef12")
+    b = listwise_request("Q?", ["z", "x", "y"], tag="00000002", question_tag="abcdef12")
+    ua, ub = a.messages[1].content, b.messages[1].content
+    prefix = os.path.commonprefix([ua, ub])
+    assert a.messages[0] == b.messages[0]
+    assert prefix.endswith("[[candidate A 0000000") and "Judge every candidate" in prefix
+    assert "[[question abcdef12]]\nQ?\n[[end question abcdef12]]" in prefix
+    assert ua.endswith("Reply with only the JSON object described above.")
 
 
 def test_pairwise_prompt_of_ordinary_text_hashes_as_before():

@@ -121,3 +121,13 @@ def test_a_non_json_body_is_a_provider_error_naming_the_url():
 def test_timeout_must_be_positive():
     with pytest.raises(ConfigError, match="timeout must be > 0"):
         OpenAICompatibleProvider("vllm", "m", "http://127.0.0.1:1/v1", timeout_s=0)
+
+
+def test_cached_prompt_tokens_are_read_from_usage_details():
+    body = {"choices": [{"message": {"content": "x"}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 100, "completion_tokens": 5,
+                      "prompt_tokens_details": {"cached_tokens": 64}}}
+    usage = OpenAICompatibleProvider._response(body, 0.1).usage
+    assert (usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens) == (100, 5, 64)
+    del body["usage"]["prompt_tokens_details"]
+    assert OpenAICompatibleProvider._response(body, 0.1).usage.cached_tokens == 0

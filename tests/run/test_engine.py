@@ -62,9 +62,10 @@ def test_manifest_records_every_protocols_parameters_and_the_options(tmp_path):
     weights = {"mean": 0.5, "borda": 0.25, "vote": 0.2, "uncertainty": 0.05}
     assert manifest["protocols"] == [
         {"name": "direct", "params": {"seed": 0, "weights": weights, "tolerance": 1.5,
-                                      "temperature": 0.0, "max_tokens": 1024}},
+                                      "temperature": 0.0, "max_tokens": 1024, "prompt_version": 2}},
         {"name": "pcf", "params": {"k": 3, "seed": 0, "weights": weights, "tolerance": 1.5,
-                                   "temperature": 0.0, "max_tokens": 1024, "adaptive": "off"}}]
+                                   "temperature": 0.0, "max_tokens": 1024, "adaptive": "off",
+                                   "prompt_version": 2}}]
     assert manifest["options"] == {"concurrency": 3, "attempts": 2, "timeout_s": 60.0,
                                    "transport": "aiohttp", "cache": None, "abort_after": 25,
                                    "window": 3, "structured": "auto"}

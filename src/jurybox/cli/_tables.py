@@ -137,8 +137,10 @@ def print_bench_result(result: BenchResult, title: str) -> None:
                       f"calls)  failed judgments: {failed}")
         console.print(f"run directory: {result.out}")
         return
+    cached = (f" (prompt {t.prompt_tokens:,}, of which the provider's prefix cache served "
+              f"{t.cached_tokens:,})" if t.cached_tokens else "")
     console.print(f"model calls this run: {t.model_calls}  cache hits: {t.cache_hits}  "
                   f"retries: {t.retries}  re-asks: {t.reasks}  failed judgments: {failed}  "
-                  f"tokens: {t.prompt_tokens + t.completion_tokens:,}")
+                  f"tokens: {t.prompt_tokens + t.completion_tokens:,}{cached}")
     console.print(f"run directory: {result.out}  (run.json, calls.jsonl, items.jsonl, "
                   f"summary.json)")

@@ -211,6 +211,9 @@ def config_from_manifest(manifest: dict) -> BenchConfig:
     config["protocols"] = tuple(config["protocols"]) if config.get("protocols") else None
     config["weights"] = Weights(**config["weights"])
     config["sim"] = SimConfig(**config["sim"]) if config.get("sim") else SimConfig()
+    # listwise runs written before prompt layout 2 have no field: they used layout 1
+    # (pairwise protocols ignore it)
+    config.setdefault("listwise_prompt", 1)
     return BenchConfig(**config)
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from ..datasets import Item, ItemSelection, LoadedDataset, load_dataset, select_items
 from ..errors import ConfigError, DataError
+from ..protocols.prompts import LISTWISE_PROMPT_VERSION
 from ..protocols import JudgingProtocol, Weights, build_protocol, protocol_class, protocol_names
 from ..providers import Provider, redact_url
 from ..reports import previous_sessions
@@ -55,6 +56,9 @@ class BenchConfig:
         adaptive: PCF: ``off``, ``exact`` or ``sequential`` (None: off); confidence,
             min_k: the sequential rule's (None: 0.95, 3). See
             :mod:`jurybox.protocols.adaptive`. Left out of run.json's config when None.
+        listwise_prompt: the listwise prompt layout (None: the current one,
+            :data:`~jurybox.protocols.prompts.LISTWISE_PROMPT_VERSION`); run.json records it
+            for listwise runs, and rescoring a run written before it existed uses 1.
         sim: the simulated judge's behaviour (``model="sim"`` only).
     """
 
@@ -77,6 +81,7 @@ class BenchConfig:
     adaptive: str | None = None
     confidence: float | None = None
     min_k: int | None = None
+    listwise_prompt: int | None = None
     sim: SimConfig = field(default_factory=SimConfig)
 
     def as_dict(self) -> dict[str, Any]:
@@ -86,7 +91,7 @@ class BenchConfig:
         d["base_url"] = redact_url(self.base_url)  # credentials are never recorded
         d["sim"] = self.sim.settings() if self.model == "sim" else None
         d["protocols"] = list(self.protocols) if self.protocols is not None else None
-        for optional in ("pairwise_rule", "adaptive", "confidence", "min_k"):
+        for optional in ("pairwise_rule", "adaptive", "confidence", "min_k", "listwise_prompt"):
             if d[optional] is None:  # runs written before these existed still resume
                 del d[optional]
         return d
@@ -107,7 +112,8 @@ class BenchConfig:
                 if value is not None:
                     raise ConfigError(f"{option} is for pairwise protocols; {name!r} is "
                                       f"listwise")
-            args.update(weights=self.weights, tolerance=self.tolerance)
+            args.update(weights=self.weights, tolerance=self.tolerance,
+                        prompt_version=self.listwise_prompt or LISTWISE_PROMPT_VERSION)
         if "k" in cls.ARGS:
             args["k"] = self.k
         if cls.task == "pairwise":
@@ -189,7 +195,10 @@ def _job(bench: PreparedBench, out: Path, replayed: bool) -> RunJob[Item, BenchS
 
     return RunJob(
         out=Path(out), model=config.model,
-        config={**config.as_dict(), "dataset_sha256": dataset.sha256},
+        config={**config.as_dict(), "dataset_sha256": dataset.sha256,
+                # a listwise run resumes only with the prompt layout it was written with
+                **({"listwise_prompt": config.listwise_prompt or LISTWISE_PROMPT_VERSION}
+                   if dataset.task == "listwise" else {})},
         manifest={"kind": "bench", "seed": config.seed,
                   "dataset": {"name": dataset.name, "path": str(dataset.path),
                               "format": dataset.format, "sha256": dataset.sha256,

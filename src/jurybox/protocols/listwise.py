@@ -21,7 +21,8 @@ from .adaptive import (ADAPTIVE_MODES, Adaptive, StopReason, earliest_stop, sequ
                        settled)
 from .base import Calls, PlannedCall, PlannedProtocol, register
 from .permutations import base_order, permutation_set
-from .prompts import labels_for, listwise_request, request_tag
+from .prompts import (LISTWISE_PROMPT_VERSION, LISTWISE_PROMPT_VERSIONS, labels_for,
+                      listwise_request, request_tag)
 from .schemas import listwise_schema
 
 __all__ = ["PCFProtocol", "DirectProtocol", "ListwiseDecision"]
@@ -92,6 +93,8 @@ class PCFProtocol(PlannedProtocol):
             shifts of the base order first).
         confidence: sequential only: in (0, 1), default 0.95.
         min_k: sequential only: successful orders before any stop, >= 1 (default 3).
+        prompt_version: the listwise prompt layout (:func:`listwise_request`; default the
+            current one, 2: everything an item's orders share comes first).
 
     Raises:
         ValueError: k < 1, weights not a :class:`Weights`, a tolerance that is negative,
@@ -100,13 +103,15 @@ class PCFProtocol(PlannedProtocol):
     """
 
     ARGS: ClassVar[tuple[str, ...]] = ("k", "seed", "weights", "tolerance", "temperature",
-                                       "max_tokens", "adaptive", "confidence", "min_k")
+                                       "max_tokens", "adaptive", "confidence", "min_k",
+                                       "prompt_version")
     name = "pcf"
     task = "listwise"
 
     def __init__(self, k: int = 7, seed: int = 0, weights: Weights = Weights(),
                  tolerance: float = 0.5, temperature: float = 0.0, max_tokens: int = 1024,
-                 adaptive: Adaptive = "off", confidence: float = 0.95, min_k: int = 3):
+                 adaptive: Adaptive = "off", confidence: float = 0.95, min_k: int = 3,
+                 prompt_version: int = LISTWISE_PROMPT_VERSION):
         if k < 1:
             raise ValueError(f"k must be >= 1, got {k}")
         if not isinstance(weights, Weights):
@@ -121,6 +126,10 @@ class PCFProtocol(PlannedProtocol):
             raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
         if min_k < 1:
             raise ValueError(f"min_k must be >= 1, got {min_k!r}")
+        if prompt_version not in LISTWISE_PROMPT_VERSIONS:
+            raise ValueError(f"prompt_version must be one of {LISTWISE_PROMPT_VERSIONS}, got "
+                             f"{prompt_version!r}")
+        self.prompt_version = prompt_version
         self.k, self.seed, self.weights, self.tolerance = k, seed, weights, tolerance
         self.temperature, self.max_tokens = temperature, max_tokens
         self.adaptive, self.confidence, self.min_k = adaptive, confidence, min_k
@@ -128,7 +137,8 @@ class PCFProtocol(PlannedProtocol):
     def params(self) -> dict[str, Any]:
         params = {"k": self.k, "seed": self.seed, "weights": vars(self.weights),
                   "tolerance": self.tolerance, "temperature": self.temperature,
-                  "max_tokens": self.max_tokens, "adaptive": self.adaptive}
+                  "max_tokens": self.max_tokens, "adaptive": self.adaptive,
+                  "prompt_version": self.prompt_version}
         if self.adaptive == "sequential":
             params.update(confidence=self.confidence, min_k=self.min_k)
         return params
@@ -172,8 +182,9 @@ class PCFProtocol(PlannedProtocol):
         for j, order in enumerate(self._orders(item)):
             tag = request_tag(self.seed, item.item_id, order)
             request = listwise_request(item.prompt, [item.candidates[i] for i in order], tag=tag,
+                                       question_tag=request_tag(self.seed, item.item_id),
                                        temperature=self.temperature, max_tokens=self.max_tokens,
-                                       seed=self.seed)
+                                       seed=self.seed, version=self.prompt_version)
             calls.append(PlannedCall(f"perm{j}", order, labels, request,
                                      partial(parse_listwise, labels=labels),
                                      schema=listwise_schema(labels)))
@@ -205,12 +216,14 @@ class PCFProtocol(PlannedProtocol):
 class DirectProtocol(PCFProtocol):
     """One call in the seeded base order (PCF's permutation 0), decided by C_i with K = 1."""
 
-    ARGS = ("seed", "weights", "tolerance", "temperature", "max_tokens")
+    ARGS = ("seed", "weights", "tolerance", "temperature", "max_tokens", "prompt_version")
     name = "direct"
 
     def __init__(self, seed: int = 0, weights: Weights = Weights(), tolerance: float = 0.5,
-                 temperature: float = 0.0, max_tokens: int = 1024):
-        super().__init__(1, seed, weights, tolerance, temperature, max_tokens)
+                 temperature: float = 0.0, max_tokens: int = 1024,
+                 prompt_version: int = LISTWISE_PROMPT_VERSION):
+        super().__init__(1, seed, weights, tolerance, temperature, max_tokens,
+                         prompt_version=prompt_version)
 
     def params(self) -> dict[str, Any]:
         return {k: v for k, v in super().params().items() if k not in ("k", "adaptive")}

@@ -16,8 +16,9 @@ import string
 
 from ..providers import ChatRequest, Message
 
-__all__ = ["LABELS", "labels_for", "escape_text", "request_tag", "listwise_request",
-           "LISTWISE_SYSTEM", "CANDIDATE_BLOCK", "QUESTION_BLOCK"]
+__all__ = ["LABELS", "LISTWISE_PROMPT_VERSION", "LISTWISE_PROMPT_VERSIONS", "labels_for",
+           "escape_text", "request_tag", "listwise_request", "LISTWISE_SYSTEM",
+           "CANDIDATE_BLOCK", "QUESTION_BLOCK"]
 
 LABELS = string.ascii_uppercase
 #: Characters whose NFKC form is ``[`` or ``]``: ASCII, fullwidth (U+FF3B, U+FF3D) and the
@@ -52,6 +53,12 @@ _FORMAT = """Judge every candidate. Reply with only one JSON object, no other te
 - hallucinated_specificity: it invents precise details (names, numbers, dates) it cannot know.
 - calibrated_uncertainty: it signals uncertainty where the truth is uncertain or unknowable.
 - ranking: every label exactly once, best first."""
+
+#: The listwise prompt layout: 2 puts everything an item's orders share first (prefix
+#: caching); 1 is the layout before it (kept to rescore older runs).
+LISTWISE_PROMPT_VERSION = 2
+LISTWISE_PROMPT_VERSIONS = (1, 2)
+_REMINDER = "Reply with only the JSON object described above."
 
 #: Regexes the simulated judge (and tests) use to read a listwise prompt back.
 CANDIDATE_BLOCK = re.compile(
@@ -105,14 +112,32 @@ def request_tag(*parts: object) -> str:
 
 
 def listwise_request(prompt: str, shown: list[str], *, tag: str, temperature: float = 0.0,
-                     max_tokens: int = 1024, seed: int | None = None) -> ChatRequest:
+                     max_tokens: int = 1024, seed: int | None = None,
+                     question_tag: str | None = None,
+                     version: int = LISTWISE_PROMPT_VERSION) -> ChatRequest:
     """The chat request that shows ``shown`` candidates, in that order, labelled A, B, ...
+
+    Layout (``version`` 2, the default): the instructions and answer format, then the
+    question, then the candidates, then a one-line reminder. Everything before the first
+    candidate block is the same for every shown order of an item (``question_tag`` is the
+    item's, ``tag`` the order's), so providers that discount a repeated prompt prefix (OpenAI
+    prompt caching, Anthropic cache control, vLLM and SGLang prefix caching) see K - 1 of an
+    item's K requests start with a cached prefix. Version 1 (question, candidates, then the
+    instructions; one tag) is kept so runs written before version 2 can be rescored.
 
     Args:
         prompt: the question.
         shown: candidate texts in shown order (length 2-26).
-        tag: the per-request delimiter tag (see :func:`request_tag`).
+        tag: the per-request delimiter tag of the candidate blocks (see :func:`request_tag`).
+        question_tag: the question block's tag (default ``tag``).
+        version: the prompt layout, 1 or 2.
+
+    Raises:
+        ValueError: an unknown version, or fewer than 2 or more than 26 candidates.
     """
+    if version not in LISTWISE_PROMPT_VERSIONS:
+        raise ValueError(f"listwise prompt version must be one of {LISTWISE_PROMPT_VERSIONS}, "
+                         f"got {version!r}")
     labels = labels_for(len(shown))
     blocks = "\n\n".join(f"[[candidate {lab} {tag}]]\n{escape_text(text)}\n"
                          f"[[end candidate {lab} {tag}]]" for lab, text in zip(labels, shown))
@@ -121,9 +146,13 @@ def listwise_request(prompt: str, shown: list[str], *, tag: str, temperature: fl
         f'"hallucinated_specificity": <true|false>, "calibrated_uncertainty": <true|false>}}'
         for lab in labels[:2]) + (", ..." if len(labels) > 2 else "")
     ranking = ", ".join(f'"{lab}"' for lab in labels[:2]) + (", ..." if len(labels) > 2 else "")
-    user = (f"Question:\n[[question {tag}]]\n{escape_text(prompt)}\n[[end question {tag}]]\n\n"
-            f"Candidates, labelled {labels[0]}-{labels[-1]} (the order carries no meaning):\n\n"
-            f"{blocks}\n\n{_FORMAT.format(example=example, ranking=ranking)}")
+    qtag = tag if version == 1 or question_tag is None else question_tag
+    question = f"Question:\n[[question {qtag}]]\n{escape_text(prompt)}\n[[end question {qtag}]]"
+    listing = (f"Candidates, labelled {labels[0]}-{labels[-1]} (the order carries no "
+               f"meaning):\n\n{blocks}")
+    answer_format = _FORMAT.format(example=example, ranking=ranking)
+    user = (f"{question}\n\n{listing}\n\n{answer_format}" if version == 1 else
+            f"{answer_format}\n\n{question}\n\n{listing}\n\n{_REMINDER}")
     return ChatRequest(messages=(Message(role="system", content=LISTWISE_SYSTEM),
                                  Message(role="user", content=user)),
                        temperature=temperature, max_tokens=max_tokens, seed=seed)

@@ -137,8 +137,10 @@ class AnthropicProvider:
         return ChatResponse(
             text="\n".join(parts), latency_s=latency,
             finish_reason="length" if stop == "max_tokens" else "stop" if stop else None,
-            usage=Usage(prompt_tokens=getattr(usage, "input_tokens", 0) or 0,
-                        completion_tokens=getattr(usage, "output_tokens", 0) or 0))
+            usage=Usage(prompt_tokens=(getattr(usage, "input_tokens", 0) or 0)
+                        + (getattr(usage, "cache_read_input_tokens", 0) or 0),
+                        completion_tokens=getattr(usage, "output_tokens", 0) or 0,
+                        cached_tokens=getattr(usage, "cache_read_input_tokens", 0) or 0))
 
     async def check(self) -> None:
         """List the models once: an unreachable endpoint or a refused key fails here."""

@@ -78,10 +78,15 @@ class ChatRequest(BaseModel):
 
 
 class Usage(BaseModel):
-    """Token usage of one call (0 when the endpoint does not report it)."""
+    """Token usage of one call (0 when the endpoint does not report it).
+
+    ``cached_tokens``: prompt tokens the provider served from its prefix cache (OpenAI's
+    ``prompt_tokens_details.cached_tokens``, vLLM and SGLang the same; Anthropic's
+    ``cache_read_input_tokens``); part of ``prompt_tokens``."""
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_tokens: int = 0
 
 
 class ChatResponse(BaseModel):

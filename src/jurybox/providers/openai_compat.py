@@ -199,9 +199,12 @@ class OpenAICompatibleProvider:
         except (KeyError, IndexError, TypeError, AttributeError):
             raise ServerError(f"malformed response body: {str(data)[:200]!r}") from None
         usage = data.get("usage") or {}
+        details = usage.get("prompt_tokens_details") if isinstance(usage, dict) else None
+        cached = details.get("cached_tokens") if isinstance(details, dict) else None
         return ChatResponse(text=text, latency_s=latency, finish_reason=choice.get("finish_reason"),
                             usage=Usage(prompt_tokens=usage.get("prompt_tokens") or 0,
-                                        completion_tokens=usage.get("completion_tokens") or 0))
+                                        completion_tokens=usage.get("completion_tokens") or 0,
+                                        cached_tokens=cached if isinstance(cached, int) else 0))
 
     async def _complete_sdk(self, request: ChatRequest) -> ChatResponse:
         import openai  # imported lazily: it costs ~0.6 s

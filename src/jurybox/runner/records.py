@@ -93,6 +93,8 @@ class Totals:
         reasks: follow-ups after unusable output.
         failures: jobs that ended without a judgment, by kind.
         prompt_tokens, completion_tokens: reported by the endpoint for calls made (not hits).
+        cached_tokens: of those prompt tokens, the ones the provider served from its prefix
+            cache (when it reports them).
     """
 
     jobs: int = 0
@@ -103,6 +105,7 @@ class Totals:
     failures: dict[str, int] = field(default_factory=lambda: {"api": 0, "parse": 0, "refusal": 0})
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_tokens: int = 0
 
     def add(self, record: CallRecord) -> None:
         """Count one call record."""
@@ -119,6 +122,7 @@ class Totals:
         else:
             self.prompt_tokens += record.usage.prompt_tokens
             self.completion_tokens += record.usage.completion_tokens
+            self.cached_tokens += record.usage.cached_tokens
 
     @classmethod
     def of_records(cls, records: Iterable[dict[str, Any]]) -> Totals:
@@ -135,7 +139,7 @@ class Totals:
         return {"jobs": self.jobs, "model_calls": self.model_calls,
                 "cache_hits": self.cache_hits, "retries": self.retries, "reasks": self.reasks,
                 "failures": dict(self.failures), "prompt_tokens": self.prompt_tokens,
-                "completion_tokens": self.completion_tokens}
+                "completion_tokens": self.completion_tokens, "cached_tokens": self.cached_tokens}
 
 
 _COUNTED = ("cached", "usage", "attempts", "format_refused", "outcome")
