@@ -1,7 +1,7 @@
 """Judging protocols: each takes an item and a way to make calls and returns a decision."""
 
 from .aggregate import Consensus, RunView, Weights, consensus, credit, run_view, winners
-from .base import (PROTOCOLS, Calls, JudgingProtocol, PlannedCall, PlannedProtocol,
+from .base import (PROTOCOLS, CallBudget, Calls, JudgingProtocol, PlannedCall, PlannedProtocol,
                    ProtocolClass, Task,
                    build_protocol, protocol_class, protocol_names, register)
 from .examples import JUDGE_KINDS, Example, JudgeKind, Selection, select_examples
@@ -22,7 +22,8 @@ Decision = ListwiseDecision | PairwiseDecision | RubricDecision
 
 __all__ = [
     "APOCJudge", "BothOrders", "Calls", "Condition", "Consensus", "Decision", "DimensionResult",
-    "DirectProtocol", "Example", "JUDGE_KINDS", "JudgeKind", "JudgingProtocol", "KeyedJudge",
+    "CallBudget", "DirectProtocol", "Example", "JUDGE_KINDS", "JudgeKind", "JudgingProtocol",
+    "KeyedJudge",
     "ListwiseDecision", "PCFProtocol", "PROTOCOLS", "PairwiseDecision", "PairwiseDirect",
     "PairwiseRule", "PlannedCall", "PlannedProtocol", "ProtocolClass", "RUBRIC_ANSWER_FORMATS",
     "RUBRIC_MARKER", "RubricAnswerFormat", "RubricContext", "RubricDecision", "RubricJudge",

@@ -91,6 +91,20 @@ class JudgingProtocol(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class CallBudget:
+    """What judging one item may cost, known before any call (``--dry-run``).
+
+    Attributes:
+        calls: every call the protocol may ask for the item (at most; staged protocols ask
+            fewer when a stage ends early, adaptive ones when the rule stops).
+        least: the fewest calls it can ask (len(calls) unless it can stop early).
+    """
+
+    calls: list[PlannedCall]
+    least: int
+
+
 class PlannedProtocol:
     """A protocol whose calls are all known before any is made: plan, gather, decide."""
 
@@ -111,6 +125,11 @@ class PlannedProtocol:
     async def judge(self, item: Any, calls: Calls) -> Any:
         planned = self.plan(item)
         return self.decide(item, planned, await calls.gather(planned))
+
+    def budget(self, item: Any) -> CallBudget:
+        """Every planned call, all of them asked."""
+        planned = self.plan(item)
+        return CallBudget(planned, len(planned))
 
 
 class ProtocolClass(Protocol):

@@ -19,7 +19,7 @@ from ..runner import Outcome
 from .aggregate import Weights, consensus, credit, run_view, winners
 from .adaptive import (ADAPTIVE_MODES, Adaptive, StopReason, earliest_stop, sequential_settled,
                        settled)
-from .base import Calls, PlannedCall, PlannedProtocol, register
+from .base import CallBudget, Calls, PlannedCall, PlannedProtocol, register
 from .permutations import base_order, permutation_set
 from .prompts import (LISTWISE_PROMPT_VERSION, LISTWISE_PROMPT_VERSIONS, labels_for,
                       listwise_request, request_tag)
@@ -142,6 +142,15 @@ class PCFProtocol(PlannedProtocol):
         if self.adaptive == "sequential":
             params.update(confidence=self.confidence, min_k=self.min_k)
         return params
+
+    def budget(self, item: ListwiseItem) -> CallBudget:
+        """All K orders at most; adaptive: at least the orders no rule can stop before."""
+        planned = self.plan(item)
+        if self.adaptive == "off" or len(planned) == 1:
+            return CallBudget(planned, len(planned))
+        least = (earliest_stop(len(planned)) if self.adaptive == "exact"
+                 else min(self.min_k, len(planned)))
+        return CallBudget(planned, least)
 
     async def judge(self, item: ListwiseItem, calls: Calls) -> ListwiseDecision:
         """Ask the planned orders (all at once, or, adaptive, in plan order until the rule

@@ -29,7 +29,7 @@ from typing import Any, Literal
 from ..datasets import RatedItem, Rating
 from ..parsing import RubricJudgment
 from ..rubrics import Dimension, Rubric
-from .base import Calls, PlannedCall, Task, register
+from .base import CallBudget, Calls, PlannedCall, Task, register
 from .examples import JudgeKind, select_examples
 from .rubric_prompts import (MARKER_REASK, RUBRIC_ANSWER_FORMATS, RubricAnswerFormat, rubric_parser,
                              rubric_request)
@@ -289,6 +289,13 @@ class RubricJudge:
             reasoning=reasons[0] if reasons else None,
             failures=tuple(o.failure.kind for o in outcomes if o.failure is not None),
             shortfall=shortfall)
+
+    def budget(self, item: Unit) -> CallBudget:
+        """Every dimension's calls at most (no gate closes); at least the first dimension's
+        (every later one gated off)."""
+        per_dim = [self.plan_dimension(item, name)[0] for name in self.dimensions]
+        return CallBudget([c for calls in per_dim for c in calls],
+                          len(per_dim[0]) if per_dim else 0)
 
     async def judge(self, item: Unit, calls: Calls) -> RubricDecision:
         """Judge the dimensions in order; gating from the judge's own final scores."""
