@@ -19,7 +19,7 @@ FAST = RetryPolicy(attempts=2, base_s=0)
 
 @pytest.mark.parametrize("kwargs, message", [
     ({"concurrency": 0}, "concurrency must be >= 1, got 0"),
-    ({"timeout_s": 0}, "timeout_s must be > 0 seconds, got 0"),
+    ({"timeout_s": 0}, "timeout_s must be a finite number of seconds > 0, got 0"),
     ({"transport": "curl"}, "transport must be one of ('aiohttp', 'sdk'), got 'curl'"),
     ({"abort_after": 0}, "abort_after must be >= 1 or None, got 0"),
     ({"window": 0}, "window must be >= 1, got 0"),

@@ -33,9 +33,17 @@ BaseUrl = Annotated[Optional[str], typer.Option(
 Seed = Annotated[int, typer.Option(
     envvar="JURYBOX_SEED", min=0, help="Run seed: everything random in jurybox's own work (item "
     "sample, shown orders, example draws, decoding seed sent to the endpoint, bootstrap).")]
+def _out_path(value: str) -> Path:
+    """``--out``: a path; an empty one (an unset ``$OUT`` in a script) would write the run
+    into the current directory, so it is refused."""
+    if not value.strip():
+        raise typer.BadParameter("is empty; give a folder for the run directory")
+    return Path(value)
+
+
 Out = Annotated[Optional[Path], typer.Option(
-    envvar="JURYBOX_OUT", help="Run directory (default runs/<command>-<data>-<model>-<hash>). "
-    "Rerunning into it resumes.")]
+    envvar="JURYBOX_OUT", parser=_out_path, help="Run directory (default "
+    "runs/<command>-<data>-<model>-<hash>). Rerunning into it resumes.")]
 Cache = Annotated[Optional[Path], typer.Option(
     envvar="JURYBOX_CACHE", help="SQLite response cache (default "
     "~/.cache/jurybox/cache.sqlite).")]

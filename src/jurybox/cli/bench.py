@@ -42,7 +42,8 @@ def parse_faults(text: str, option: str = "--sim-faults") -> Faults:
     try:
         return Faults(**values)
     except pydantic.ValidationError as exc:
-        problems = "; ".join(f"{e['loc'][0]}: {e['msg']}" for e in exc.errors())
+        problems = "; ".join(f"{e['loc'][0]}: {e['msg']}" if e["loc"] else e["msg"]
+                             for e in exc.errors())
         raise ConfigError(f"{option}: {problems}") from None
 
 
@@ -59,9 +60,9 @@ def parse_weights(text: str) -> Weights:
     """``0.5,0.25,0.2,0.05`` -> Weights (mean, borda, vote, uncertainty)."""
     from ..protocols import Weights
 
-    parts = [p for p in text.split(",") if p.strip()]
+    parts = text.split(",")
     try:
-        if len(parts) != 4:
+        if len(parts) != 4 or not all(p.strip() for p in parts):
             raise ValueError
         return Weights(*map(float, parts))
     except ValueError:

@@ -64,7 +64,11 @@ def print_outputs(path: Path, *, out: Path | None, show: int = 50) -> list[Outpu
         console.print(f"  {d.pair_id[:8]} {d.order:8s} recorded {d.recorded!s:5s} parsed "
                       f"{d.parsed!s:5s} {d.reason}", highlight=False)
     if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ConfigError(f"cannot use {str(out)!r} as the output directory (--out): "
+                              f"{exc.strerror or exc}") from None
         write_json_atomic(out / "summary.json", {
             "source": str(path), "n_pairs": len(pairs),
             "scores": [{**asdict(s), "accuracy": s.counts.accuracy} for s in scores]})

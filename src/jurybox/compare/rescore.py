@@ -22,7 +22,7 @@ from ..errors import ConfigError, DataError, ParseError, ProviderError
 from ..parsing import ShownVerdict, parse_verdict, strip_thinking
 from ..protocols import Weights, to_original
 from ..providers import ChatRequest, ChatResponse
-from ..reports import iter_records
+from ..reports import iter_records, read_manifest
 from ..run import RunHooks
 from ..sim import SimConfig
 from ..stats import (BucketAccuracy, JudgeBenchCounts, bucket_accuracy, judgebench_counts,
@@ -204,6 +204,24 @@ class _RecordedEndpoint:
         return None
 
 
+def _check_rescore_out(out: Path) -> None:
+    """``out`` must be new, empty of runs, or a rescore written before (never another run)."""
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"cannot use {str(out)!r} as the output directory (--out): not a "
+                          f"directory")
+    if (out / "run.json").exists():
+        try:
+            previous = read_manifest(out / "run.json") or {}
+        except DataError:
+            previous = {}
+        command = previous.get("command") or []
+        written_by_score = previous.get("replayed") or (  # before "replayed" was recorded
+            isinstance(command, list) and command[1:2] == ["score"])
+        if not written_by_score:
+            raise ConfigError(f"{str(out)!r} holds another run (not one jurybox score wrote); "
+                              f"it is never overwritten: pass another --out")
+
+
 def config_from_manifest(manifest: dict) -> BenchConfig:
     """The BenchConfig a run.json was written with."""
     config = dict(manifest["config"])
@@ -255,12 +273,18 @@ def rescore_run(run_dir: str | Path, out: str | Path, *, hooks: RunHooks | None 
     Raises:
         DataError: not a run directory, unreadable run.json, no calls.jsonl, or the dataset
             bytes changed since the run.
-        ConfigError: ``out`` is the run directory itself.
+        ConfigError: ``out`` is the run directory itself, is not a directory, or holds a run
+            that ``score`` did not write (it is never overwritten).
     """
     run_dir, out = Path(run_dir), Path(out)
     manifest = _read_manifest(run_dir)
+    kind = manifest.get("kind", "bench")
+    if kind != "bench":
+        raise DataError(run_dir / "run.json", f"is a {kind!r} run; jurybox score replays "
+                        f"bench runs (listwise or pairwise)")
     if out.resolve() == run_dir.resolve():
         raise ConfigError("--out must differ from the run directory being rescored")
+    _check_rescore_out(out)
     for name in ("run.json", "calls.jsonl", "items.jsonl", "summary.json"):
         (out / name).unlink(missing_ok=True)
     endpoint = _RecordedEndpoint(manifest["model"]["endpoint"], model=manifest["model"]["spec"],
@@ -268,6 +292,10 @@ def rescore_run(run_dir: str | Path, out: str | Path, *, hooks: RunHooks | None 
     # the mode the last session's requests were made in (runs before structured outputs: off)
     last = (manifest.get("sessions") or [{}])[-1].get("structured") or {}
     answers = RecordedAnswers(run_dir / "calls.jsonl")
+    if len(answers) == 0:
+        problems = answers.problems()
+        raise DataError(run_dir / "calls.jsonl", "holds no recorded answer to replay"
+                        + (f"; {problems}" if problems else ""))
     if answers.problems():
         warnings.warn(SkippedLinesWarning(answers.problems()), stacklevel=2)
     return replay_bench(config_from_manifest(manifest), endpoint, answers, out,

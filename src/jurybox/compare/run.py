@@ -6,6 +6,7 @@ The bench supplies the run engine with its items, protocols, unit key and summar
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -160,6 +161,9 @@ def prepare_bench(config: BenchConfig, expected_sha256: str | None = None) -> Pr
     if expected_sha256 is not None and dataset.sha256 != expected_sha256:
         raise DataError(dataset.path, f"the dataset changed since the run (sha256 "
                         f"{dataset.sha256[:12]}, the run used {expected_sha256[:12]})")
+    if not 0 <= config.temperature < math.inf:
+        raise ConfigError(f"--temperature must be a finite number >= 0, got "
+                          f"{config.temperature!r}")
     for name in config.protocols:
         if protocol_class(name).task != dataset.task:
             raise ConfigError(f"protocol {name!r} judges {protocol_class(name).task} items, "
@@ -199,7 +203,7 @@ def _job(bench: PreparedBench, out: Path, replayed: bool) -> RunJob[Item, BenchS
                 # a listwise run resumes only with the prompt layout it was written with
                 **({"listwise_prompt": config.listwise_prompt or LISTWISE_PROMPT_VERSION}
                    if dataset.task == "listwise" else {})},
-        manifest={"kind": "bench", "seed": config.seed,
+        manifest={"kind": "bench", "seed": config.seed, "replayed": replayed,
                   "dataset": {"name": dataset.name, "path": str(dataset.path),
                               "format": dataset.format, "sha256": dataset.sha256,
                               "n_items": bench.selection.n_items}},

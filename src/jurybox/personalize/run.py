@@ -153,6 +153,9 @@ def run_personalize(config: PersonalizeConfig, out: str | Path, *,
     options = options or RunOptions()
     if config.seed < 0:  # numpy's generators, which the bootstrap uses, take seeds >= 0
         raise ConfigError(f"--seed must be >= 0, got {config.seed}")
+    if not 0 <= config.temperature < math.inf:
+        raise ConfigError(f"--temperature must be a finite number >= 0, got "
+                          f"{config.temperature!r}")
     rubric = load_rubric(config.rubric)
     table = load_ratings(config.ratings, dimensions=None, exclusion_codes={
         d.name: [d.exclusion.code] for d in rubric.dimensions if d.exclusion})

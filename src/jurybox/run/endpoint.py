@@ -7,6 +7,7 @@ from contextlib import contextmanager
 
 from pathlib import Path
 
+from ..errors import ConfigError
 from ..providers import LocalServer, Provider, make_provider, parse_spec
 from ..sim import SimJudge, SimServer
 from .options import RunOptions
@@ -27,6 +28,10 @@ def open_endpoint(model: str, *, base_url: str | None, options: RunOptions,
     Raises:
         ConfigError: a bad spec, a missing API key, or a local judge that cannot start.
     """
+    if base_url is not None and not base_url.strip():
+        raise ConfigError("--base-url is empty (is JURYBOX_BASE_URL set to ''?); give the "
+                          "endpoint's URL, e.g. http://localhost:8000/v1, or leave it unset "
+                          "for the provider's default")
     spec = parse_spec(model)
     if spec.provider == "sim":
         with SimServer(sim()) as server:

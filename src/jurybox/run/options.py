@@ -9,6 +9,7 @@ run may resume with another concurrency or timeout.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import get_args
@@ -68,8 +69,9 @@ class RunOptions:
     def __post_init__(self) -> None:
         if self.concurrency < 1:
             raise ConfigError(f"concurrency must be >= 1, got {self.concurrency}")
-        if not self.timeout_s > 0:
-            raise ConfigError(f"timeout_s must be > 0 seconds, got {self.timeout_s}")
+        if not 0 < self.timeout_s < math.inf:  # NaN fails too
+            raise ConfigError(f"timeout_s must be a finite number of seconds > 0, got "
+                              f"{self.timeout_s}")
         if self.transport not in get_args(Transport):
             raise ConfigError(f"transport must be one of {get_args(Transport)}, got "
                               f"{self.transport!r}")

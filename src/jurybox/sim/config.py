@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 __all__ = ["SimConfig", "Faults", "BIAS_PRESETS", "bias_vector"]
 
@@ -35,10 +35,12 @@ class Faults(BaseModel):
     """Fault injection, decided per (request, attempt) from a hash, so runs are repeatable.
 
     Rates are probabilities in [0, 1] per HTTP attempt; ``first_*`` counts make every distinct
-    request fail its first N attempts that way (for retry tests).
+    request fail its first N attempts that way (for retry tests). The HTTP faults (429, 500,
+    slow) are one roll, and so are the answer faults (malformed, truncated, refusal): each
+    group's rates must sum to at most 1.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
     rate_429: float = Field(0.0, ge=0, le=1)
     rate_500: float = Field(0.0, ge=0, le=1)
     rate_slow: float = Field(0.0, ge=0, le=1)
@@ -48,7 +50,18 @@ class Faults(BaseModel):
     first_429: int = Field(0, ge=0)
     first_500: int = Field(0, ge=0)
     retry_after_s: float = Field(0.0, ge=0, description="Retry-After sent with 429, seconds")
-    slow_s: float = Field(120.0, ge=0, description="how long a slow answer takes, seconds")
+    slow_s: float = Field(120.0, ge=0, le=3600,
+                          description="how long a slow answer takes, seconds")
+
+    @model_validator(mode="after")
+    def _one_roll_each(self) -> Faults:
+        http = self.rate_429 + self.rate_500 + self.rate_slow
+        answer = self.rate_malformed + self.rate_truncated + self.rate_refusal
+        for group, total in (("rate_429 + rate_500 + rate_slow", http),
+                             ("rate_malformed + rate_truncated + rate_refusal", answer)):
+            if total > 1 + 1e-12:
+                raise ValueError(f"{group} must be at most 1 (one roll), got {total:g}")
+        return self
 
 
 class SimConfig(BaseModel):
@@ -74,7 +87,7 @@ class SimConfig(BaseModel):
             ``refuse`` (HTTP 400 naming the field, as a server without support does).
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
     seed: int = 0
     gold_quality: float = 68.0
     other_quality: float = 50.0
@@ -85,8 +98,8 @@ class SimConfig(BaseModel):
     tie_margin: float = Field(3.0, ge=0, description="pairwise: |score gap| below this is a tie")
     keyed_bias_scale: float = Field(0.3, ge=0, description="keyed judge: share of position bias")
     keyed_noise_scale: float = Field(0.5, ge=0, description="keyed judge: share of call noise")
-    latency_ms: float = Field(0.0, ge=0)
-    latency_jitter_ms: float = Field(0.0, ge=0)
+    latency_ms: float = Field(0.0, ge=0, le=600_000)
+    latency_jitter_ms: float = Field(0.0, ge=0, le=600_000)
     faults: Faults = Faults()
     structured: Literal["honour", "ignore", "refuse"] = "honour"
 
