@@ -16,12 +16,14 @@ from typing import Annotated, Optional
 
 import typer
 
+from ..cost.prices import Price
 from ..run.options import RunOptions
 from ..runner.retry import RetryPolicy
 
-__all__ = ["Attempts", "BaseUrl", "Cache", "Concurrency", "MaxTokens", "Model", "NoCache",
-           "Out", "Seed", "SimBias", "SimFaults", "SimLatency", "SimSeed", "Temperature",
-           "Structured", "Timeout", "TransportOpt", "run_options"]
+__all__ = ["Attempts", "BaseUrl", "Cache", "Concurrency", "DryRun", "MaxTokens", "Model",
+           "NoCache", "Out", "PriceIn", "PriceOut", "Seed", "SimBias", "SimFaults",
+           "SimLatency", "SimSeed", "Temperature", "Structured", "Timeout", "TransportOpt",
+           "run_options"]
 
 Model = Annotated[str, typer.Option(
     envvar="JURYBOX_MODEL", help="The judge: provider/model (openai/gpt-4o-mini, vllm/<model>, "
@@ -82,8 +84,22 @@ SimFaults = Annotated[str, typer.Option(
     "rate_refusal=0.01 (probabilities per attempt).")]
 
 
+DryRun = Annotated[bool, typer.Option(
+    "--dry-run", envvar="JURYBOX_DRY_RUN", help="Make no model call: check the inputs, then "
+    "print the calls the run would make (at most, and at least for adaptive or gated "
+    "judges), input tokens (a real tokenizer when one is available for the model, else an "
+    "estimate that says so), output tokens at most, the prompt share a provider's prefix "
+    "cache could serve, and USD when prices are known.")]
+PriceIn = Annotated[Optional[float], typer.Option(
+    envvar="JURYBOX_PRICE_IN", help="USD per million input tokens (with --price-out; "
+    "default: the bundled list price of well-known models, dated).")]
+PriceOut = Annotated[Optional[float], typer.Option(
+    envvar="JURYBOX_PRICE_OUT", help="USD per million output tokens (with --price-in).")]
+
+
 def run_options(*, concurrency: int, attempts: int, timeout: float, transport: str,
-                cache: Path | None, no_cache: bool, structured: str) -> RunOptions:
+                cache: Path | None, no_cache: bool, structured: str,
+                price: Price | None = None) -> RunOptions:
     """The typed options of a judging command's flags (cache: the default file unless
     ``--no-cache``)."""
     from ._common import default_cache
@@ -91,4 +107,4 @@ def run_options(*, concurrency: int, attempts: int, timeout: float, transport: s
     return RunOptions(concurrency=concurrency, retry=RetryPolicy(attempts=attempts),
                       timeout_s=timeout, transport=transport,  # type: ignore[arg-type]
                       cache_path=None if no_cache else (cache or default_cache()),
-                      structured=structured)  # type: ignore[arg-type]
+                      structured=structured, price=price)  # type: ignore[arg-type]

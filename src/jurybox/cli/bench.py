@@ -10,9 +10,10 @@ from ..errors import ConfigError
 from ..run.options import (DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY, DEFAULT_STRUCTURED,
                            DEFAULT_TIMEOUT_S, DEFAULT_TRANSPORT)
 from ._common import BenchProgress, default_out, exit_for_status, fail_cleanly
-from ._options import (Attempts, BaseUrl, Cache, Concurrency, MaxTokens, Model, NoCache, Out,
-                       Seed, SimBias, SimFaults, SimLatency, SimSeed, Structured, Temperature,
-                       Timeout, TransportOpt, run_options)
+from ._plan import cost_line, plan_for, print_plan
+from ._options import (Attempts, BaseUrl, Cache, Concurrency, DryRun, MaxTokens, Model,
+                       NoCache, Out, PriceIn, PriceOut, Seed, SimBias, SimFaults, SimLatency,
+                       SimSeed, Structured, Temperature, Timeout, TransportOpt, run_options)
 
 if TYPE_CHECKING:
     from ..protocols import Weights
@@ -134,11 +135,15 @@ def bench(
     sim_latency_ms: SimLatency = 0.0,
     sim_faults: SimFaults = "",
     sim_seed: SimSeed = 0,
+    dry_run: DryRun = False,
+    price_in: PriceIn = None,
+    price_out: PriceOut = None,
 ) -> None:
     """Judge a dataset with several protocols and compare them with paired statistics:
     listwise (best-of-N: direct vs permutation consensus) or pairwise (JudgeBench: one call,
     both orders, keyed judge, APOC)."""
-    from ..compare import BenchConfig, run_bench
+    from ..compare import BenchConfig, prepare_bench, run_bench
+    from ..cost import resolve_price
     from ..protocols import PROTOCOLS
     from ..sim import SimConfig
     from ._tables import print_bench_result
@@ -151,9 +156,10 @@ def bench(
     for name in names or ():
         if name not in PROTOCOLS:
             raise ConfigError(f"unknown protocol {name!r}; choose from {sorted(PROTOCOLS)}")
+    price = resolve_price(model, price_in, price_out)
     options = run_options(concurrency=concurrency, attempts=attempts, timeout=timeout,
                           transport=transport, cache=cache, no_cache=no_cache,
-                          structured=structured)
+                          structured=structured, price=price)
     config = BenchConfig(
         dataset=dataset, model=model, protocols=names, baseline=baseline, k=k, limit=limit,
         seed=seed, subset=None if subset == "all" else subset, n_candidates=n_candidates,
@@ -162,10 +168,17 @@ def bench(
         pairwise_rule=pairwise_rule, adaptive=adaptive, confidence=confidence, min_k=min_k,
         sim=SimConfig(bias=sim_bias, latency_ms=sim_latency_ms,
                       faults=parse_faults(sim_faults), seed=sim_seed))
+    if dry_run:
+        bench = prepare_bench(config)  # every check a run makes before its first call
+        print_plan(plan_for(bench.selection, bench.protocols, model=model, price=price),
+                   model=model, what=f"{bench.dataset.name}, {bench.selection.n_items} items, "
+                   f"protocols {', '.join(config.protocols or bench.config.protocols or ())}")
+        return
     out = out or default_out("bench", config.as_dict())
     with BenchProgress() as progress:
         result = run_bench(config, out, options=options, hooks=progress.hooks())
     judge = f"SIMULATED ({model})" if result.simulated else result.judge
     print_bench_result(result, f"{result.summary.dataset}: {result.n_units} items, "
                                f"judge: {judge}")
+    cost_line(result)
     exit_for_status(result)

@@ -273,6 +273,10 @@ class RunDir:
                 by_unit.setdefault(unit, set()).add(protocol)
         return sum(names == wanted for names in by_unit.values())
 
+    def run_totals(self, session: dict[str, Any]) -> dict[str, Any]:
+        """Totals over the earlier sessions and ``session`` (this one)."""
+        return _add_totals([*self.sessions, session])
+
     def write_manifest(self, manifest: dict[str, Any], session: dict[str, Any]) -> None:
         """Write run.json: ``manifest`` plus this session (started, finished, seconds, status,
         totals) after the earlier sessions; top-level ``status`` is this session's and

@@ -108,6 +108,7 @@ class RunReport(Generic[S]):
     protocols: list[dict[str, Any]] = field(default_factory=list)
     judge: str = ""  # how reports name the judge (the local judge: file and sha256)
     failed_units: FailedUnits = FailedUnits(0, 0)
+    cost_usd: float | None = None  # the whole run (every session), when a price was given
 
     @property
     def status(self) -> str:
@@ -149,15 +150,28 @@ class Engine:
         info = RunInfo(job.n_units, self.provider.simulated, totals, self.offline)
         summary = job.summarize(Records(rundir.items_path), info)
         failed = rundir.failed_units()
+        cost = self._cost(rundir, totals)
         try:
             rundir.write_summary({**summary.to_json(), "status": (
-                "partial" if failed.units else "complete"), "failed_units": failed._asdict()})
+                "partial" if failed.units else "complete"), "failed_units": failed._asdict(),
+                **({"cost": cost} if cost else {})})
         except OSError as exc:
             raise RunWriteError(f"cannot write {str(rundir.summary_path)!r}: "
                                 f"{exc.strerror or exc}") from None
         return RunReport(summary, rundir.path, totals, judged, job.n_units,
                          self.provider.simulated, _protocol_params(job.protocols),
-                         self._label(job), failed)
+                         self._label(job), failed, cost["usd"] if cost else None)
+
+    def _cost(self, rundir: RunDir, totals: Totals) -> dict[str, Any] | None:
+        """USD of the whole run (every session's tokens) at ``options.price``."""
+        price = self.options.price
+        if price is None:
+            return None
+        run = rundir.run_totals({"totals": totals.as_dict()})
+        prompt, completion = run.get("prompt_tokens", 0), run.get("completion_tokens", 0)
+        return {"usd": round(price.usd(prompt, completion), 6), "prompt_tokens": prompt,
+                "completion_tokens": completion, "usd_per_million": [
+                    price.input_per_m, price.output_per_m], "price_source": price.source}
 
     def _label(self, job: RunJob[U, S]) -> str:
         label: str | None = getattr(self.provider, "label", None)

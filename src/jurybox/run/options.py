@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import get_args
 
+from ..cost.prices import Price
 from ..errors import ConfigError
 from ..providers import Transport
 from ..runner import RetryPolicy
@@ -52,6 +53,7 @@ class RunOptions:
             the dataset.
         structured: ``auto``, ``json-schema``, ``json-object`` or ``off`` (see
             :mod:`jurybox.run.structured`).
+        price: USD per million tokens, for the summary's cost line (None: no USD figure).
 
     Raises:
         ConfigError: a value out of range (the message names the parameter).
@@ -64,6 +66,7 @@ class RunOptions:
     cache_path: Path | None = None
     abort_after: int | None = DEFAULT_ABORT_AFTER
     window: int | None = None
+    price: Price | None = None
     structured: StructuredMode = DEFAULT_STRUCTURED
 
     def __post_init__(self) -> None:

@@ -1,0 +1,55 @@
+"""``--dry-run``: print what a run would cost, and the cost line after a run."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ._common import console
+
+if TYPE_CHECKING:
+    from ..cost import Price, RunPlan
+
+
+def _say(text: str) -> None:
+    console.print(text, highlight=False, markup=False)  # "[estimate: ...]" is not markup
+
+
+def print_plan(plan: RunPlan, *, model: str, what: str) -> None:
+    """The dry run's report: calls, tokens, prefix share, USD (no model call was made)."""
+    calls = (f"{plan.calls_max:,}" if plan.calls_min == plan.calls_max
+             else f"at most {plan.calls_max:,} (at least {plan.calls_min:,}: adaptive or gated "
+                  f"judges stop early)")
+    tokens = "tokens" if plan.exact_tokens else "tokens (ESTIMATED)"
+    _say(f"dry run: {what}, judge {model}; no model call was made")
+    _say(f"  units: {plan.units:,}   calls: {calls} (re-asks not included: at most "
+                  f"one per call)")
+    _say(f"  input {tokens}: {plan.input_tokens_max:,} at most"
+                  + (f", {plan.input_tokens_min:,} at least" if plan.input_tokens_min !=
+                     plan.input_tokens_max else "") + f"   [{plan.tokenizer}]")
+    _say(f"  output tokens: {plan.output_tokens_max:,} at most (max_tokens per call)",
+                  )
+    _say(f"  shared prompt prefix: {100 * plan.shared_prefix_share:.1f}% of input "
+                  f"tokens (what a provider's prefix cache could serve, at most)",
+                  )
+    usd = plan.usd_range()
+    if usd is None or plan.price is None:
+        _say("  USD: no price known for this model; pass --price-in and --price-out "
+                      "(USD per million tokens)")
+    else:
+        _say(f"  USD: {usd[0]:,.4f} to {usd[1]:,.4f} (at {plan.price.input_per_m:g} "
+                      f"in / {plan.price.output_per_m:g} out per million tokens, "
+                      f"{plan.price.source}; least: fewest calls and no output; most: every "
+                      f"call with its full output budget)")
+
+
+def cost_line(result: Any) -> None:
+    """After a run: what it spent (every session), when a price was known."""
+    if getattr(result, "cost_usd", None) is not None:
+        _say(f"spent: {result.cost_usd:,.4f} USD over the run's sessions (prompt and "
+                      f"completion tokens at the given or bundled price)")
+
+
+def plan_for(units: Any, protocols: list, *, model: str, price: Price | None) -> RunPlan:
+    from ..cost import plan_run, token_counter
+
+    return plan_run(units, protocols, counter=token_counter(model), price=price)

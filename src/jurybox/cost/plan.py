@@ -1,0 +1,123 @@
+"""What a run would cost, before any model call (``--dry-run``).
+
+For every unit and protocol, the protocol's :class:`~jurybox.protocols.CallBudget` gives every
+call it may ask and the fewest it can ask. Identical requests are counted once over the whole
+run (the engine sends an item's identical requests once, and the cache answers repeats, e.g.
+a zero-shot rubric prompt shared by every rater). Input tokens are counted on the rendered
+messages; output tokens at most are ``max_tokens`` per call. Re-asks after unusable output (at
+most one per call) are not included.
+
+Shared prefix: for each request after the first of its unit, the characters it shares with the
+unit's earlier requests from the start (as a share of the prompt, in tokens). Providers that
+discount a repeated prompt prefix bill at most that share at the cached rate; each provider has
+its own minimum length and block size, so this is an upper bound on what prefix caching can
+save, not a promise.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import ConfigError
+from ..providers import ChatRequest
+from .prices import Price
+from .tokens import TokenCounter
+
+__all__ = ["RunPlan", "plan_run"]
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """A run's cost before it starts.
+
+    Attributes:
+        units: units planned.
+        calls_max, calls_min: distinct calls at most, and the fewest (adaptive and staged
+            protocols can stop early; both equal otherwise).
+        input_tokens_max, input_tokens_min: prompt tokens of those calls (the minimum counts
+            each unit's cheapest calls, the first ``least`` planned).
+        output_tokens_max: ``max_tokens`` summed over ``calls_max``.
+        shared_prefix_tokens: prompt tokens a provider's prefix cache could serve (module
+            docstring).
+        tokenizer: how tokens were counted; ``exact_tokens`` False for the estimate.
+        price: the prices used, or None (no USD figures).
+    """
+
+    units: int
+    calls_max: int
+    calls_min: int
+    input_tokens_max: int
+    input_tokens_min: int
+    output_tokens_max: int
+    shared_prefix_tokens: int
+    tokenizer: str
+    exact_tokens: bool
+    price: Price | None
+
+    @property
+    def shared_prefix_share(self) -> float:
+        """shared_prefix_tokens / input_tokens_max (0 when there is no input)."""
+        return self.shared_prefix_tokens / self.input_tokens_max if self.input_tokens_max else 0.0
+
+    def usd_range(self) -> tuple[float, float] | None:
+        """(least, most) USD: the fewest calls with no output, and every call asked with its
+        full output budget; None without prices."""
+        if self.price is None:
+            return None
+        return (self.price.usd(self.input_tokens_min, 0),
+                self.price.usd(self.input_tokens_max, self.output_tokens_max))
+
+
+def _digest(request: ChatRequest) -> bytes:
+    h = hashlib.blake2b(digest_size=16)
+    for m in request.messages:
+        h.update(m.role.encode() + b"\x1f" + m.content.encode("utf-8", "surrogatepass") + b"\x1e")
+    h.update(repr((request.sampling(), request.seed, request.sample_index)).encode())
+    return h.digest()
+
+
+def _text(request: ChatRequest) -> str:
+    return "".join(f"{m.role}\x1f{m.content}\x1e" for m in request.messages)
+
+
+def plan_run(units: Iterable[Any], protocols: list[Any], *, counter: TokenCounter,
+             price: Price | None = None) -> RunPlan:
+    """Plan every unit with every protocol, without calling anything.
+
+    Raises:
+        ConfigError: a protocol that cannot say its calls in advance (no ``budget``).
+    """
+    for p in protocols:
+        if not hasattr(p, "budget"):
+            raise ConfigError(f"protocol {p.name!r} cannot plan its calls; --dry-run needs "
+                              f"every protocol to")
+    seen: set[bytes] = set()
+    n_units = calls_max = calls_min = tokens_max = tokens_min = out_max = shared = 0
+    for unit in units:
+        n_units += 1
+        earlier: list[str] = []
+        for protocol in protocols:
+            budget = protocol.budget(unit)
+            for j, call in enumerate(budget.calls):
+                digest = _digest(call.request)
+                if digest in seen:
+                    continue
+                seen.add(digest)
+                tokens = counter.request(call.request)
+                calls_max += 1
+                tokens_max += tokens
+                out_max += call.request.max_tokens
+                if j < budget.least:
+                    calls_min += 1
+                    tokens_min += tokens
+                text = _text(call.request)
+                if earlier:
+                    common = max(len(os.path.commonprefix([text, e])) for e in earlier)
+                    shared += round(tokens * common / max(len(text), 1))
+                earlier.append(text)
+    return RunPlan(n_units, calls_max, calls_min, tokens_max, tokens_min, out_max, shared,
+                   counter.name, counter.exact, price)
