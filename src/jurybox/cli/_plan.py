@@ -17,36 +17,34 @@ def _say(text: str) -> None:
 def print_plan(plan: RunPlan, *, model: str, what: str) -> None:
     """The dry run's report: calls, tokens, prefix share, USD (no model call was made)."""
     calls = (f"{plan.calls_max:,}" if plan.calls_min == plan.calls_max
-             else f"at most {plan.calls_max:,} (at least {plan.calls_min:,}: adaptive or gated "
-                  f"judges stop early)")
+             else f"at most {plan.calls_max:,} (at least {plan.calls_min:,}: adaptive or "
+                  f"gated judges stop early)")
     tokens = "tokens" if plan.exact_tokens else "tokens (ESTIMATED)"
+    least = (f", {plan.input_tokens_min:,} at least"
+             if plan.input_tokens_min != plan.input_tokens_max else "")
     _say(f"dry run: {what}, judge {model}; no model call was made")
-    _say(f"  units: {plan.units:,}   calls: {calls} (re-asks not included: at most "
-                  f"one per call)")
-    _say(f"  input {tokens}: {plan.input_tokens_max:,} at most"
-                  + (f", {plan.input_tokens_min:,} at least" if plan.input_tokens_min !=
-                     plan.input_tokens_max else "") + f"   [{plan.tokenizer}]")
-    _say(f"  output tokens: {plan.output_tokens_max:,} at most (max_tokens per call)",
-                  )
-    _say(f"  shared prompt prefix: {100 * plan.shared_prefix_share:.1f}% of input "
-                  f"tokens (what a provider's prefix cache could serve, at most)",
-                  )
+    _say(f"  units: {plan.units:,}   calls: {calls} (re-asks not included: at most one per "
+         f"call)")
+    _say(f"  input {tokens}: {plan.input_tokens_max:,} at most{least}   [{plan.tokenizer}]")
+    _say(f"  output tokens: {plan.output_tokens_max:,} at most (max_tokens per call)")
+    _say(f"  shared prompt prefix: {100 * plan.shared_prefix_share:.1f}% of input tokens "
+         f"(what a provider's prefix cache could serve, at most)")
     usd = plan.usd_range()
     if usd is None or plan.price is None:
-        _say("  USD: no price known for this model; pass --price-in and --price-out "
-                      "(USD per million tokens)")
+        _say("  USD: no price known for this model; pass --price-in and --price-out (USD per "
+             "million tokens)")
     else:
-        _say(f"  USD: {usd[0]:,.4f} to {usd[1]:,.4f} (at {plan.price.input_per_m:g} "
-                      f"in / {plan.price.output_per_m:g} out per million tokens, "
-                      f"{plan.price.source}; least: fewest calls and no output; most: every "
-                      f"call with its full output budget)")
+        _say(f"  USD: {usd[0]:,.4f} to {usd[1]:,.4f} (at {plan.price.input_per_m:g} in / "
+             f"{plan.price.output_per_m:g} out per million tokens, {plan.price.source}; "
+             f"least: fewest calls and no output; most: every call with its full output "
+             f"budget)")
 
 
 def cost_line(result: Any) -> None:
     """After a run: what it spent (every session), when a price was known."""
     if getattr(result, "cost_usd", None) is not None:
         _say(f"spent: {result.cost_usd:,.4f} USD over the run's sessions (prompt and "
-                      f"completion tokens at the given or bundled price)")
+             f"completion tokens at the given or bundled price)")
 
 
 def plan_for(units: Any, protocols: list, *, model: str, price: Price | None) -> RunPlan:
