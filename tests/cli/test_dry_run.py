@@ -83,3 +83,18 @@ def test_tiktoken_is_used_for_openai_models_when_it_can_load(monkeypatch):
     counter = token_counter("openai/gpt-4o")
     assert counter.exact and counter.name == "tiktoken fake_base"
     assert counter.count("three word text") == 3
+
+
+def test_a_run_with_prices_reports_usd_spent_over_all_sessions(tmp_path):
+    import json
+
+    args = ["bench", "truthfulqa", "--model", "sim", "--limit", "4", "--k", "2", "--out",
+            str(tmp_path / "run"), "--no-cache", "--price-in", "1", "--price-out", "2"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0 and "spent:" in result.output
+    totals = json.loads((tmp_path / "run" / "run.json").read_text())["totals"]
+    cost = json.loads((tmp_path / "run" / "summary.json").read_text())["cost"]
+    # 1 USD per million prompt tokens, 2 per million completion tokens
+    expected = (totals["prompt_tokens"] * 1 + totals["completion_tokens"] * 2) / 1e6
+    assert cost["usd"] == pytest.approx(expected, abs=1e-6)
+    assert f"spent: {expected:,.4f} USD" in result.output
