@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN     = $(VENV)/bin
 
 .PHONY: demo test test-real local lint typecheck check bench-throughput bench-krippendorff \
-        bench-scale bench-real clean
+        bench-scale bench-real bench-adaptive bench-kill clean
 
 $(BIN)/jurybox: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -48,6 +48,14 @@ bench-scale: $(BIN)/jurybox
 
 bench-real: $(VENV)/.local-extra
 	$(BIN)/python benchmarks/real_judge.py
+
+# simulated judge, 5 position biases x 790 items (a few minutes); add --real for the local judge
+bench-adaptive: $(BIN)/jurybox
+	$(BIN)/python benchmarks/adaptive.py
+
+bench-kill: $(BIN)/jurybox
+	$(BIN)/python benchmarks/kill_resume.py --trials 10 --kills 1
+	$(BIN)/python benchmarks/kill_resume.py --trials 1 --kills 10 --seed 1
 
 clean:
 	rm -rf $(VENV) runs

@@ -22,7 +22,7 @@ and, for the adaptive rows, how many items' winners differ from K = 7's) and wri
 ``OUT/adaptive.png``: accuracy against mean calls per item, one line per condition.
 
 Usage: python benchmarks/adaptive.py [--out runs/adaptive] [--real] [--real-only]
-       [--real-limit 60] [--limit N]
+       [--real-limit 60] [--limit N] [--replot OUT/adaptive.json OUT/adaptive-real.json]
 """
 
 from __future__ import annotations
@@ -99,16 +99,21 @@ def plot(rows: list[dict[str, Any]], path: Path) -> None:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(8, 5))
+    markers = {"exact": "X", "sequential": "^"}
     for condition in dict.fromkeys(r["condition"] for r in rows):
-        mine = sorted((r for r in rows if r["condition"] == condition),
-                      key=lambda r: r["calls_per_item"])
-        line, = ax.plot([r["calls_per_item"] for r in mine],
-                        [100 * r["accuracy"] for r in mine], marker="o", label=condition)
+        mine = [r for r in rows if r["condition"] == condition]
+        fixed = sorted((r for r in mine if r["row"].startswith(("direct", "pcf"))),
+                       key=lambda r: r["calls_per_item"])
+        line, = ax.plot([r["calls_per_item"] for r in fixed],
+                        [100 * r["accuracy"] for r in fixed], marker="o", label=condition)
         for r in mine:
-            if r["row"].startswith(("exact", "sequential 0.95")):
-                ax.annotate(r["row"].split(" ")[0], (r["calls_per_item"], 100 * r["accuracy"]),
-                            textcoords="offset points", xytext=(4, 4), fontsize=7,
-                            color=line.get_color())
+            kind = r["row"].split(" ")[0]
+            if kind in markers:  # adaptive rows: markers off the fixed-K line
+                ax.scatter(r["calls_per_item"], 100 * r["accuracy"], marker=markers[kind],
+                           s=60, color=line.get_color(), zorder=3)
+    ax.scatter([], [], marker="o", color="grey", label="fixed: direct, K = 3, 5, 7")
+    ax.scatter([], [], marker="X", color="grey", label="adaptive exact (K = 7)")
+    ax.scatter([], [], marker="^", color="grey", label="adaptive sequential (K = 7)")
     ax.set_xlabel("mean calls per item")
     ax.set_ylabel("accuracy % (TruthfulQA, tie credit)")
     ax.set_title("Adaptive PCF: accuracy against calls per item")
@@ -125,8 +130,16 @@ def main() -> None:
     parser.add_argument("--real", action="store_true", help="also the local real judge")
     parser.add_argument("--real-only", action="store_true")
     parser.add_argument("--real-limit", type=int, default=60)
+    parser.add_argument("--replot", nargs="+", type=Path, default=None,
+                        help="draw OUT/adaptive.png from these saved JSON results, no runs")
     args = parser.parse_args()
     rows: list[dict[str, Any]] = []
+    if args.replot:
+        for path in args.replot:
+            rows += json.loads(path.read_text())
+        plot(rows, args.out / "adaptive.png")
+        print(table(rows))
+        return
     if not args.real_only:
         for name, bias in CONDITIONS.items():
             rows += run_condition(name, args.out / name.replace(" ", "_"), model="sim",
