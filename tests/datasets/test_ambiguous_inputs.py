@@ -77,3 +77,28 @@ def test_a_gold_index_given_twice(tmp_path, gold):
 def test_distinct_gold_indices_still_load(tmp_path):
     path = _write(tmp_path, "d.jsonl", GOOD.replace('"gold": 0', '"gold": [1, 0]') + "\n")
     assert load_listwise_jsonl(path)[0].gold == frozenset({0, 1})
+
+
+# ------------------------------------------------------------------ format sniffing by keys
+@pytest.mark.parametrize("candidates", [["chosen", "rejected"], ["response_A", "label"]])
+def test_a_generic_line_whose_candidates_name_another_format_stays_generic(tmp_path,
+                                                                           candidates):
+    # the sniffer used to match '"chosen"' and '"rejected"' (or '"response_A"' and '"label"')
+    # anywhere in the first line, values included, and read this file as RewardBench 2
+    # ("field 'subset': missing field") or JudgeBench
+    row = {"id": "a", "prompt": "Q?", "candidates": candidates, "gold": 0}
+    path = _write(tmp_path, "d.jsonl", json.dumps(row) + "\n")
+    loaded = load_dataset(str(path))
+    assert (loaded.format, loaded.task, loaded.n_items) == ("jsonl", "listwise", 1)
+    assert loaded.items[0].candidates == tuple(candidates)
+
+
+def test_rewardbench2_and_judgebench_lines_are_still_sniffed(tmp_path):
+    rb2 = {"id": "r", "prompt": "Q?", "chosen": ["yes"], "rejected": ["no"],
+           "subset": "Factuality"}
+    jb = {"pair_id": "p", "original_id": "o", "source": "livebench-math", "question": "Q?",
+          "response_model": "m", "response_A": "a", "response_B": "b", "label": "A>B"}
+    assert load_dataset(str(_write(tmp_path, "rb2.jsonl", json.dumps(rb2) + "\n"))).format \
+        == "rewardbench2"
+    assert load_dataset(str(_write(tmp_path, "jb.jsonl", json.dumps(jb) + "\n"))).format \
+        == "judgebench"
