@@ -113,8 +113,9 @@ def iter_csv(path: Path, *, required: Sequence[str] = ()) -> Iterator[tuple[int,
 
     Raises:
         DataError: bad bytes, a column name repeated in the header (line 1, field: the
-            name), a missing ``required`` column, a row with more fields than the header, or a CSV the csv module cannot read (such as a field longer than its
-            limit, ``csv.field_size_limit()``, 131072 characters by default).
+            name), a missing ``required`` column, a row with more fields than the header,
+            or a CSV the csv module cannot read (such as a field longer than its limit,
+            ``csv.field_size_limit()``, 131072 characters by default).
     """
     with path.open("rb") as fh:
         lines = _Lines(path, fh)
