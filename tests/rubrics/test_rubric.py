@@ -106,19 +106,20 @@ def test_rubric_text_that_cannot_be_sent_names_the_field(tmp_path, text, fragmen
     assert err.value.field == "dimensions.0.description" and fragment in err.value.message
 
 
-def test_gating_check_on_a_huge_scale_is_instant(tmp_path):
-    # the check used to list every level of the prerequisite's scale: 10**12 of them here
+def test_gating_check_on_the_largest_scale_is_instant(tmp_path):
+    # the check used to list every level of the prerequisite's scale; scales are now capped
+    # at MAX_SCALE_LEVELS (1001) levels, and the check still looks only at the two ends
     path = _rubric(tmp_path, """  - name: a
-    scale: {min: 0, max: 1000000000000}
+    scale: {min: 0, max: 1000}
   - name: b
     scale: {min: 1, max: 4}
     requires: {a: ">= 2"}
   - name: c
     scale: {min: 1, max: 4}
-    requires: {a: "== 1000000000001"}
+    requires: {a: "== 1001"}
 """)
-    with pytest.raises(DataError, match=r"'c' requires 'a' == 1000000000001, which can never "
-                                        r"pass on 'a''s scale 0-1000000000000"):
+    with pytest.raises(DataError, match=r"'c' requires 'a' == 1001, which can never "
+                                        r"pass on 'a''s scale 0-1000"):
         load_rubric(path)
 
 

@@ -18,7 +18,11 @@ from ..stats import Level
 from .analyze import GroupAgreement, analyze
 from .plots import plot_alpha, plot_jaccard
 
-__all__ = ["AgreementReport", "run_agreement"]
+__all__ = ["AgreementReport", "run_agreement", "MAX_RESAMPLES"]
+
+#: Most bootstrap resamples for alpha's CI (each holds a units-long array; 10**11 of them
+#: ran out of memory). 1000 give the CI's ends to about +-0.01.
+MAX_RESAMPLES = 100_000
 
 
 @dataclass(frozen=True)
@@ -72,19 +76,31 @@ def run_agreement(ratings: str | Path, *, by: Sequence[str] = ("dimension",),
 
     Args:
         ratings: a long-format ratings file, or a bundled set by name (``"squality"``).
-        by: group by these fields (must include ``dimension`` when there are several).
+        by: group by these fields, each once (must include ``dimension`` when there are
+            several); ``domain`` and ``group`` need that column in the ratings (a value on
+            some row).
         level: nominal, ordinal, interval or ratio.
         min_common: co-rated items a rater pair needs for Jaccard and pairwise alpha.
-        resamples: bootstrap resamples for alpha's CI (0: none); seed: the bootstrap seed.
+        resamples: bootstrap resamples for alpha's CI, 0 (none) to :data:`MAX_RESAMPLES`;
+            seed: the bootstrap seed.
         exclusion_codes: scores meaning "not applicable", treated as missing.
         out: folder for summary.json and plots (default ``runs/agreement-<file stem>``).
 
     Raises:
-        ConfigError: a bad level, non-finite exclusion code, or ``out`` is a file.
-        DataError: a bad ratings file, or ratings alpha cannot take (naming the file).
+        ConfigError: a bad level, a repeated ``by`` field, ``resamples`` outside
+            0..MAX_RESAMPLES, a non-finite exclusion code, or an ``out`` that cannot be a
+            folder (a file, or not creatable: the message gives the OS reason).
+        DataError: a bad ratings file, a ``by`` column the ratings do not have, or ratings
+            alpha cannot take (naming the file).
     """
     if level not in get_args(Level):
         raise ConfigError(f"--level must be one of {get_args(Level)}, got {level!r}")
+    fields = tuple(by)
+    twice = sorted({f for f in fields if fields.count(f) > 1})
+    if twice:
+        raise ConfigError(f"--by names {', '.join(map(repr, twice))} more than once")
+    if not 0 <= resamples <= MAX_RESAMPLES:
+        raise ConfigError(f"--resamples must be 0 to {MAX_RESAMPLES:,}, got {resamples!r}")
     codes = tuple(float(c) for c in exclusion_codes)
     if not all(math.isfinite(c) for c in codes):
         raise ConfigError(f"--exclude-codes takes finite numbers, e.g. 0 or 0,99; got "
@@ -94,13 +110,20 @@ def run_agreement(ratings: str | Path, *, by: Sequence[str] = ("dimension",),
         raise ConfigError(f"--out {str(out)!r} is a file, not a folder")
     path = resolve_bundled(ratings, BUNDLED_RATINGS)
     table = load_ratings(path, numeric=level != "nominal", exclusion_codes=codes)
-    fields = tuple(by)
+    for column in ("domain", "group"):
+        if column in fields and all(getattr(r, column) is None for r in table.ratings):
+            raise DataError(path, f"--by {column}: the ratings have no {column!r} column (or "
+                            f"it is empty on every row)", field=column)
     try:
         results = analyze(table, by=fields, level=level,  # type: ignore[arg-type]
                           min_common=min_common, n_resamples=resamples, seed=seed)
     except ValueError as exc:  # ratings alpha cannot take: say which file
         raise DataError(path, str(exc)) from None
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"cannot use {str(out)!r} as the output directory (--out): "
+                          f"{exc.strerror}") from None
     write_json_atomic(out / "summary.json", _summary(
         results, ratings=str(path), by=list(fields), level=level, min_common=min_common,
         n_resamples=resamples, seed=seed, exclusion_codes=list(codes), excluded=table.excluded))

@@ -64,7 +64,8 @@ def agreement(
                                             "items a rater pair needs for Jaccard and pairwise "
                                             "alpha.")] = 10,
     resamples: Annotated[int, typer.Option(envvar="JURYBOX_RESAMPLES", min=0, help="Bootstrap "
-                                           "resamples for alpha's CI (0: no CI).")] = 1000,
+                                           "resamples for alpha's CI, at most 100,000 (0: no "
+                                           "CI).")] = 1000,
     seed: Seed = 0,
     exclude_codes: Annotated[str, typer.Option(
         envvar="JURYBOX_EXCLUDE_CODES", help="Scores that mean 'not applicable' (e.g. 0), "
@@ -80,8 +81,12 @@ def agreement(
     profiles and pairwise alpha in summary.json and plots as PNG."""
     from ..agreement import run_agreement
 
+    entries = exclude_codes.split(",") if exclude_codes.strip() else []
+    if any(not c.strip() for c in entries):
+        raise ConfigError(f"--exclude-codes has an empty entry in {exclude_codes!r}; give "
+                          f"numbers separated by commas, e.g. 0 or 0,99")
     try:
-        codes = [float(c) for c in exclude_codes.split(",") if c.strip()]
+        codes = [float(c) for c in entries]
     except ValueError:
         raise ConfigError(f"--exclude-codes takes finite numbers, e.g. 0 or 0,99; got "
                           f"{exclude_codes!r}") from None

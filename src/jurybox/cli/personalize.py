@@ -157,8 +157,9 @@ def personalize(
     except ValueError:
         raise ConfigError(f"--shots takes integers, e.g. 0,2,5; got {shots!r}") from None
     rater_sel: tuple[str, ...] | int | None = None
-    if raters:
-        rater_sel = int(raters) if raters.strip().isdigit() else tuple(
+    if raters is not None:  # "" and "," name no rater: the library refuses them
+        count = raters.strip()  # a count past the raters' number means all: 19 digits do
+        rater_sel = int(count[:19]) if count.isascii() and count.isdigit() else tuple(
             r.strip() for r in raters.split(",") if r.strip())
     options = run_options(concurrency=concurrency, attempts=attempts, timeout=timeout,
                           transport=transport, cache=cache, no_cache=no_cache,
@@ -167,7 +168,8 @@ def personalize(
         ratings=ratings, items=items, rubric=rubric, model=model,
         judges=tuple(c.strip() for c in judges.split(",") if c.strip()), shots=shot_counts,
         seeds=seeds, threshold=threshold, raters=rater_sel, limit=limit,
-        dimensions=tuple(d.strip() for d in dimensions.split(",")) if dimensions else None,
+        dimensions=None if dimensions is None else tuple(
+            d.strip() for d in dimensions.split(",") if d.strip()),
         seed=seed, group_field=group_field or ("passage_id" if ratings == "squality" else None),
         base_url=base_url, sim=SimConfig(bias="none", seed=sim_seed),
         answer_format=cast("RubricAnswerFormat", answer_format))

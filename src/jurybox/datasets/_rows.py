@@ -2,7 +2,10 @@
 
 Text files are UTF-8, with or without a byte-order mark. Every way a file can be unreadable
 (bad bytes, bad JSON, JSON nested too deeply for the parser, an integer too long to convert,
-a CSV field over the csv module's size limit) is a DataError naming the file and line.
+a CSV field over the csv module's size limit) is a DataError naming the file and line. So is a
+key repeated within one JSON object (at any depth) or a column name repeated in a CSV header:
+readers disagree on which value wins (Python's json and csv keep the last), so the file is
+ambiguous and refused rather than read one way silently.
 """
 
 from __future__ import annotations
@@ -34,6 +37,26 @@ def _parse_int(digits: str) -> int | LongNumber:
         return LongNumber(digits)
 
 
+class _RepeatedKey(ValueError):
+    """A key that occurs twice in one JSON object."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    """``object_pairs_hook`` for json: a dict, refusing a repeated key (json keeps the last)."""
+    row = dict(pairs)
+    if len(row) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _RepeatedKey(key)
+            seen.add(key)
+    return row
+
+
 def _decode(path: Path, raw: bytes, line_no: int) -> str:
     try:
         return raw.decode("utf-8-sig" if line_no == 1 else "utf-8")
@@ -43,14 +66,22 @@ def _decode(path: Path, raw: bytes, line_no: int) -> str:
 
 
 def iter_jsonl(path: Path) -> Iterator[tuple[int, dict]]:
-    """Yield (line number, object) for each non-blank line; DataError on bad JSON."""
+    """Yield (line number, object) for each non-blank line.
+
+    Raises:
+        DataError: bad bytes, bad JSON, a line that is not an object, or a key repeated
+            within one object at any depth (``{"gold": 0, "gold": 1}``; field: the key).
+    """
     with path.open("rb") as fh:
         for line_no, raw in enumerate(fh, start=1):
             line = _decode(path, raw, line_no)
             if not line.strip():
                 continue
             try:
-                row = json.loads(line, parse_int=_parse_int)
+                row = json.loads(line, parse_int=_parse_int, object_pairs_hook=_unique_keys)
+            except _RepeatedKey as exc:
+                raise DataError(path, f"key {exc.key!r:.80} appears twice in one JSON object; "
+                                f"give each key once", line=line_no, field=exc.key[:80]) from None
             except json.JSONDecodeError as exc:
                 raise DataError(path, f"invalid JSON: {exc.msg} (column {exc.colno})",
                                 line=line_no) from None
@@ -81,14 +112,20 @@ def iter_csv(path: Path, *, required: Sequence[str] = ()) -> Iterator[tuple[int,
     The line is the row's last physical line (a quoted field may span several).
 
     Raises:
-        DataError: bad bytes, a missing ``required`` column, a row with more fields than the
-            header, or a CSV the csv module cannot read (such as a field longer than its
-            limit, ``csv.field_size_limit()``, 131072 characters by default).
+        DataError: bad bytes, a column name repeated in the header (line 1, field: the
+            name), a missing ``required`` column, a row with more fields than the header,
+            or a CSV the csv module cannot read (such as a field longer than its limit,
+            ``csv.field_size_limit()``, 131072 characters by default).
     """
     with path.open("rb") as fh:
         lines = _Lines(path, fh)
         reader = csv.DictReader(lines)
         try:
+            names = reader.fieldnames or []
+            twice = next((c for i, c in enumerate(names) if c in names[:i]), None)
+            if twice is not None:
+                raise DataError(path, f"column {twice!r:.80} appears twice in the header; give "
+                                f"each column once", line=1, field=twice[:80])
             missing = [c for c in required if c not in (reader.fieldnames or [])]
             if missing:
                 raise DataError(path, f"missing column(s) {missing!r}; found "

@@ -98,7 +98,8 @@ def make_item(path: Path, line: int, *, item_id: str, prompt: object, candidates
     Raises:
         DataError: empty or bad prompt text, fewer than 2 or more than MAX_CANDIDATES
             candidates, an empty or bad candidate, two identical candidates, no gold
-            candidate, or a group that is not a string.
+            candidate, a gold index given twice (``[0, 0]``), or a group that is not a
+            string.
     """
     if not isinstance(prompt, str) or not prompt.strip():
         raise DataError(path, f"empty prompt (got {prompt!r:.80})", line=line,
@@ -122,7 +123,13 @@ def make_item(path: Path, line: int, *, item_id: str, prompt: object, candidates
                             f"{text.strip()!r:.60}; credit would be a coin toss",
                             line=line, field=candidates_field)
         seen[text.strip()] = i
-    gold_set = frozenset(gold)
+    golds, seen_gold = list(gold), set[int]()
+    for g in golds:
+        if g in seen_gold:
+            raise DataError(path, f"gold index {g!r} appears twice in {golds!r:.80}; give "
+                            f"each gold candidate once", line=line, field="gold")
+        seen_gold.add(g)
+    gold_set = frozenset(golds)
     if not gold_set or not all(0 <= g < len(candidates) for g in gold_set):
         raise DataError(path, f"gold indices {sorted(gold_set)!r} must be a non-empty subset of "
                         f"0..{len(candidates) - 1}", line=line, field="gold")

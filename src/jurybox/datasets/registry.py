@@ -10,6 +10,7 @@ from importlib import resources
 from pathlib import Path
 
 from ..errors import ConfigError, DataError
+from ._rows import iter_jsonl
 from ._validate import MAX_CANDIDATES, check_file
 from .generic import iter_listwise_jsonl
 from .items import ListwiseItem, PairwiseItem
@@ -80,15 +81,24 @@ def file_sha256(path: Path) -> str:
 
 
 def _sniff(path: Path) -> str:
+    """A file's format from its extension and, for JSON lines, the keys of its first object.
+
+    ``.csv``: TruthfulQA; ``.parquet``: RewardBench 2. A JSON line whose object has the keys
+    ``chosen`` and ``rejected`` is RewardBench 2, one with ``response_A`` and ``label`` is
+    JudgeBench, anything else the generic listwise format. Only keys count, never values: a
+    generic line whose candidates read "chosen" and "rejected" stays generic.
+
+    Raises:
+        DataError: the first non-blank line is not a JSON object (as the loader would).
+    """
     if path.suffix == ".csv":
         return "truthfulqa"
-    first = ""
-    if path.suffix != ".parquet":
-        with path.open(encoding="utf-8", errors="replace") as fh:
-            first = next((ln for ln in fh if ln.strip()), "")
-    if path.suffix == ".parquet" or ('"chosen"' in first and '"rejected"' in first):
+    if path.suffix == ".parquet":
         return "rewardbench2"
-    if '"response_A"' in first and '"label"' in first:
+    _, first = next(iter_jsonl(path), (0, {}))
+    if {"chosen", "rejected"} <= first.keys():
+        return "rewardbench2"
+    if {"response_A", "label"} <= first.keys():
         return "judgebench"
     return "jsonl"
 

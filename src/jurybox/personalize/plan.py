@@ -11,7 +11,21 @@ from ..datasets import RatingsTable
 from ..errors import ConfigError
 from ..protocols import JUDGE_KINDS, Condition, Unit
 
-__all__ = ["conditions", "select_units"]
+__all__ = ["conditions", "select_units", "check_names"]
+
+
+def check_names(values: Sequence[object], option: str, what: str) -> None:
+    """Refuse an empty list or a repeated entry of a list option (``option`` names the flag
+    in the message, ``what`` one entry: "rater", "dimension", "shot count").
+
+    Raises:
+        ConfigError: ``values`` is empty, or holds an entry twice.
+    """
+    if not values:
+        raise ConfigError(f"{option} names no {what}; leave the option out for the default")
+    twice = sorted({str(v) for v in values if list(values).count(v) > 1})
+    if twice:
+        raise ConfigError(f"{option} names {', '.join(map(repr, twice))} more than once")
 
 
 def conditions(judges: Sequence[str], shots: Sequence[int]) -> list[Condition]:
@@ -19,8 +33,8 @@ def conditions(judges: Sequence[str], shots: Sequence[int]) -> list[Condition]:
     zero-shot judge, judged once).
 
     Raises:
-        ConfigError: no judge kind, an unknown or repeated judge kind, a negative shot count,
-            or nothing to judge.
+        ConfigError: no judge kind, an unknown or repeated judge kind, no shot count, a
+            repeated or negative shot count, or nothing to judge.
     """
     if not judges:
         raise ConfigError(f"--judges/--configs names no judge kind; choose from {JUDGE_KINDS}")
@@ -28,6 +42,7 @@ def conditions(judges: Sequence[str], shots: Sequence[int]) -> list[Condition]:
     if twice:
         raise ConfigError(f"--judges/--configs names {', '.join(map(repr, twice))} more than "
                           f"once")
+    check_names(shots, "--shots", "shot count")
     unknown = [c for c in judges if c not in JUDGE_KINDS]
     if unknown or any(k < 0 for k in shots):
         raise ConfigError(f"--judges/--configs takes {JUDGE_KINDS} and --shots integers >= 0; "
@@ -49,18 +64,26 @@ def select_units(table: RatingsTable, *, raters: Sequence[str] | int | None, lim
                  items: Sequence[str], seed: int) -> list[Unit]:
     """Target raters and, per rater, up to ``limit`` of the items they rated.
 
-    Raters: the ids given, or a seeded sample of that many raters, or all. Items per rater
+    Raters: the ids given (a non-empty tuple without repeats), or a seeded sample of that
+    many raters (>= 1; all when it is the number of raters or more), or all (None). Items per
+    rater
     favour items that more of the chosen raters rated (so rater pairs share items, which the
     reasoning-similarity analysis needs), ties broken by a seeded shuffle. Only items with a
     text in ``items`` are used.
 
     Raises:
-        ConfigError: an unknown rater id, or no unit left.
+        ConfigError: no rater id, a repeated or unknown rater id, a count below 1, or no unit
+            left.
     """
     known = sorted({r.rater_id for r in table.ratings})
+    if isinstance(raters, int) and (raters < 1 or isinstance(raters, bool)):
+        raise ConfigError(f"--raters must be a number of raters to sample (>= 1) or a comma "
+                          f"list of rater ids, got {raters!r}")
+    if raters is not None and not isinstance(raters, int):
+        check_names(raters, "--raters", "rater")
     if isinstance(raters, int):
         chosen = sorted(_rng("raters", seed).sample(known, min(raters, len(known))))
-    elif raters:
+    elif raters is not None:
         missing = [r for r in raters if r not in known]
         if missing:
             raise ConfigError(f"unknown rater(s) {missing}; the ratings have {len(known)} "

@@ -20,7 +20,7 @@ from ..run import Engine, RunHooks, RunInfo, RunJob, RunOptions, RunReport, open
 from ..sim import RubricKnowledge, SimConfig, SimJudge
 from .evaluate import (AlignmentRow, ReasoningSimilarity, ShotComparison, alignment,
                        paired_personalized_vs_aggregate, reasoning_similarity)
-from .plan import conditions, select_units
+from .plan import check_names, conditions, select_units
 
 __all__ = ["PersonalizeConfig", "PersonalizeResult", "PersonalizeSummary", "check_scales",
            "run_personalize"]
@@ -105,7 +105,8 @@ PersonalizeResult = RunReport[PersonalizeSummary]
 
 def _dimensions(config: PersonalizeConfig, rubric: Rubric, rated: list[str]) -> tuple[str, ...]:
     dims = tuple(d for d in rubric.names if d in set(rated))
-    if config.dimensions:
+    if config.dimensions is not None:
+        check_names(config.dimensions, "--dimensions", "dimension")
         unknown = [d for d in config.dimensions if d not in dims]
         if unknown:
             raise ConfigError(f"dimension(s) {unknown} are not in both the rubric and the "

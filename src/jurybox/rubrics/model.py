@@ -22,6 +22,13 @@ final score meets its threshold; otherwise it is *gated* (missing by design, rep
 from failures). A prerequisite that is itself gated, abstained or failed gates its dependants.
 An exclusion code (e.g. 0 = "not a B2B product") is a valid answer that statistics treat as
 missing.
+
+Strictness (a rubric decides what judges are asked and how answers are scored, so nothing in
+it is guessed): ``min``, ``max`` and ``code`` are integers, not booleans or numeric text; a
+scale has at most :data:`MAX_SCALE_LEVELS` levels (the answer schema enumerates every level);
+an exclusion code lies outside the scale or is its lowest level (PBIG's 0 = "not a B2B
+product" on 0-3); names are not blank; a key given twice in one YAML (or JSON) mapping is an
+error, not last-wins.
 """
 
 from __future__ import annotations
@@ -32,14 +39,20 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import yaml
-from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, ValidationError,
-                      model_validator)
+from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, StrictInt,
+                      ValidationError, model_validator)
 
 from ..datasets import BUNDLED_RUBRICS, resolve_bundled
 from ..datasets._validate import check_file, text_problem
 from ..errors import DataError
 
-__all__ = ["Scale", "Exclusion", "Dimension", "Rubric", "load_rubric", "Threshold"]
+__all__ = ["Scale", "Exclusion", "Dimension", "Rubric", "load_rubric", "Threshold",
+           "MAX_SCALE_LEVELS"]
+
+#: Most levels a scale may have (min..max inclusive): 0-1000, or 0-100 with room to spare.
+#: The judge's answer schema lists every level (``protocols.schemas.score_enum``), so a
+#: scale of 10**8 levels would build a 10**8-entry enum before the first call.
+MAX_SCALE_LEVELS = 1001
 
 _OPS = {">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt,
         "==": operator.eq}
@@ -53,8 +66,16 @@ def _sendable(text: str) -> str:
     return text
 
 
+def _not_blank(text: str) -> str:
+    if not text.strip():
+        raise ValueError(f"must not be empty or blank, got {text!r}")
+    return text
+
+
 #: Rubric text goes into judge prompts: no NUL character, no lone surrogate.
 Text = Annotated[str, AfterValidator(_sendable)]
+#: A rubric or dimension name: such text, not blank.
+Name = Annotated[Text, AfterValidator(_not_blank)]
 
 
 class Threshold(BaseModel):
@@ -80,17 +101,21 @@ class Threshold(BaseModel):
 
 
 class Scale(BaseModel):
-    """An integer scale min..max with a description per level."""
+    """An integer scale min..max (at most :data:`MAX_SCALE_LEVELS` levels) with a
+    description per level; ``min`` and ``max`` are integers, not booleans or text."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
-    min: int
-    max: int
+    min: StrictInt
+    max: StrictInt
     levels: dict[int, Text] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _check(self) -> Scale:
         if self.min >= self.max:
             raise ValueError(f"scale min {self.min} must be below max {self.max}")
+        if self.max - self.min + 1 > MAX_SCALE_LEVELS:
+            raise ValueError(f"scale {self.min}-{self.max} has {self.max - self.min + 1} "
+                             f"levels; at most {MAX_SCALE_LEVELS} allowed")
         outside = [k for k in self.levels if not self.min <= k <= self.max]
         if outside:
             raise ValueError(f"level(s) {outside} outside the scale {self.min}-{self.max}")
@@ -101,22 +126,38 @@ class Scale(BaseModel):
 
 
 class Exclusion(BaseModel):
-    """A score that means "not applicable"; missing for ordinal statistics."""
+    """A score that means "not applicable"; missing for ordinal statistics. ``code`` is an
+    integer, outside its dimension's scale or at its lowest level (see :class:`Dimension`)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
-    code: int
+    code: StrictInt
     meaning: Text
 
 
 class Dimension(BaseModel):
-    """One rubric dimension."""
+    """One rubric dimension.
+
+    The exclusion code must lie outside the scale (0 or 9 on 1-5) or be its lowest level
+    (0 on PBIG's 0-3, where level 0 *is* "not a B2B product"). A code further inside (3 on
+    1-5) is refused: genuine 3s would be read as "not applicable" and dropped.
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
-    name: Annotated[Text, Field(min_length=1)]
+    name: Name
     description: Text = ""
     scale: Scale
     exclusion: Exclusion | None = None
     requires: dict[str, str] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _check(self) -> Dimension:
+        code, scale = self.exclusion.code if self.exclusion else None, self.scale
+        if code is not None and scale.min < code <= scale.max:
+            raise ValueError(f"exclusion code {code} of {self.name!r} is inside its scale "
+                             f"{scale.min}-{scale.max}, so genuine {code}s would count as "
+                             f"'not applicable'; use a code outside the scale (e.g. "
+                             f"{scale.min - 1}) or its lowest level {scale.min}")
+        return self
 
     def thresholds(self) -> dict[str, Threshold]:
         return {dim: Threshold.parse(rule) for dim, rule in self.requires.items()}
@@ -136,7 +177,7 @@ class Rubric(BaseModel):
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
-    name: Text
+    name: Name
     description: Text = ""
     dimensions: tuple[Dimension, ...]
 
@@ -215,6 +256,37 @@ def _order(by_name: dict[str, Dimension]) -> list[str]:
     return done
 
 
+class _RepeatedKey(yaml.constructor.ConstructorError):
+    """A key given twice in one YAML mapping."""
+
+    def __init__(self, key: object, node: yaml.Node, key_node: yaml.Node) -> None:
+        super().__init__("while constructing a mapping", node.start_mark,
+                         f"key {key!r:.80} appears twice in one mapping; give each key once",
+                         key_node.start_mark)
+        self.key = str(key)[:80]
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, refusing a key given twice in one mapping (PyYAML keeps the
+    last). Keys merged in with ``<<`` may still be overridden, as YAML intends."""
+
+    def construct_mapping(self, node: yaml.MappingNode,
+                          deep: bool = False) -> dict[Any, Any]:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            key = self.construct_object(key_node, deep=True)
+            try:
+                repeated = key in seen
+            except TypeError:  # an unhashable key: the base class says so
+                continue
+            if repeated:
+                raise _RepeatedKey(key, node, key_node)
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
 def load_rubric(path: str | Path) -> Rubric:
     """Load and validate a rubric YAML file, or a bundled rubric by name (``"pbig"``,
     ``"squality"``, ``"offensiveness"``).
@@ -225,9 +297,9 @@ def load_rubric(path: str | Path) -> Rubric:
 
     Raises:
         DataError: missing or unreadable file, bytes that are not UTF-8 (naming the line),
-            bad YAML (also: nested too deeply, or a value YAML cannot build, such as an
-            integer of more than 4300 digits), or an invalid rubric (the message names the
-            field).
+            bad YAML (also: a key given twice in one mapping, nested too deeply, or a value
+            YAML cannot build, such as an integer of more than 4300 digits), or an invalid
+            rubric (the message names the field): see the module docstring for the rules.
     """
     path = check_file(resolve_bundled(path, BUNDLED_RUBRICS))
     raw = path.read_bytes()
@@ -237,11 +309,12 @@ def load_rubric(path: str | Path) -> Rubric:
         raise DataError(path, f"not UTF-8 text ({exc.reason} at byte {exc.start})",
                         line=raw.count(b"\n", 0, exc.start) + 1) from None
     try:
-        data: Any = yaml.safe_load(text)
+        data: Any = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         raise DataError(path, f"invalid YAML: {getattr(exc, 'problem', exc)}",
-                        line=mark.line + 1 if mark else None) from None
+                        line=mark.line + 1 if mark else None,
+                        field=exc.key if isinstance(exc, _RepeatedKey) else None) from None
     except RecursionError:
         raise DataError(path, "invalid YAML: nested too deeply to read") from None
     except ValueError as exc:  # a scalar YAML resolves but cannot build (a huge int, a date)
@@ -251,4 +324,7 @@ def load_rubric(path: str | Path) -> Rubric:
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or None
-        raise DataError(path, first["msg"].removeprefix("Value error, "), field=where) from None
+        message = first["msg"].removeprefix("Value error, ")
+        if first["type"] != "value_error" and "input" in first:  # a type error: show the value
+            message += f", got {first['input']!r:.80}"
+        raise DataError(path, message, field=where) from None
