@@ -98,3 +98,20 @@ def test_a_run_with_prices_reports_usd_spent_over_all_sessions(tmp_path):
     expected = (totals["prompt_tokens"] * 1 + totals["completion_tokens"] * 2) / 1e6
     assert cost["usd"] == pytest.approx(expected, abs=1e-6)
     assert f"spent: {expected:,.4f} USD" in result.output
+
+
+def test_personalize_dry_run_counts_the_distinct_calls_a_run_makes(tmp_path):
+    from jurybox.personalize import PersonalizeConfig, run_personalize
+
+    args = ["personalize", "squality", "--rubric", "squality", "--dimensions", "overall",
+            "--raters", "2", "--limit", "4", "--shots", "0,2", "--seeds", "2"]
+    result = runner.invoke(app, [*args, "--model", "sim", "--dry-run"])
+    assert result.exit_code == 0, result.output
+    config = PersonalizeConfig(ratings="squality", items="squality", rubric="squality",
+                               dimensions=("overall",), raters=2, limit=4, shots=(0, 2),
+                               seeds=2, group_field="passage_id")
+    real = run_personalize(config, tmp_path / "run", options=RunOptions(cache_path=None))
+    # "overall" has no gate: every planned call is asked; identical zero-shot prompts of
+    # different raters are one call (the second is served in flight or from the log)
+    distinct = real.totals.model_calls
+    assert f"calls: {distinct:,} (re-asks" in result.output

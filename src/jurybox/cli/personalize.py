@@ -13,7 +13,9 @@ from ..errors import ConfigError
 from ..run.options import (DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY, DEFAULT_STRUCTURED,
                            DEFAULT_TIMEOUT_S, DEFAULT_TRANSPORT)
 from ._common import BenchProgress, console, default_out, exit_for_status, fail_cleanly
-from ._options import (Attempts, BaseUrl, Cache, Concurrency, Model, NoCache, Out, Seed,
+from ._plan import cost_line, plan_for, print_plan
+from ._options import (Attempts, BaseUrl, Cache, Concurrency, DryRun, Model, NoCache, Out,
+                       PriceIn, PriceOut, Seed,
                        SimSeed, Structured, Timeout, TransportOpt, run_options)
 
 if TYPE_CHECKING:
@@ -132,13 +134,17 @@ def personalize(
         "its followers answer; no JSON schema, and every answer counts as confidence 100)."
         )] = "json",
     sim_seed: SimSeed = 0,
+    dry_run: DryRun = False,
+    price_in: PriceIn = None,
+    price_out: PriceOut = None,
 ) -> None:
     """Rubric judges conditioned on nobody (zero-shot), on other raters (aggregate) or on the
     target rater's own ratings (personalized), evaluated against each rater: alpha, exact
     agreement, MAE and coverage with CIs, a paired test of personalized vs aggregate, and how
     judge reasoning tracks rater agreement."""
     from ..datasets import BUNDLED_ITEMS, BUNDLED_RUBRICS
-    from ..personalize import PersonalizeConfig, run_personalize
+    from ..cost import resolve_price
+    from ..personalize import PersonalizeConfig, prepare_personalize, run_personalize
     from ..protocols import RUBRIC_ANSWER_FORMATS
     from ..sim import SimConfig
 
@@ -161,9 +167,10 @@ def personalize(
         count = raters.strip()  # a count past the raters' number means all: 19 digits do
         rater_sel = int(count[:19]) if count.isascii() and count.isdigit() else tuple(
             r.strip() for r in raters.split(",") if r.strip())
+    price = resolve_price(model, price_in, price_out)
     options = run_options(concurrency=concurrency, attempts=attempts, timeout=timeout,
                           transport=transport, cache=cache, no_cache=no_cache,
-                          structured=structured)
+                          structured=structured, price=price)
     config = PersonalizeConfig(
         ratings=ratings, items=items, rubric=rubric, model=model,
         judges=tuple(c.strip() for c in judges.split(",") if c.strip()), shots=shot_counts,
@@ -173,12 +180,19 @@ def personalize(
         seed=seed, group_field=group_field or ("passage_id" if ratings == "squality" else None),
         base_url=base_url, sim=SimConfig(bias="none", seed=sim_seed),
         answer_format=cast("RubricAnswerFormat", answer_format))
+    if dry_run:
+        prepared = prepare_personalize(config)  # every check a run makes before its first call
+        print_plan(plan_for(prepared.units, prepared.judges, model=model, price=price),
+                   model=model, what=f"{Path(config.ratings).name}, {len(prepared.units)} "
+                   f"(rater, item) units, {len(prepared.judges)} judges")
+        return
     out = out or default_out("personalize", {**config.as_dict(), "dataset": config.ratings})
     with BenchProgress() as progress:
         result = run_personalize(config, out, options=options, hooks=progress.hooks())
     judge = f"SIMULATED ({model})" if result.simulated else result.judge
     print_personalize(result, f"{Path(config.ratings).name}: {result.summary.n_units} "
                               f"(rater, item) units, judge: {judge}")
+    cost_line(result)
     exit_for_status(result)
 
 

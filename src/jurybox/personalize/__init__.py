@@ -5,10 +5,11 @@ against each rater (arXiv 2604.22517). The judges themselves are the ``rubric`` 
 from .evaluate import (AlignmentRow, MeanCI, ReasoningSimilarity, ShotComparison, alignment,
                        paired_personalized_vs_aggregate, reasoning_similarity)
 from .plan import conditions, select_units
-from .run import (PersonalizeConfig, PersonalizeResult, PersonalizeSummary, check_scales,
-                  run_personalize)
+from .run import (PersonalizeConfig, PersonalizeResult, PersonalizeSummary, PreparedPersonalize,
+                  check_scales, prepare_personalize, run_personalize)
 
 __all__ = ["AlignmentRow", "MeanCI", "PersonalizeConfig", "PersonalizeResult",
-           "PersonalizeSummary", "ReasoningSimilarity", "ShotComparison", "alignment",
-           "check_scales", "conditions", "paired_personalized_vs_aggregate", "reasoning_similarity",
+           "PersonalizeSummary", "PreparedPersonalize", "ReasoningSimilarity",
+           "ShotComparison", "alignment", "check_scales", "conditions",
+           "paired_personalized_vs_aggregate", "prepare_personalize", "reasoning_similarity",
            "run_personalize", "select_units"]

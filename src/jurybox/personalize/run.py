@@ -22,8 +22,8 @@ from .evaluate import (AlignmentRow, ReasoningSimilarity, ShotComparison, alignm
                        paired_personalized_vs_aggregate, reasoning_similarity)
 from .plan import check_names, conditions, select_units
 
-__all__ = ["PersonalizeConfig", "PersonalizeResult", "PersonalizeSummary", "check_scales",
-           "run_personalize"]
+__all__ = ["PreparedPersonalize", "prepare_personalize", "PersonalizeConfig",
+           "PersonalizeResult", "PersonalizeSummary", "check_scales", "run_personalize"]
 
 
 @dataclass(frozen=True)
@@ -140,18 +140,25 @@ def check_scales(table: RatingsTable, rubric: Rubric, dimensions: Iterable[str])
                             field="score")
 
 
-def run_personalize(config: PersonalizeConfig, out: str | Path, *,
-                    options: RunOptions | None = None,
-                    hooks: RunHooks | None = None) -> PersonalizeResult:
-    """Run (or resume) a personalize experiment and evaluate it.
+@dataclass(frozen=True)
+class PreparedPersonalize:
+    """A checked personalize run: what it judges and with which judges (no call made)."""
+
+    rubric: Rubric
+    table: RatingsTable
+    items: dict[str, Any]
+    dimensions: tuple[str, ...]
+    conditions: list[Any]
+    units: list[Unit]
+    judges: list[Any]
+
+
+def prepare_personalize(config: PersonalizeConfig) -> PreparedPersonalize:
+    """Load and check everything a personalize run needs before its first call.
 
     Raises:
-        DataError: bad ratings, items or rubric file; a rating off its dimension's scale
-            (:func:`check_scales`).
-        ConfigError: unknown, duplicate or no judge kind; unknown rater, dimension or answer
-            format; nothing to judge; missing key.
+        DataError, ConfigError: as :func:`run_personalize`.
     """
-    options = options or RunOptions()
     if config.seed < 0:  # numpy's generators, which the bootstrap uses, take seeds >= 0
         raise ConfigError(f"--seed must be >= 0, got {config.seed}")
     if not 0 <= config.temperature < math.inf:
@@ -176,6 +183,25 @@ def run_personalize(config: PersonalizeConfig, out: str | Path, *,
                              seeds=config.seeds, threshold=config.threshold, seed=config.seed,
                              temperature=config.temperature, max_tokens=config.max_tokens,
                              answer_format=config.answer_format) for c in conds]
+    return PreparedPersonalize(rubric, table, items, dims, conds, units, judges)
+
+
+def run_personalize(config: PersonalizeConfig, out: str | Path, *,
+                    options: RunOptions | None = None,
+                    hooks: RunHooks | None = None) -> PersonalizeResult:
+    """Run (or resume) a personalize experiment and evaluate it.
+
+    Raises:
+        DataError: bad ratings, items or rubric file; a rating off its dimension's scale
+            (:func:`check_scales`).
+        ConfigError: unknown, duplicate or no judge kind; unknown rater, dimension or answer
+            format; nothing to judge; missing key.
+    """
+    options = options or RunOptions()
+    prepared = prepare_personalize(config)
+    rubric, table, items, dims = (prepared.rubric, prepared.table, prepared.items,
+                                  prepared.dimensions)
+    conds, units, judges = prepared.conditions, prepared.units, prepared.judges
     sha = {name: file_sha256(resolve_bundled(p, bundled)) for name, p, bundled in
            (("ratings", config.ratings, BUNDLED_RATINGS), ("items", config.items, BUNDLED_ITEMS),
             ("rubric", config.rubric, BUNDLED_RUBRICS))}
