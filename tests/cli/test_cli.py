@@ -5,6 +5,8 @@ from typer.testing import CliRunner
 
 from jurybox.cli import app
 
+from ..cli_checks import one_line_error
+
 runner = CliRunner()
 
 
@@ -20,31 +22,22 @@ def test_bench_end_to_end_and_rerun(tmp_path):
     assert second.exit_code == 0 and "model calls this run: 0" in second.output
 
 
-def _one_line_error(result, *fragments):
-    assert result.exit_code == 2, result.output
-    lines = [ln for ln in result.output.splitlines() if ln.strip()]
-    assert len(lines) == 1 and lines[0].startswith("error:"), result.output
-    assert "Traceback" not in result.output
-    for fragment in fragments:
-        assert fragment in lines[0]
-
-
 def test_bad_inputs_exit_2_with_one_line(tmp_path):
     missing = runner.invoke(app, ["bench", str(tmp_path / "none.jsonl"), "--out",
                                   str(tmp_path / "o")])
-    _one_line_error(missing, "none.jsonl", "file not found")
+    one_line_error(missing, "none.jsonl", "file not found")
 
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps({"id": "a", "prompt": "Q?", "candidates": ["x"], "gold": 0}) + "\n")
-    _one_line_error(runner.invoke(app, ["bench", str(bad), "--out", str(tmp_path / "o2")]),
+    one_line_error(runner.invoke(app, ["bench", str(bad), "--out", str(tmp_path / "o2")]),
                     "bad.jsonl:1", "'candidates'", "at least 2")
 
     cols = tmp_path / "cols.csv"
     cols.write_text("Question,Answer\nQ?,A\n")
-    _one_line_error(runner.invoke(app, ["bench", str(cols), "--out", str(tmp_path / "o3")]),
+    one_line_error(runner.invoke(app, ["bench", str(cols), "--out", str(tmp_path / "o3")]),
                     "cols.csv:1", "'Best Answer'")
 
-    _one_line_error(runner.invoke(app, ["bench", "truthfulqa", "--protocols", "direct,magic",
+    one_line_error(runner.invoke(app, ["bench", "truthfulqa", "--protocols", "direct,magic",
                                         "--out", str(tmp_path / "o4")]), "unknown protocol")
 
 
@@ -53,7 +46,7 @@ def test_missing_api_key_fails_before_any_work(tmp_path, monkeypatch):
     monkeypatch.delenv("JURYBOX_API_KEY", raising=False)
     result = runner.invoke(app, ["bench", "truthfulqa", "--model", "openai/gpt-4o-mini",
                                  "--out", str(tmp_path / "o")])
-    _one_line_error(result, "OPENAI_API_KEY")
+    one_line_error(result, "OPENAI_API_KEY")
     assert not (tmp_path / "o" / "calls.jsonl").exists()
 
 
@@ -66,20 +59,20 @@ def test_help_names_units_and_defaults():
 
 def test_bad_options_are_one_line_errors(tmp_path):
     out = ["--out", str(tmp_path / "o"), "--cache", str(tmp_path / "c.sqlite")]
-    _one_line_error(runner.invoke(app, ["bench", "truthfulqa", "--protocols", ",", *out]),
+    one_line_error(runner.invoke(app, ["bench", "truthfulqa", "--protocols", ",", *out]),
                     "--protocols names no protocol")
-    _one_line_error(runner.invoke(app, ["bench", "truthfulqa", "--tolerance", "-1", *out]),
+    one_line_error(runner.invoke(app, ["bench", "truthfulqa", "--tolerance", "-1", *out]),
                     "tolerance must be a finite number >= 0")
-    _one_line_error(runner.invoke(app, ["bench", "truthfulqa", "--weights", "0,0,0,0", *out]),
+    one_line_error(runner.invoke(app, ["bench", "truthfulqa", "--weights", "0,0,0,0", *out]),
                     "--weights needs 4 finite numbers >= 0")
-    _one_line_error(runner.invoke(app, ["bench", "truthfulqa", "--sim-faults", "rate_429=2",
+    one_line_error(runner.invoke(app, ["bench", "truthfulqa", "--sim-faults", "rate_429=2",
                                         *out]), "--sim-faults: rate_429")
-    _one_line_error(runner.invoke(app, ["bench", "truthfulqa", "--sim-faults", "rate_429=abc",
+    one_line_error(runner.invoke(app, ["bench", "truthfulqa", "--sim-faults", "rate_429=abc",
                                         *out]), "'abc' is not a number")
-    _one_line_error(runner.invoke(app, ["bench", "truthfulqa", "--cache", str(tmp_path),
+    one_line_error(runner.invoke(app, ["bench", "truthfulqa", "--cache", str(tmp_path),
                                         "--out", str(tmp_path / "o5")]),
                     "as the response cache")
-    _one_line_error(runner.invoke(app, ["serve-sim", "--bias", "sideways"]),
+    one_line_error(runner.invoke(app, ["serve-sim", "--bias", "sideways"]),
                     "--bias must be one of")
 
 
@@ -97,7 +90,7 @@ def test_non_finite_weights_and_tolerance_exit_2_before_any_call(tmp_path, optio
     result = runner.invoke(app, ["bench", "truthfulqa", "--model", "sim", "--protocols", "pcf",
                                  option, value, "--limit", "5", "--out", str(tmp_path / "o"),
                                  "--cache", str(tmp_path / "c.sqlite")])
-    _one_line_error(result, *fragments)
+    one_line_error(result, *fragments)
     assert not (tmp_path / "o").exists() and not (tmp_path / "c.sqlite").exists()
 
 
@@ -134,7 +127,7 @@ def test_bench_pairwise_rule_strict_through_the_cli(tmp_path):
     assert [p["params"].get("rule") for p in manifest["protocols"]] == [None, "strict"]
     rescored = runner.invoke(app, ["score", str(tmp_path / "jb")])  # replays with the rule
     assert rescored.exit_code == 0 and "both-orders (strict)" in rescored.output
-    _one_line_error(runner.invoke(app, ["bench", "judgebench", "--pairwise-rule", "lax",
+    one_line_error(runner.invoke(app, ["bench", "judgebench", "--pairwise-rule", "lax",
                                         "--out", str(tmp_path / "o")]),
                     "protocol 'both-orders': rule must be one of ('net', 'strict'), got 'lax'")
     assert "--pairwise-rule" in runner.invoke(app, ["bench", "--help"]).output
@@ -150,11 +143,11 @@ def test_agreement_command_writes_summary_and_plots(tmp_path):
                                                                    "overall"]
     assert (tmp_path / "agr" / "alpha.png").stat().st_size > 1000
     assert (tmp_path / "agr" / "jaccard_03_overall.png").exists()
-    _one_line_error(runner.invoke(app, ["agreement", "squality", "--by", "domain", "--out",
+    one_line_error(runner.invoke(app, ["agreement", "squality", "--by", "domain", "--out",
                                         str(tmp_path / "agr2")]), "--by must include dimension")
-    _one_line_error(runner.invoke(app, ["agreement", "squality", "--level", "fuzzy"]),
+    one_line_error(runner.invoke(app, ["agreement", "squality", "--level", "fuzzy"]),
                     "--level must be one of")
-    _one_line_error(runner.invoke(app, ["agreement", str(tmp_path / "none.csv")]),
+    one_line_error(runner.invoke(app, ["agreement", str(tmp_path / "none.csv")]),
                     "file not found")
 
 
@@ -162,12 +155,12 @@ def test_agreement_on_ratings_without_pairable_values_is_one_line(tmp_path):
     solo = tmp_path / "solo.csv"  # one rater: alpha was NaN, now an input error
     solo.write_text("item_id,rater_id,dimension,score\n" + "".join(
         f"i{k},r1,overall,{k % 3}\n" for k in range(5)))
-    _one_line_error(runner.invoke(app, ["agreement", str(solo), "--out", str(tmp_path / "a")]),
+    one_line_error(runner.invoke(app, ["agreement", str(solo), "--out", str(tmp_path / "a")]),
                     "solo.csv:", "no group has ratings to measure agreement on",
                     "group 'overall': a single rater (r1)")
     apart = tmp_path / "apart.csv"  # two raters, never on the same item
     apart.write_text("item_id,rater_id,dimension,score\ni1,r1,overall,1\ni2,r2,overall,2\n")
-    _one_line_error(runner.invoke(app, ["agreement", str(apart), "--out", str(tmp_path / "b")]),
+    one_line_error(runner.invoke(app, ["agreement", str(apart), "--out", str(tmp_path / "b")]),
                     "apart.csv:", "no item rated by two of the 2 raters")
 
 
@@ -187,10 +180,10 @@ def test_personalize_end_to_end_and_rerun(tmp_path):
              .splitlines()]
     assert calls and all(c["text"] for c in calls)  # every raw output kept
     assert "model calls this run: 0" in runner.invoke(app, args).output
-    _one_line_error(runner.invoke(app, ["personalize", "squality", "--rubric", "squality",
+    one_line_error(runner.invoke(app, ["personalize", "squality", "--rubric", "squality",
                                         "--configs", "random", "--out", str(tmp_path / "q")]),
                     "--configs takes")
-    _one_line_error(runner.invoke(app, ["personalize", "squality"]), "--rubric is required")
+    one_line_error(runner.invoke(app, ["personalize", "squality"]), "--rubric is required")
 
 
 def test_version_and_help_protocol_names_match_the_registry():
@@ -248,6 +241,6 @@ def test_personalize_with_result_marker_answers(tmp_path):
     summary = json.loads((tmp_path / "p" / "summary.json").read_text())
     # every unit scored: confidence 100 passes the default threshold of 80
     assert all(r["units"] == 6 and r["scored"] == 6 for r in summary["alignment"])
-    _one_line_error(runner.invoke(app, args[:-2] + ["--answer-format", "xml", "--out",
+    one_line_error(runner.invoke(app, args[:-2] + ["--answer-format", "xml", "--out",
                                                    str(tmp_path / "q")]),
                     "--answer-format must be one of json, result-marker, got 'xml'")

@@ -7,16 +7,9 @@ from typer.testing import CliRunner
 
 from jurybox.cli import app
 
+from ..cli_checks import one_line_error
+
 runner = CliRunner()
-
-
-def _one_line_error(result, *fragments):
-    assert result.exit_code == 2, result.output
-    lines = [ln for ln in result.output.splitlines() if ln.strip()]
-    assert len(lines) == 1 and lines[0].startswith("error:"), result.output
-    assert "Traceback" not in result.output
-    for fragment in fragments:
-        assert fragment in lines[0], lines[0]
 
 
 def _bench(tmp_path, dataset, *extra):
@@ -29,7 +22,7 @@ def _bench(tmp_path, dataset, *extra):
 
 def test_a_directory_as_the_dataset(tmp_path):
     (tmp_path / "somedir").mkdir()
-    _one_line_error(_bench(tmp_path, tmp_path / "somedir"), "somedir: not a file")
+    one_line_error(_bench(tmp_path, tmp_path / "somedir"), "somedir: not a file")
 
 
 def test_27_candidates_fail_before_the_run_starts(tmp_path):
@@ -38,14 +31,14 @@ def test_27_candidates_fail_before_the_run_starts(tmp_path):
     path.write_text(json.dumps({"id": "a", "prompt": "Q?", "candidates": [f"c{i}" for i in
                                                                           range(27)],
                                 "gold": 0}) + "\n")
-    _one_line_error(_bench(tmp_path, path), "d.jsonl:1: field 'candidates': at most 26")
+    one_line_error(_bench(tmp_path, path), "d.jsonl:1: field 'candidates': at most 26")
 
 
 def test_a_lone_surrogate_fails_before_the_run_starts(tmp_path):
     # before: a UnicodeEncodeError when the request was sent, after the run had started
     path = tmp_path / "d.jsonl"
     path.write_text('{"id": "a", "prompt": "Q\\ud800", "candidates": ["x", "y"], "gold": 0}\n')
-    _one_line_error(_bench(tmp_path, path), "d.jsonl:1: field 'prompt': contains a lone "
+    one_line_error(_bench(tmp_path, path), "d.jsonl:1: field 'prompt': contains a lone "
                                             "surrogate")
 
 
@@ -56,9 +49,9 @@ def test_n_candidates_above_26(tmp_path):
 
 
 def test_a_protocol_named_twice_and_verdict_format_on_listwise(tmp_path):
-    _one_line_error(_bench(tmp_path, "rewardbench2-sample", "--protocols", "direct,direct"),
+    one_line_error(_bench(tmp_path, "rewardbench2-sample", "--protocols", "direct,direct"),
                     "--protocols names 'direct' more than once")
-    _one_line_error(_bench(tmp_path, "rewardbench2-sample", "--verdict-format", "json"),
+    one_line_error(_bench(tmp_path, "rewardbench2-sample", "--verdict-format", "json"),
                     "--verdict-format is for pairwise protocols; 'direct' is listwise")
 
 
@@ -76,14 +69,14 @@ def test_a_rating_off_the_rubric_scale(tmp_path):
     path = tmp_path / "r.csv"
     path.write_text("item_id,rater_id,dimension,score\nsq_50827_q0_bart,sq_w3,correctness,10\n"
                     "sq_50827_q0_bart,sq_w2,correctness,500\n")
-    _one_line_error(_personalize(tmp_path, path), "r.csv:3: field 'score': score 500 by rater "
+    one_line_error(_personalize(tmp_path, path), "r.csv:3: field 'score': score 500 by rater "
                     "'sq_w2' is not on the rubric's scale for 'correctness': an integer 0-100")
 
 
 def test_an_empty_judge_list(tmp_path):
     path = tmp_path / "r.csv"
     path.write_text("item_id,rater_id,dimension,score\nsq_50827_q0_bart,sq_w3,correctness,10\n")
-    _one_line_error(_personalize(tmp_path, path, "--configs", ","),
+    one_line_error(_personalize(tmp_path, path, "--configs", ","),
                     "--judges/--configs names no judge kind")
 
 

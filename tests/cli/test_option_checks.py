@@ -9,15 +9,10 @@ from typer.testing import CliRunner
 
 from jurybox.cli import app
 
+from ..cli_checks import one_line_error
+
 runner = CliRunner()
 BASE = ["bench", "truthfulqa", "--model", "sim", "--limit", "2", "--k", "2"]
-
-
-def _one_line(result, fragment):
-    assert result.exit_code == 2, result.output
-    lines = [ln for ln in result.output.splitlines() if ln.strip()]
-    assert len(lines) == 1 and lines[0].startswith("error:"), result.output
-    assert fragment in lines[0]
 
 
 @pytest.mark.parametrize("extra, fragment", [
@@ -34,7 +29,7 @@ def _one_line(result, fragment):
 ])
 def test_bad_option_values_are_one_line_before_any_call(tmp_path, extra, fragment):
     result = runner.invoke(app, [*BASE, "--out", str(tmp_path / "run"), *extra])
-    _one_line(result, fragment)
+    one_line_error(result, fragment)
     assert not (tmp_path / "run" / "calls.jsonl").exists()
 
 
@@ -55,11 +50,11 @@ def test_score_never_overwrites_another_run_and_checks_its_out(tmp_path):
         assert runner.invoke(app, [*BASE, "--out", str(tmp_path / name), "--no-cache"]
                              ).exit_code == 0
     before = _digest(tmp_path / "b")
-    _one_line(runner.invoke(app, ["score", str(tmp_path / "a"), "--out", str(tmp_path / "b")]),
+    one_line_error(runner.invoke(app, ["score", str(tmp_path / "a"), "--out", str(tmp_path / "b")]),
               "holds another run (not one jurybox score wrote)")
     assert _digest(tmp_path / "b") == before
     (tmp_path / "file").write_text("x")
-    _one_line(runner.invoke(app, ["score", str(tmp_path / "a"), "--out",
+    one_line_error(runner.invoke(app, ["score", str(tmp_path / "a"), "--out",
                                   str(tmp_path / "file")]), "not a directory")
     # a folder score wrote is rewritten each time
     for _ in range(2):
@@ -72,9 +67,9 @@ def test_score_refuses_other_kinds_of_run_and_empty_call_logs(tmp_path):
                          ).exit_code == 0
     manifest = json.loads((tmp_path / "a" / "run.json").read_text())
     (tmp_path / "a" / "run.json").write_text(json.dumps({**manifest, "kind": "personalize"}))
-    _one_line(runner.invoke(app, ["score", str(tmp_path / "a")]),
+    one_line_error(runner.invoke(app, ["score", str(tmp_path / "a")]),
               "is a 'personalize' run; jurybox score replays bench runs")
     (tmp_path / "a" / "run.json").write_text(json.dumps(manifest))
     (tmp_path / "a" / "calls.jsonl").write_bytes(b"\x00\xff garbage\n")
-    _one_line(runner.invoke(app, ["score", str(tmp_path / "a")]),
+    one_line_error(runner.invoke(app, ["score", str(tmp_path / "a")]),
               "holds no recorded answer to replay")

@@ -9,15 +9,9 @@ from jurybox.cli import app
 from jurybox.errors import ConfigError
 from jurybox.providers import LocalServer, local
 
+from ..cli_checks import one_line_error
+
 runner = CliRunner()
-
-
-def _one_line_error(result, *fragments):
-    assert result.exit_code == 2, result.output
-    lines = [ln for ln in result.output.splitlines() if ln.strip()]
-    assert len(lines) == 1 and lines[0].startswith("error:"), result.output
-    for fragment in fragments:
-        assert fragment in lines[0]
 
 
 def test_a_missing_extra_names_the_exact_pip_command(monkeypatch, tmp_path):
@@ -26,7 +20,7 @@ def test_a_missing_extra_names_the_exact_pip_command(monkeypatch, tmp_path):
                         lambda name: None if name == "llama_cpp" else real(name))
     with pytest.raises(ConfigError, match=r"pip install 'jurybox\[local\]'"):
         LocalServer().start()
-    _one_line_error(runner.invoke(app, ["bench", "truthfulqa", "--model", "local", "--limit", "1",
+    one_line_error(runner.invoke(app, ["bench", "truthfulqa", "--model", "local", "--limit", "1",
                                         "--out", str(tmp_path / "o")]),
                     "pip install 'jurybox[local]'")
     assert not (tmp_path / "o").exists()
@@ -34,12 +28,12 @@ def test_a_missing_extra_names_the_exact_pip_command(monkeypatch, tmp_path):
 
 def test_a_gguf_that_is_missing_or_not_gguf_is_one_line(monkeypatch, tmp_path):
     monkeypatch.setattr(local, "_require_extra", lambda: None)
-    _one_line_error(runner.invoke(app, ["bench", "truthfulqa", "--model",
+    one_line_error(runner.invoke(app, ["bench", "truthfulqa", "--model",
                                         f"local/{tmp_path}/none.gguf", "--out",
                                         str(tmp_path / "o")]), "none.gguf", "not found")
     fake = tmp_path / "fake.gguf"
     fake.write_bytes(b"PK\x03\x04 not a model")
-    _one_line_error(runner.invoke(app, ["serve-local", "--gguf", str(fake)]),
+    one_line_error(runner.invoke(app, ["serve-local", "--gguf", str(fake)]),
                     "fake.gguf", "is not a GGUF file")
 
 
@@ -51,7 +45,7 @@ def test_a_port_in_use_is_one_line(monkeypatch, tmp_path):
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        _one_line_error(runner.invoke(app, ["serve-local", "--gguf", str(gguf), "--port",
+        one_line_error(runner.invoke(app, ["serve-local", "--gguf", str(gguf), "--port",
                                             str(port)]), f"port {port}", "in use")
 
 
