@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+import signal
 
 import pytest
 
@@ -29,3 +30,13 @@ def sim() -> Callable[..., SimServer]:
         with SimServer(SimJudge(items, config or SimConfig())) as server:
             yield server
     return start
+
+
+@pytest.fixture(autouse=True)
+def _default_sigint() -> Iterator[None]:
+    """Ctrl-C behaves as in a terminal even when the suite runs where SIGINT is ignored (a
+    background job, nohup): the interrupt tests send real signals."""
+    previous = signal.getsignal(signal.SIGINT)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)

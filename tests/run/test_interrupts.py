@@ -68,6 +68,24 @@ def test_sigterm_stops_like_ctrl_c(tmp_path):
     assert resumed.status == "complete" and 0 < resumed.judged_now < 30
 
 
+def test_sigterm_stops_a_run_even_where_sigint_is_ignored(tmp_path):
+    # nohup and background jobs ignore SIGINT; SIGTERM (kill) must still stop the run cleanly
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    seen = []
+
+    def terminate_after_three(_item):
+        seen.append(1)
+        if len(seen) == 3:
+            signal.raise_signal(signal.SIGTERM)
+
+    with pytest.raises(Interrupted) as info:
+        run_bench(BenchConfig(dataset="truthfulqa", limit=30, k=3), tmp_path / "run",
+                  options=RunOptions(cache_path=None, concurrency=2),
+                  hooks=RunHooks(on_item=terminate_after_three))
+    assert info.value.signum == signal.SIGTERM
+    assert json.loads((tmp_path / "run" / "run.json").read_text())["status"] == "interrupted"
+
+
 def _bench_args(out, cache):
     return [sys.executable, "-m", "jurybox", "bench", "truthfulqa", "--model", "sim",
             "--limit", "40", "--k", "3", "--sim-latency-ms", "30", "--concurrency", "2",

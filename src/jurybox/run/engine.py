@@ -16,11 +16,9 @@ they arrive and are not kept. The summary is computed from items.jsonl, read lin
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import signal
 import sys
-import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
@@ -145,8 +143,11 @@ class Engine:
             Interrupted: Ctrl-C or SIGTERM, after writing run.json with status
                 ``interrupted`` (a KeyboardInterrupt carrying the signal number).
         """
-        with _sigterm_cancels():
-            rundir, judged, totals = asyncio.run(self._main(job))
+        received: list[int] = []
+        try:
+            rundir, judged, totals = asyncio.run(self._stoppable(job, received))
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            raise Interrupted(received[0] if received else signal.SIGINT) from None
         info = RunInfo(job.n_units, self.provider.simulated, totals, self.offline)
         summary = job.summarize(Records(rundir.items_path), info)
         failed = rundir.failed_units()
@@ -176,6 +177,31 @@ class Engine:
     def _label(self, job: RunJob[U, S]) -> str:
         label: str | None = getattr(self.provider, "label", None)
         return label or job.model
+
+    async def _stoppable(self, job: RunJob[U, S], received: list[int]
+                         ) -> tuple[RunDir, int, Totals]:
+        """:meth:`_main`, stopped by SIGTERM the way Ctrl-C stops it: the task is cancelled,
+        run.json says ``interrupted``, and ``received`` gets the signal number. The handler
+        is the event loop's own (SIGINT may be ignored, under nohup or as a background job,
+        and SIGTERM still stops the run); it can only be set from the main thread, elsewhere
+        SIGTERM keeps its default."""
+        loop, task = asyncio.get_running_loop(), asyncio.current_task()
+
+        def stop() -> None:
+            received.append(signal.SIGTERM)
+            if task is not None:
+                task.cancel()
+
+        try:
+            loop.add_signal_handler(signal.SIGTERM, stop)
+            installed = True
+        except (ValueError, RuntimeError, NotImplementedError):  # not the main thread
+            installed = False
+        try:
+            return await self._main(job)
+        finally:
+            if installed:
+                loop.remove_signal_handler(signal.SIGTERM)
 
     async def _main(self, job: RunJob[U, S]) -> tuple[RunDir, int, Totals]:
         try:
@@ -273,30 +299,6 @@ class Interrupted(KeyboardInterrupt):
     def __init__(self, signum: int) -> None:
         super().__init__(signal.Signals(signum).name)
         self.signum = signum
-
-
-@contextlib.contextmanager
-def _sigterm_cancels() -> Iterator[None]:
-    """While a run is in progress, SIGTERM stops it the way Ctrl-C does: the judging task is
-    cancelled (asyncio then raises KeyboardInterrupt out of ``asyncio.run``), run.json is
-    written as ``interrupted``, and :class:`Interrupted` carries the signal number. Signal
-    handlers can only be set from the main thread; elsewhere SIGTERM keeps its default."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    received: list[int] = []
-
-    def handler(signum: int, _frame: object) -> None:
-        received.append(signum)
-        signal.raise_signal(signal.SIGINT)  # asyncio's own Ctrl-C path: cancel, clean up
-
-    previous = signal.signal(signal.SIGTERM, handler)
-    try:
-        yield
-    except KeyboardInterrupt:
-        raise Interrupted(received[0] if received else signal.SIGINT) from None
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 async def _all_or_none(coros: list[Any]) -> None:
