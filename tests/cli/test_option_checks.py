@@ -73,3 +73,9 @@ def test_score_refuses_other_kinds_of_run_and_empty_call_logs(tmp_path):
     (tmp_path / "a" / "calls.jsonl").write_bytes(b"\x00\xff garbage\n")
     one_line_error(runner.invoke(app, ["score", str(tmp_path / "a")]),
               "holds no recorded answer to replay")
+
+
+def test_the_simulated_judge_takes_no_other_model_name(tmp_path):
+    one_line_error(runner.invoke(app, ["bench", "truthfulqa", "--model", "sim/x", "--limit",
+                                       "2", "--out", str(tmp_path / "o")]),
+                   "the simulated judge has one model: use --model sim")

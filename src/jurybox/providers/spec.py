@@ -50,7 +50,8 @@ def parse_spec(spec: str) -> ModelSpec:
     bundled-by-extra SmolLM2 GGUF, ``local/<path.gguf>`` another file).
 
     Raises:
-        ConfigError: no provider, unknown provider, or empty model.
+        ConfigError: no provider, unknown provider, empty model, or a simulated judge with
+            another model name than ``judge``.
     """
     if spec == "sim":
         return ModelSpec("sim", "judge")
@@ -60,6 +61,8 @@ def parse_spec(spec: str) -> ModelSpec:
     if not sep or not model:
         raise ConfigError(f"model spec {spec!r} must look like 'provider/model' "
                           f"(providers: {', '.join(PROVIDERS)})")
+    if provider == "sim" and model != "judge":
+        raise ConfigError(f"the simulated judge has one model: use --model sim (got {spec!r})")
     if provider not in PROVIDERS:
         raise ConfigError(f"unknown provider {provider!r} in {spec!r}; choose one of "
                           f"{', '.join(PROVIDERS)} (any OpenAI-compatible server: "
