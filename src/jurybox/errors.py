@@ -18,6 +18,7 @@ __all__ = [
     "ConfigError",
     "DataError",
     "RunWriteError",
+    "write_error",
     "ProviderError",
     "FormatRefusedError",
     "RetryableProviderError",
@@ -40,6 +41,11 @@ class ConfigError(JuryboxError):
 class RunWriteError(JuryboxError):
     """The run directory or the cache cannot be written (a full disk, a lost mount). What was
     written before stays; rerunning the same command resumes from it."""
+
+
+def write_error(path: object, exc: OSError) -> RunWriteError:
+    """The RunWriteError for a file of a run that could not be written: names it and why."""
+    return RunWriteError(f"cannot write {str(path)!r}: {exc.strerror or exc}")
 
 
 class DataError(JuryboxError):

@@ -153,17 +153,13 @@ class PCFProtocol(PlannedProtocol):
         return CallBudget(planned, least)
 
     async def judge(self, item: ListwiseItem, calls: Calls) -> ListwiseDecision:
-        """Ask the planned orders (all at once, or, adaptive, in plan order until the rule
-        stops: the first ones that no rule could stop before go out together)."""
-        planned = self.plan(item)
-        if self.adaptive == "off" or len(planned) == 1:
-            return self.decide(item, planned, await calls.gather(planned))
-        first = (earliest_stop(len(planned)) if self.adaptive == "exact"
-                 else min(self.min_k, len(planned)))
-        outcomes = list(await calls.gather(planned[:first]))
-        while True:
-            if self._stops(planned, outcomes):
-                break
+        """Ask the planned orders: the first ``budget(item).least`` at once (all of them unless
+        adaptive: no rule can stop before those), then one at a time in plan order until the
+        adaptive rule stops."""
+        budget = self.budget(item)
+        planned = budget.calls
+        outcomes = list(await calls.gather(planned[:budget.least]))
+        while not self._stops(planned, outcomes):
             outcomes.append(await calls.ask(planned[len(outcomes)]))
         stop: StopReason = ("all" if len(outcomes) == len(planned) else
                             "settled" if self.adaptive == "exact" else "sequential")

@@ -185,8 +185,7 @@ class RunDir:
             for path in (self.items_path, self.calls_path):
                 _drop_partial_tail(path)
         except OSError as exc:
-            raise ConfigError(f"cannot write the run directory {str(self.path)!r}: "
-                              f"{exc.strerror or exc}") from None
+            raise self._unwritable(exc) from None
         # keys only: a resume must not hold every decision in memory
         self.done: set[tuple[str, str]] = set()
         self.failed: dict[tuple[str, str], bool] = {}  # (unit, protocol) -> an API failure
@@ -199,8 +198,11 @@ class RunDir:
             self._calls = self.calls_path.open("a", encoding="utf-8")
             self._items = self.items_path.open("a", encoding="utf-8")
         except OSError as exc:
-            raise ConfigError(f"cannot write the run directory {str(self.path)!r}: "
-                              f"{exc.strerror or exc}") from None
+            raise self._unwritable(exc) from None
+
+    def _unwritable(self, exc: OSError) -> ConfigError:
+        return ConfigError(f"cannot write the run directory {str(self.path)!r}: "
+                           f"{exc.strerror or exc}")
 
     def _track(self, record: dict) -> None:
         key = (unit_of(record), record["protocol"])
@@ -219,13 +221,15 @@ class RunDir:
     def _settle_dead_sessions(self) -> None:
         """A session still ``running`` when the lock is free ended without writing run.json
         (SIGKILL, power loss): mark it ``killed`` and derive its totals from its calls."""
-        dead = [i for i, s in enumerate(self.sessions) if s.get("status") == "running"]
+        dead = {i: Totals() for i, s in enumerate(self.sessions) if s.get("status") == "running"}
         if not dead:
             return
-        for i in dead:
-            records = (r for r in iter_records(self.calls_path) if r.get("session") == i)
+        for record in iter_records(self.calls_path):  # one pass for every dead session
+            if (totals := dead.get(record.get("session", -1))) is not None:
+                totals.add_record(record)
+        for i, totals in dead.items():
             self.sessions[i] = {**self.sessions[i], "status": "killed",
-                                "totals": Totals.of_records(records).as_dict(),
+                                "totals": totals.as_dict(),
                                 "note": "ended without saying so (killed); totals derived "
                                         "from calls.jsonl"}
 
@@ -311,7 +315,7 @@ class RunDir:
         try:
             yield session
             failed = self.failed_units()
-            status = "partial" if failed.units else "complete"
+            status = failed.status
             session["failed_units"] = failed._asdict()
         except JuryboxError:
             status = "failed"
@@ -347,6 +351,12 @@ class FailedUnits(NamedTuple):
 
     units: int
     api: int
+
+    @property
+    def status(self) -> str:
+        """A run's status by its failed units: ``partial`` when there are any, else
+        ``complete``."""
+        return "partial" if self.units else "complete"
 
 
 def read_manifest(path: Path) -> dict[str, Any] | None:

@@ -27,7 +27,7 @@ from .. import __version__
 from ..cache import ResponseCache
 from ..protocols import JudgingProtocol
 from ..providers import Provider, redact_text
-from ..errors import RunWriteError
+from ..errors import write_error
 from ..reports import FailedUnits, Records, RunDir
 from ..runner import AnswerStore, CallRecord, Runner, Totals
 from .calls import ItemCalls
@@ -112,7 +112,7 @@ class RunReport(Generic[S]):
     def status(self) -> str:
         """``complete``, or ``partial`` when some units have no decision (run.json says the
         same)."""
-        return "partial" if self.failed_units.units else "complete"
+        return self.failed_units.status
 
 
 class Engine:
@@ -153,12 +153,11 @@ class Engine:
         failed = rundir.failed_units()
         cost = self._cost(rundir, totals)
         try:
-            rundir.write_summary({**summary.to_json(), "status": (
-                "partial" if failed.units else "complete"), "failed_units": failed._asdict(),
+            rundir.write_summary({**summary.to_json(), "status": failed.status,
+                                  "failed_units": failed._asdict(),
                 **({"cost": cost} if cost else {})})
         except OSError as exc:
-            raise RunWriteError(f"cannot write {str(rundir.summary_path)!r}: "
-                                f"{exc.strerror or exc}") from None
+            raise write_error(rundir.summary_path, exc) from None
         return RunReport(summary, rundir.path, totals, judged, job.n_units,
                          self.provider.simulated, _protocol_params(job.protocols),
                          self._label(job), failed, cost["usd"] if cost else None)
@@ -254,8 +253,7 @@ class Engine:
             try:
                 rundir.append_call(call.model_dump(mode="json"))
             except OSError as exc:
-                raise RunWriteError(f"cannot write {str(rundir.calls_path)!r}: "
-                                    f"{exc.strerror or exc}") from None
+                raise write_error(rundir.calls_path, exc) from None
             if on_call is not None:
                 on_call(call)
         return record
@@ -282,8 +280,7 @@ class Engine:
                     for decision in decisions:  # together: a unit is done or not, never half
                         rundir.append_item(decision.to_record())
                 except OSError as exc:
-                    raise RunWriteError(f"cannot write {str(rundir.items_path)!r}: "
-                                        f"{exc.strerror or exc}") from None
+                    raise write_error(rundir.items_path, exc) from None
                 judged += 1
                 if self.hooks.on_item is not None:
                     self.hooks.on_item(unit)

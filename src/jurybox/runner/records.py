@@ -131,9 +131,13 @@ class Totals:
         Records written before ``outcome`` existed count as calls and cache hits only."""
         totals = cls()
         for row in records:
-            totals.add(CallRecord.model_validate(
-                {k: row[k] for k in _COUNTED if k in row} | {"key": "", "meta": {}}))
+            totals.add_record(row)
         return totals
+
+    def add_record(self, row: dict[str, Any]) -> None:
+        """Count one calls.jsonl record (a dict as written; see :meth:`of_records`)."""
+        self.add(CallRecord.model_validate(
+            {k: row[k] for k in _COUNTED if k in row} | {"key": "", "meta": {}}))
 
     def as_dict(self) -> dict[str, Any]:
         return {"jobs": self.jobs, "model_calls": self.model_calls,
