@@ -8,7 +8,7 @@ import pytest
 PACKAGES = ["jurybox", "jurybox.datasets", "jurybox.providers", "jurybox.sim", "jurybox.runner",
             "jurybox.cache", "jurybox.parsing", "jurybox.protocols", "jurybox.stats",
             "jurybox.reports", "jurybox.run", "jurybox.compare", "jurybox.agreement",
-            "jurybox.personalize", "jurybox.rubrics"]
+            "jurybox.personalize", "jurybox.rubrics", "jurybox.judging"]
 
 
 @pytest.mark.parametrize("name", PACKAGES)

@@ -2,7 +2,7 @@
 
 The root exports the verbs and core types; each layer is a subpackage with its own
 ``__all__`` (datasets, providers, sim, runner, cache, parsing, protocols, stats, reports,
-run, compare, agreement, rubrics, personalize, cli). Names are imported on first use, so
+run, compare, judging, agreement, rubrics, personalize, cli). Names are imported on first use, so
 ``import jurybox`` costs almost nothing.
 """
 
@@ -30,6 +30,8 @@ _EXPORTS = {
     "run_agreement": "agreement",
     "load_rubric": "rubrics",
     "PersonalizeConfig": "personalize", "run_personalize": "personalize",
+    "ItemJudgment": "judging", "JudgeConfig": "judging", "Judgments": "judging",
+    "judge": "judging", "run_judge": "judging",
 }
 
 __all__ = [
@@ -42,7 +44,10 @@ __all__ = [
     "DataError",
     "DirectProtocol",
     "Engine",
+    "ItemJudgment",
     "Job",
+    "JudgeConfig",
+    "Judgments",
     "JuryboxError",
     "ListwiseItem",
     "PCFProtocol",
@@ -61,6 +66,7 @@ __all__ = [
     "__version__",
     "accuracy",
     "build_protocol",
+    "judge",
     "load_listwise",
     "load_ratings",
     "load_rubric",
@@ -71,6 +77,7 @@ __all__ = [
     "parse_spec",
     "run_agreement",
     "run_bench",
+    "run_judge",
     "run_personalize",
 ]
 
@@ -92,6 +99,7 @@ if _typing.TYPE_CHECKING:
     from .cache import ResponseCache
     from .compare import BenchConfig, BenchResult, run_bench
     from .datasets import ListwiseItem, load_listwise, load_ratings
+    from .judging import ItemJudgment, JudgeConfig, Judgments, judge, run_judge
     from .errors import ConfigError, DataError, JuryboxError, ParseError, ProviderError
     from .personalize import PersonalizeConfig, run_personalize
     from .protocols import DirectProtocol, PCFProtocol, Weights, build_protocol

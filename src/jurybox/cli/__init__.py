@@ -17,6 +17,7 @@ from .agreement import agreement
 from .bench import bench
 from .cache_cmd import cache
 from .demo import demo
+from .judge import judge
 from .personalize import personalize
 from .score import score
 from .serve_local import serve_local
@@ -44,6 +45,7 @@ def _root(version: Annotated[bool, typer.Option(
 
 app.command()(demo)
 app.command()(bench)
+app.command()(judge)
 app.command()(score)
 app.command()(agreement)
 app.command()(personalize)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
@@ -129,6 +130,13 @@ def bench(
     min_k: Annotated[Optional[int], typer.Option(
         envvar="JURYBOX_MIN_K", help="PCF --adaptive sequential: successful orders before "
         "any stop (default 3).")] = None,
+    criteria: Annotated[Optional[str], typer.Option(
+        envvar="JURYBOX_CRITERIA", help="Judge by this text instead of the default "
+        "instructions (factual accuracy; pairwise: correctness).")] = None,
+    template: Annotated[Optional[Path], typer.Option(
+        envvar="JURYBOX_TEMPLATE", metavar="FILE", help="Prompt template file: places "
+        "{question} and {candidates} once each, optionally {format} (appended when absent) "
+        "and {criteria}; {{ and }} are literal braces.")] = None,
     temperature: Temperature = 0.0,
     max_tokens: MaxTokens = None,
     sim_bias: SimBias = "primacy",
@@ -145,6 +153,7 @@ def bench(
     from ..compare import BenchConfig, prepare_bench, run_bench
     from ..cost import resolve_price
     from ..protocols import PROTOCOLS
+    from ..protocols.templates import load_template
     from ..sim import SimConfig
     from ._tables import print_bench_result
 
@@ -166,6 +175,7 @@ def bench(
         tolerance=tolerance, weights=parse_weights(weights), temperature=temperature,
         max_tokens=max_tokens, base_url=base_url, verdict_format=verdict_format,
         pairwise_rule=pairwise_rule, adaptive=adaptive, confidence=confidence, min_k=min_k,
+        criteria=criteria, template=None if template is None else load_template(template),
         sim=SimConfig(bias=sim_bias, latency_ms=sim_latency_ms,
                       faults=parse_faults(sim_faults), seed=sim_seed))
     if dry_run:

@@ -60,6 +60,9 @@ class BenchConfig:
         listwise_prompt: the listwise prompt layout (None: the current one,
             :data:`~jurybox.protocols.prompts.LISTWISE_PROMPT_VERSION`); run.json records it
             for listwise runs, and rescoring a run written before it existed uses 1.
+        criteria, template: the user's judging criteria and prompt template text (None:
+            the factuality prompt; :mod:`jurybox.protocols.templates`). Left out of run.json's
+            config when None.
         sim: the simulated judge's behaviour (``model="sim"`` only).
     """
 
@@ -83,6 +86,8 @@ class BenchConfig:
     confidence: float | None = None
     min_k: int | None = None
     listwise_prompt: int | None = None
+    criteria: str | None = None
+    template: str | None = None
     sim: SimConfig = field(default_factory=SimConfig)
 
     def as_dict(self) -> dict[str, Any]:
@@ -92,7 +97,8 @@ class BenchConfig:
         d["base_url"] = redact_url(self.base_url)  # credentials are never recorded
         d["sim"] = self.sim.settings() if self.model == "sim" else None
         d["protocols"] = list(self.protocols) if self.protocols is not None else None
-        for optional in ("pairwise_rule", "adaptive", "confidence", "min_k", "listwise_prompt"):
+        for optional in ("pairwise_rule", "adaptive", "confidence", "min_k", "listwise_prompt",
+                         "criteria", "template"):
             if d[optional] is None:  # runs written before these existed still resume
                 del d[optional]
         return d
@@ -123,6 +129,8 @@ class BenchConfig:
             args["rule"] = self.pairwise_rule
         if "adaptive" in cls.ARGS:
             args.update(adaptive=self.adaptive, confidence=self.confidence, min_k=self.min_k)
+        if "criteria" in cls.ARGS:
+            args.update(criteria=self.criteria, template=self.template)
         return args
 
 
@@ -136,17 +144,21 @@ class PreparedBench:
     protocols: list[JudgingProtocol]
 
 
-def prepare_bench(config: BenchConfig, expected_sha256: str | None = None) -> PreparedBench:
+def prepare_bench(config: BenchConfig, expected_sha256: str | None = None, *,
+                  dataset: LoadedDataset | None = None) -> PreparedBench:
     """Check everything that can be checked before any model call: load and check the
     dataset (its bytes, when a hash is expected), fill in the task's default protocols,
     select the items, build the protocols and check each suits the dataset's task.
+
+    ``dataset``: already loaded (``jurybox judge`` loads its input with gold optional).
 
     Raises:
         DataError, ConfigError: on the first problem.
     """
     if config.seed < 0:  # numpy's generators, which the bootstrap uses, take seeds >= 0
         raise ConfigError(f"--seed must be >= 0, got {config.seed}")
-    dataset = load_dataset(config.dataset, subset=config.subset, n=config.n_candidates)
+    if dataset is None:
+        dataset = load_dataset(config.dataset, subset=config.subset, n=config.n_candidates)
     if config.protocols is None:
         config = replace(config, protocols=DEFAULT_PROTOCOLS[dataset.task])
     assert config.protocols is not None

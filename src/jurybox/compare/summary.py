@@ -154,7 +154,7 @@ class _Tally:
         self.credits[unit] = r["credit"]
         self.calls_planned += r["n_calls"]
         self.failures.update(r["failures"])
-        self.items_failed += r["credit"] is None
+        self.items_failed += r.get("failed", r["credit"] is None)  # unlabelled: credit None
         if self.task == "listwise":
             self.order.add(r["top_picks"], r["top_positions"], r["n_candidates"])
             self.calls_used[r["n_calls"]] += 1
@@ -169,6 +169,8 @@ class _Tally:
             self.both += 1
             self.consistent += r["consistent"]
         self.all_both_orders &= r["protocol"] == "both-orders"
+        if r["label"] not in ("A>B", "B>A"):  # unlabelled (jurybox judge): no rule to score
+            return
         if r["credit"] is None:
             self.rule_failed += 1
         else:

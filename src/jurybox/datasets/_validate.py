@@ -90,10 +90,11 @@ def check_name(path: Path, line: int | None, field: str, value: object, *,
 def make_item(path: Path, line: int, *, item_id: str, prompt: object, candidates: list,
               gold: Iterable[int], group: object = None,
               prompt_field: str = "prompt", candidates_field: str = "candidates",
-              group_field: str = "group") -> ListwiseItem:
+              group_field: str = "group", labelled: bool = True) -> ListwiseItem:
     """Build a ListwiseItem, checking prompt, candidates, gold and group.
 
-    ``group`` must be a string or None; a blank string means no group.
+    ``group`` must be a string or None; a blank string means no group. With
+    ``labelled=False`` an empty ``gold`` is allowed (an unlabelled item, for ``judge``).
 
     Raises:
         DataError: empty or bad prompt text, fewer than 2 or more than MAX_CANDIDATES
@@ -130,7 +131,7 @@ def make_item(path: Path, line: int, *, item_id: str, prompt: object, candidates
                             f"each gold candidate once", line=line, field="gold")
         seen_gold.add(g)
     gold_set = frozenset(golds)
-    if not gold_set or not all(0 <= g < len(candidates) for g in gold_set):
+    if (labelled and not gold_set) or not all(0 <= g < len(candidates) for g in gold_set):
         raise DataError(path, f"gold indices {sorted(gold_set)!r} must be a non-empty subset of "
                         f"0..{len(candidates) - 1}", line=line, field="gold")
     if isinstance(group, str) and not group.strip():

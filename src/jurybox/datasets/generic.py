@@ -8,19 +8,24 @@ from pathlib import Path
 from ..errors import DataError
 from ._rows import iter_rows, require
 from ._validate import IdTracker, check_file, check_name, make_item
-from .items import ListwiseItem
+from .items import ListwiseItem, PairwiseItem
 
-__all__ = ["iter_listwise_jsonl", "load_listwise_jsonl"]
+__all__ = ["iter_listwise_jsonl", "iter_pairs_jsonl", "load_listwise_jsonl"]
 
 
-def load_listwise_jsonl(path: str | Path) -> list[ListwiseItem]:
+def load_listwise_jsonl(path: str | Path, *, labelled: bool = True) -> list[ListwiseItem]:
     """All items of :func:`iter_listwise_jsonl`."""
-    return list(iter_listwise_jsonl(path))
+    return list(iter_listwise_jsonl(path, labelled=labelled))
 
 
-def iter_listwise_jsonl(path: str | Path) -> Iterator[ListwiseItem]:
+def iter_listwise_jsonl(path: str | Path, *, labelled: bool = True,
+                        exactly: int | None = None) -> Iterator[ListwiseItem]:
     """Read ``{"id", "prompt", "candidates": [str, ...], "gold": int | [int, ...],
     "group"?}`` lines, one at a time.
+
+    With ``labelled=False`` (``jurybox judge``), ``gold`` may be absent, ``null`` or ``[]``:
+    an unlabelled item (``ListwiseItem.gold`` empty). ``exactly``: the number of candidates
+    every line must have (2 for pairs).
 
     ``id`` is a string or an integer (which becomes its decimal text), ``group`` a string
     or absent; texts follow the rules of :mod:`jurybox.datasets._validate` (no NUL, no lone
@@ -36,11 +41,36 @@ def iter_listwise_jsonl(path: str | Path) -> Iterator[ListwiseItem]:
     for line, row in iter_rows(path):
         item_id = check_name(path, line, "id", require(path, line, row, "id"))
         candidates = list(require(path, line, row, "candidates", (list, tuple)))
-        gold = require(path, line, row, "gold", (int, list, tuple))
+        if exactly is not None and len(candidates) != exactly:
+            raise DataError(path, f"pairwise protocols judge exactly {exactly} candidates, "
+                            f"this line has {len(candidates)}", line=line, field="candidates")
+        if labelled and "gold" not in row:
+            raise DataError(path, "missing field; a bench scores against gold (the index of "
+                            "the correct candidate); `jurybox judge` takes candidates without "
+                            "gold", line=line, field="gold")
+        gold = ([] if not labelled and row.get("gold") is None
+                else require(path, line, row, "gold", (int, list, tuple)))
         gold = [gold] if isinstance(gold, int) else list(gold)
         if not all(isinstance(g, int) and not isinstance(g, bool) for g in gold):
             raise DataError(path, f"gold must be integer indices, got {gold!r}", line=line,
                             field="gold")
         ids.add(item_id, line)
         yield make_item(path, line, item_id=item_id, prompt=row.get("prompt"),
-                        candidates=candidates, gold=gold, group=row.get("group"))
+                        candidates=candidates, gold=gold, group=row.get("group"),
+                        labelled=labelled)
+
+
+def iter_pairs_jsonl(path: str | Path, *, labelled: bool = True) -> Iterator[PairwiseItem]:
+    """The generic format read as pairs, for pairwise protocols (``jurybox judge``): each
+    line as in :func:`iter_listwise_jsonl` with exactly 2 candidates, which become responses
+    A and B; ``gold`` 0 means A is better (label ``A>B``), 1 means B; no gold (with
+    ``labelled=False``) or both: an unlabelled pair (label ``""``).
+
+    Raises:
+        DataError: as :func:`iter_listwise_jsonl`, or a line without exactly 2 candidates.
+    """
+    for item in iter_listwise_jsonl(path, labelled=labelled, exactly=2):
+        label = {frozenset({0}): "A>B", frozenset({1}): "B>A"}.get(item.gold, "")
+        yield PairwiseItem(item_id=item.item_id, question=item.prompt,
+                           response_a=item.candidates[0], response_b=item.candidates[1],
+                           label=label, bucket=item.group or "")

@@ -19,7 +19,8 @@ class ListwiseItem:
         item_id: unique within its dataset.
         prompt: the question or instruction the candidates answer.
         candidates: candidate texts, in dataset order (never the order shown to a judge).
-        gold: indices into ``candidates`` of the correct candidates (at least one).
+        gold: indices into ``candidates`` of the correct candidates (at least one in a
+            labelled dataset; empty for an unlabelled item, which ``jurybox judge`` takes).
         group: optional grouping key (a source or category), or None.
     """
 
@@ -34,6 +35,11 @@ class ListwiseItem:
         """Number of candidates."""
         return len(self.candidates)
 
+    @property
+    def labelled(self) -> bool:
+        """True when some candidate is marked correct."""
+        return bool(self.gold)
+
 
 @dataclass(frozen=True)
 class PairwiseItem:
@@ -43,7 +49,7 @@ class PairwiseItem:
         item_id: unique within its dataset (JudgeBench's pair_id).
         question: the task both responses answer.
         response_a, response_b: the responses, in dataset order (never the shown order).
-        label: ``"A>B"`` or ``"B>A"``.
+        label: ``"A>B"`` or ``"B>A"``; ``""`` for an unlabelled pair (``jurybox judge``).
         source: fine-grained origin (e.g. ``mmlu-pro-law``).
         bucket: the group accuracy is macro-averaged over (e.g. ``mmlu-pro``).
         split: which file or split it came from (e.g. ``gpt``, ``claude``).
@@ -59,8 +65,13 @@ class PairwiseItem:
     split: str = ""
 
     @property
+    def labelled(self) -> bool:
+        """True when the pair says which response is better."""
+        return self.label in ("A>B", "B>A")
+
+    @property
     def better(self) -> Verdict:
-        """The better response, ``"A"`` or ``"B"``."""
+        """The better response, ``"A"`` or ``"B"`` (meaningless when unlabelled)."""
         return "A" if self.label == "A>B" else "B"
 
     @property

@@ -12,7 +12,7 @@ from pathlib import Path
 from ..errors import ConfigError, DataError
 from ._rows import iter_jsonl
 from ._validate import MAX_CANDIDATES, check_file
-from .generic import iter_listwise_jsonl
+from .generic import iter_listwise_jsonl, iter_pairs_jsonl
 from .items import ListwiseItem, PairwiseItem
 from .judgebench import iter_judgebench
 from .rewardbench2 import iter_rewardbench2
@@ -54,10 +54,12 @@ BUNDLED_OUTPUTS = {
     "arena-hard-haiku": "judgebench/arena_hard_claude-3-haiku_on_claude_split.trimmed.jsonl",
 }
 
-FORMATS = ("auto", "truthfulqa", "rewardbench2", "jsonl", "judgebench")
+#: ``pairs`` is the generic ``jsonl`` format read as pairs (2 candidates a line), which
+#: ``jurybox judge`` uses for pairwise protocols; it is never sniffed.
+FORMATS = ("auto", "truthfulqa", "rewardbench2", "jsonl", "judgebench", "pairs")
 #: Which task each format's items are for.
 TASKS = {"truthfulqa": "listwise", "rewardbench2": "listwise", "jsonl": "listwise",
-         "judgebench": "pairwise"}
+         "judgebench": "pairwise", "pairs": "pairwise"}
 
 
 def bundled_path(relative: str) -> Path:
@@ -113,14 +115,17 @@ def _split_name(path: Path) -> str:
 Item = ListwiseItem | PairwiseItem
 
 
-def _iter_file(path: Path, format: str, *, subset: str | None, n: int) -> Iterator[Item]:
+def _iter_file(path: Path, format: str, *, subset: str | None, n: int,
+               labelled: bool = True) -> Iterator[Item]:
+    if format == "pairs":
+        return iter_pairs_jsonl(path, labelled=labelled)
     if format == "truthfulqa":
         return iter_truthfulqa(path, n=n)
     if format == "rewardbench2":
         return iter_rewardbench2(path, subset=subset)
     if format == "judgebench":
         return iter_judgebench(path, split=_split_name(path))
-    return iter_listwise_jsonl(path)
+    return iter_listwise_jsonl(path, labelled=labelled)
 
 
 @dataclass(frozen=True)
@@ -136,6 +141,7 @@ class LoadedDataset:
         n_items: how many items it holds.
         splits: items per split, in file order (JudgeBench's ``gpt``, ``claude``; ``""``
             for datasets without splits).
+        labelled: False when gold may be missing (``jurybox judge``; generic files only).
     """
 
     name: str
@@ -148,11 +154,13 @@ class LoadedDataset:
     paths: tuple[Path, ...] = ()
     subset: str | None = None
     n_candidates: int = 4
+    labelled: bool = True
 
     def iter_items(self) -> Iterator[Item]:
         """Every item, in file order, read lazily."""
         for path in self.paths:
-            yield from _iter_file(path, self.format, subset=self.subset, n=self.n_candidates)
+            yield from _iter_file(path, self.format, subset=self.subset, n=self.n_candidates,
+                                  labelled=self.labelled)
 
     @property
     def items(self) -> list[Item]:
@@ -205,7 +213,7 @@ def select_items(dataset: LoadedDataset, limit: int | None, seed: int) -> ItemSe
 
 
 def load_dataset(dataset: str, *, format: str = "auto", subset: str | None = "Factuality",
-                 n: int = 4) -> LoadedDataset:
+                 n: int = 4, labelled: bool = True) -> LoadedDataset:
     """Check a bundled name or a file path and describe it (one pass over every row; the
     items are not kept: iterate the result to read them).
 
@@ -216,6 +224,7 @@ def load_dataset(dataset: str, *, format: str = "auto", subset: str | None = "Fa
             ``jsonl`` (generic listwise) or ``judgebench``.
         subset: RewardBench 2 subset filter (None = all rows).
         n: candidates per TruthfulQA item.
+        labelled: False: gold may be missing in generic files (``jurybox judge``).
 
     Raises:
         DataError: unknown name or missing file, a path that is not a readable file, bad
@@ -240,7 +249,7 @@ def load_dataset(dataset: str, *, format: str = "auto", subset: str | None = "Fa
     splits: dict[str, int] = {}
     ids: set[str] = set()
     for path in paths:
-        for item in _iter_file(path, format, subset=subset, n=n):
+        for item in _iter_file(path, format, subset=subset, n=n, labelled=labelled):
             if item.item_id in ids:
                 raise DataError(path, f"item id {item.item_id!r} appears in more than one file",
                                 field="id")
@@ -255,7 +264,8 @@ def load_dataset(dataset: str, *, format: str = "auto", subset: str | None = "Fa
                          format=format, sha256=hashes[0] if len(hashes) == 1
                          else hashlib.sha256("\n".join(hashes).encode()).hexdigest(),
                          task=TASKS[format], n_items=len(ids), splits=splits,
-                         paths=tuple(paths), subset=subset, n_candidates=n)
+                         paths=tuple(paths), subset=subset, n_candidates=n,
+                         labelled=labelled)
 
 
 def load_listwise(dataset: str, **kwargs: object) -> LoadedDataset:

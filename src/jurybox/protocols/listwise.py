@@ -24,6 +24,7 @@ from .permutations import base_order, permutation_set
 from .prompts import (LISTWISE_PROMPT_VERSION, LISTWISE_PROMPT_VERSIONS, labels_for,
                       listwise_request, request_tag)
 from .schemas import listwise_schema
+from .templates import JudgePrompt
 
 __all__ = ["PCFProtocol", "DirectProtocol", "ListwiseDecision"]
 
@@ -38,9 +39,14 @@ class ListwiseDecision:
         n_calls: calls asked (the orders used; adaptive PCF may stop before ``k``);
             n_ok: calls that gave a usable judgment.
         winners: winning candidate indices (empty when the item failed).
-        credit: share of winners that are gold, in [0, 1]; None when no call succeeded.
-        gold: the gold candidate indices.
+        credit: share of winners that are gold, in [0, 1]; None when no call succeeded or
+            the item is unlabelled.
+        gold: the gold candidate indices (empty: unlabelled).
         combined: C_i per candidate, 0-100 (None when failed).
+        components: C_i's four components per candidate (mean score 0-100, Borda 0-100,
+            top-set vote share 0-1, calibrated-uncertainty share 0-1), rounded to 4 places;
+            None when failed. Written by :meth:`PCFProtocol.decide` only when asked
+            (``jurybox judge``), so bench records keep their shape.
         top_picks: per successful run, the candidate ranked first.
         top_positions: per successful run, the shown position (0-based) of that candidate.
         failures: failure kinds of the calls that failed (``api``, ``parse``, ``refusal``).
@@ -63,16 +69,21 @@ class ListwiseDecision:
     failures: tuple[str, ...] = field(default_factory=tuple)
     k: int = 0
     stop: StopReason = "all"
+    components: dict[str, tuple[float, ...]] | None = None
 
     @property
     def failed(self) -> bool:
-        return self.credit is None
+        """No call gave a usable judgment (so there are no winners)."""
+        return self.n_ok == 0
 
     def to_record(self) -> dict[str, Any]:
         """The items.jsonl line (written once, by the run engine). Fields hold tuples of
         numbers and strings only, so a shallow copy serializes (``asdict``'s deep copy cost
-        0.1 ms an item on the hot path)."""
-        return {**{f.name: getattr(self, f.name) for f in fields(self)}, "failed": self.failed}
+        0.1 ms an item on the hot path). ``components`` is left out when not computed."""
+        record = {f.name: getattr(self, f.name) for f in fields(self)}
+        if record["components"] is None:
+            del record["components"]
+        return {**record, "failed": self.failed}
 
 
 @register("pcf")
@@ -95,23 +106,30 @@ class PCFProtocol(PlannedProtocol):
         min_k: sequential only: successful orders before any stop, >= 1 (default 3).
         prompt_version: the listwise prompt layout (:func:`listwise_request`; default the
             current one, 2: everything an item's orders share comes first).
+        criteria, template: the user's judging criteria and prompt template (text; see
+            :mod:`jurybox.protocols.templates`); None: the factuality prompt.
 
     Raises:
         ValueError: k < 1, weights not a :class:`Weights`, a tolerance that is negative,
             NaN or infinite, an unknown adaptive mode, confidence outside (0, 1), min_k < 1
             (``build_protocol`` turns these into ConfigError naming the parameter).
+        ConfigError, DataError: bad criteria or template.
     """
+
+    #: Record C_i's components in each decision (``jurybox judge`` sets it on its instance).
+    components: bool = False
 
     ARGS: ClassVar[tuple[str, ...]] = ("k", "seed", "weights", "tolerance", "temperature",
                                        "max_tokens", "adaptive", "confidence", "min_k",
-                                       "prompt_version")
+                                       "prompt_version", "criteria", "template")
     name = "pcf"
     task = "listwise"
 
     def __init__(self, k: int = 7, seed: int = 0, weights: Weights = Weights(),
                  tolerance: float = 0.5, temperature: float = 0.0, max_tokens: int = 1024,
                  adaptive: Adaptive = "off", confidence: float = 0.95, min_k: int = 3,
-                 prompt_version: int = LISTWISE_PROMPT_VERSION):
+                 prompt_version: int = LISTWISE_PROMPT_VERSION, criteria: str | None = None,
+                 template: str | None = None):
         if k < 1:
             raise ValueError(f"k must be >= 1, got {k}")
         if not isinstance(weights, Weights):
@@ -130,6 +148,9 @@ class PCFProtocol(PlannedProtocol):
             raise ValueError(f"prompt_version must be one of {LISTWISE_PROMPT_VERSIONS}, got "
                              f"{prompt_version!r}")
         self.prompt_version = prompt_version
+        self.custom = JudgePrompt(criteria, template)
+        if not self.custom.is_default and prompt_version == 1:
+            raise ValueError("criteria and templates need listwise prompt layout 2")
         self.k, self.seed, self.weights, self.tolerance = k, seed, weights, tolerance
         self.temperature, self.max_tokens = temperature, max_tokens
         self.adaptive, self.confidence, self.min_k = adaptive, confidence, min_k
@@ -141,6 +162,9 @@ class PCFProtocol(PlannedProtocol):
                   "prompt_version": self.prompt_version}
         if self.adaptive == "sequential":
             params.update(confidence=self.confidence, min_k=self.min_k)
+        for name in ("criteria", "template"):  # absent when default: old params unchanged
+            if getattr(self.custom, name) is not None:
+                params[name] = getattr(self.custom, name)
         return params
 
     def budget(self, item: ListwiseItem) -> CallBudget:
@@ -189,7 +213,8 @@ class PCFProtocol(PlannedProtocol):
             request = listwise_request(item.prompt, [item.candidates[i] for i in order], tag=tag,
                                        question_tag=request_tag(self.seed, item.item_id),
                                        temperature=self.temperature, max_tokens=self.max_tokens,
-                                       seed=self.seed, version=self.prompt_version)
+                                       seed=self.seed, version=self.prompt_version,
+                                       custom=self.custom)
             calls.append(PlannedCall(f"perm{j}", order, labels, request,
                                      partial(parse_listwise, labels=labels),
                                      schema=listwise_schema(labels)))
@@ -209,8 +234,12 @@ class PCFProtocol(PlannedProtocol):
                                     gold, failures=failures, k=planned, stop=stop)
         agg = consensus(runs, weights=self.weights)
         won = winners(agg.combined, tolerance=self.tolerance)
+        parts = None if not self.components else {
+            name: tuple(round(v, 4) for v in getattr(agg, name))
+            for name in ("mean", "borda", "vote", "uncertainty")}
         return ListwiseDecision(item.item_id, self.name, item.n, len(calls), len(runs), won,
-                                credit(won, item.gold), gold,
+                                credit(won, item.gold) if item.gold else None, gold,
+                                components=parts,
                                 combined=tuple(round(c, 4) for c in agg.combined),
                                 top_picks=tuple(r.top for r in runs),
                                 top_positions=tuple(r.order.index(r.top) for r in runs),
@@ -221,14 +250,16 @@ class PCFProtocol(PlannedProtocol):
 class DirectProtocol(PCFProtocol):
     """One call in the seeded base order (PCF's permutation 0), decided by C_i with K = 1."""
 
-    ARGS = ("seed", "weights", "tolerance", "temperature", "max_tokens", "prompt_version")
+    ARGS = ("seed", "weights", "tolerance", "temperature", "max_tokens", "prompt_version",
+            "criteria", "template")
     name = "direct"
 
     def __init__(self, seed: int = 0, weights: Weights = Weights(), tolerance: float = 0.5,
                  temperature: float = 0.0, max_tokens: int = 1024,
-                 prompt_version: int = LISTWISE_PROMPT_VERSION):
+                 prompt_version: int = LISTWISE_PROMPT_VERSION, criteria: str | None = None,
+                 template: str | None = None):
         super().__init__(1, seed, weights, tolerance, temperature, max_tokens,
-                         prompt_version=prompt_version)
+                         prompt_version=prompt_version, criteria=criteria, template=template)
 
     def params(self) -> dict[str, Any]:
         return {k: v for k, v in super().params().items() if k not in ("k", "adaptive")}

@@ -31,6 +31,7 @@ from ..datasets import PairwiseItem, Verdict
 from ..parsing import ShownVerdict, parse_verdict
 from ..runner import Outcome
 from .base import PlannedCall, PlannedProtocol, register
+from .templates import JudgePrompt
 from .pairwise_prompts import TOKEN_REASK, VerdictFormat, pairwise_request
 from .permutations import base_order
 from .prompts import request_tag
@@ -101,7 +102,7 @@ class PairwiseDecision:
     Attributes:
         verdict: ``"A"``, ``"B"``, ``"tie"`` (original responses), or None when it failed.
         credit: 1 if the verdict is the labelled better response, 0.5 for a tie (the tie
-            credit of listwise judging), 0 otherwise; None when failed.
+            credit of listwise judging), 0 otherwise; None when failed or unlabelled.
         call_ids / call_verdicts / shown_first / shown_verdicts: per planned call, its id, its
             verdict in original terms, which original response was shown first (0 = A), and
             its verdict in shown terms (``"A"`` = the first shown).
@@ -127,7 +128,8 @@ class PairwiseDecision:
 
     @property
     def failed(self) -> bool:
-        return self.credit is None
+        """No verdict (a call it needed failed)."""
+        return self.verdict is None
 
     def to_record(self) -> dict[str, Any]:
         """The items.jsonl line (written once, by the run engine; fields are flat, so a
@@ -138,20 +140,27 @@ class PairwiseDecision:
 class _PairwiseProtocol(PlannedProtocol):
     """Shared planning and bookkeeping; subclasses say which calls and how to decide."""
 
-    ARGS: ClassVar[tuple[str, ...]] = ("seed", "temperature", "max_tokens", "verdict_format")
+    ARGS: ClassVar[tuple[str, ...]] = ("seed", "temperature", "max_tokens", "verdict_format",
+                                       "criteria", "template")
     task = "pairwise"
     name = ""
 
     def __init__(self, seed: int = 0, temperature: float = 0.0, max_tokens: int = 2048,
-                 verdict_format: VerdictFormat = "token") -> None:
+                 verdict_format: VerdictFormat = "token", criteria: str | None = None,
+                 template: str | None = None) -> None:
         if verdict_format not in ("token", "json"):
             raise ValueError(f"verdict_format must be 'token' or 'json', got {verdict_format!r}")
         self.seed, self.temperature, self.max_tokens = seed, temperature, max_tokens
         self.verdict_format = verdict_format
+        self.custom = JudgePrompt(criteria, template)
 
     def params(self) -> dict[str, Any]:
-        return {"seed": self.seed, "temperature": self.temperature,
-                "max_tokens": self.max_tokens, "verdict_format": self.verdict_format}
+        params = {"seed": self.seed, "temperature": self.temperature,
+                  "max_tokens": self.max_tokens, "verdict_format": self.verdict_format}
+        for name in ("criteria", "template"):  # absent when default: old params unchanged
+            if getattr(self.custom, name) is not None:
+                params[name] = getattr(self.custom, name)
+        return params
 
     def _order(self, item: PairwiseItem, reverse: bool = False) -> tuple[int, int]:
         order = base_order(2, seed=self.seed, item_id=item.item_id)
@@ -163,7 +172,8 @@ class _PairwiseProtocol(PlannedProtocol):
         request = pairwise_request(
             item.question, *shown, tag=request_tag(self.seed, item.item_id, order, keyed, sample),
             keyed=keyed, verdict_format=self.verdict_format, temperature=self.temperature,
-            max_tokens=self.max_tokens, seed=self.seed + sample, sample_index=sample)
+            max_tokens=self.max_tokens, seed=self.seed + sample, sample_index=sample,
+            custom=self.custom)
         call_id = ("keyed-" if keyed else "") + "".join("AB"[i] for i in order) + (
             f"-s{sample}" if sample else "")
         # a JSON verdict has a schema; Arena-Hard verdict tokens are free text
@@ -176,7 +186,7 @@ class _PairwiseProtocol(PlannedProtocol):
         shown = tuple(o.value.verdict if o.value is not None else None for o in outcomes)
         original = tuple(to_original(s, c.order) if s else None for s, c in zip(shown, calls))
         verdict, consistent = self._verdict(original)
-        credit = None if verdict is None else (
+        credit = None if verdict is None or not item.labelled else (
             0.5 if verdict == "tie" else float(verdict == item.better))
         return PairwiseDecision(
             item_id=item.item_id, protocol=self.name, n_calls=len(calls),
@@ -223,10 +233,11 @@ class BothOrders(_PairwiseProtocol):
     name = "both-orders"
 
     def __init__(self, seed: int = 0, temperature: float = 0.0, max_tokens: int = 2048,
-                 verdict_format: VerdictFormat = "token", rule: PairwiseRule = "net") -> None:
+                 verdict_format: VerdictFormat = "token", rule: PairwiseRule = "net",
+                 criteria: str | None = None, template: str | None = None) -> None:
         if rule not in get_args(PairwiseRule):
             raise ValueError(f"rule must be one of {get_args(PairwiseRule)!r}, got {rule!r}")
-        super().__init__(seed, temperature, max_tokens, verdict_format)
+        super().__init__(seed, temperature, max_tokens, verdict_format, criteria, template)
         self.rule = rule
 
     def params(self) -> dict[str, Any]:

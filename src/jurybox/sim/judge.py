@@ -68,23 +68,28 @@ class SimJudge:
         self.config = config or SimConfig()
         self.fault_epoch = fault_epoch
         self.rubric = rubric
-        self._gold: dict[tuple[str, str], bool] = {}
+        # (question, candidate) -> gold or not; None: known, unlabelled (jurybox judge)
+        self._gold: dict[tuple[str, str], bool | None] = {}
         for item in items:
             if isinstance(item, PairwiseItem):
                 question = escape_text(item.question)
                 for label, text in zip("AB", item.responses):
-                    self._gold[(question, escape_text(text))] = label == item.better
+                    self._gold[(question, escape_text(text))] = (
+                        label == item.better if item.labelled else None)
                 continue
             question = escape_text(item.prompt)
             for i, text in enumerate(item.candidates):
-                self._gold[(question, escape_text(text))] = i in item.gold
+                self._gold[(question, escape_text(text))] = (
+                    i in item.gold if item.labelled else None)
 
     def quality(self, question: str, text: str) -> float:
-        """Latent quality of a candidate (before position bias and call noise)."""
+        """Latent quality of a candidate (before position bias and call noise): the gold or
+        the other level; midway for an unlabelled or unknown candidate; plus a stable
+        per-candidate offset."""
         cfg = self.config
         gold = self._gold.get((question, text))
         base = cfg.gold_quality if gold else cfg.other_quality
-        if gold is None:  # unknown candidate: midway, still stable
+        if gold is None:  # unlabelled or unknown candidate: midway, still stable
             base = (cfg.gold_quality + cfg.other_quality) / 2
         return base + cfg.candidate_noise * _gauss("cand", cfg.seed, question, text)
 

@@ -1,0 +1,164 @@
+"""``jurybox judge``: pick the best of N candidates (or the better of two) without gold."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Optional
+
+import typer
+
+from ..run.options import (DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY, DEFAULT_STRUCTURED,
+                           DEFAULT_TIMEOUT_S, DEFAULT_TRANSPORT)
+from ._common import BenchProgress, console, exit_for_status, fail_cleanly
+from ._options import (Attempts, BaseUrl, Cache, Concurrency, DryRun, MaxTokens, Model,
+                       NoCache, Out, PriceIn, PriceOut, Seed, SimBias, SimFaults, SimLatency,
+                       SimSeed, Structured, Temperature, Timeout, TransportOpt, run_options)
+from ._plan import cost_line, plan_for, print_plan
+from .bench import check_bias, parse_faults, parse_weights
+
+if TYPE_CHECKING:
+    from ..judging import JudgeResult
+
+#: Rows of the per-item table printed at the end (all of them are in judgments.csv).
+SHOWN_ROWS = 20
+
+
+@fail_cleanly
+def judge(
+    file: Annotated[str, typer.Argument(
+        metavar="FILE", help="JSON lines, one item a line: {\"id\": ..., \"prompt\": ..., "
+        "\"candidates\": [text, ...], \"gold\": index or [indices] (optional)}. Pairwise "
+        "protocols take lines with exactly 2 candidates. Any bench dataset works too.")],
+    model: Model = "sim",
+    protocol: Annotated[str, typer.Option(
+        envvar="JURYBOX_PROTOCOL", help="pcf (K permutations, consensus), direct (one call), "
+        "or for 2 candidates: pairwise, both-orders, keyed, apoc.")] = "pcf",
+    k: Annotated[int, typer.Option(envvar="JURYBOX_K", min=1,
+                                   help="PCF: permutations (shown orders) per item.")] = 7,
+    criteria: Annotated[Optional[str], typer.Option(
+        envvar="JURYBOX_CRITERIA", help="Judge by this text instead of factual accuracy, "
+        "e.g. \"helpful, correct and kind to a beginner\".")] = None,
+    template: Annotated[Optional[Path], typer.Option(
+        envvar="JURYBOX_TEMPLATE", metavar="FILE", help="Prompt template file: places "
+        "{question} and {candidates} once each, optionally {format} (appended when absent) "
+        "and {criteria}; {{ and }} are literal braces.")] = None,
+    limit: Annotated[Optional[int], typer.Option(
+        envvar="JURYBOX_LIMIT", min=1, help="Judge a seeded sample of N items (default: "
+        "all).")] = None,
+    seed: Seed = 0,
+    out: Out = None,
+    cache: Cache = None,
+    no_cache: NoCache = False,
+    base_url: BaseUrl = None,
+    concurrency: Concurrency = DEFAULT_CONCURRENCY,
+    attempts: Attempts = DEFAULT_ATTEMPTS,
+    timeout: Timeout = DEFAULT_TIMEOUT_S,
+    transport: TransportOpt = DEFAULT_TRANSPORT,
+    structured: Structured = DEFAULT_STRUCTURED,
+    tolerance: Annotated[float, typer.Option(
+        envvar="JURYBOX_TOLERANCE", help="PCF: winners within this many C_i points.")] = 0.5,
+    weights: Annotated[str, typer.Option(
+        envvar="JURYBOX_WEIGHTS", help="PCF: C_i weights: mean,borda,vote,uncertainty.")
+    ] = "0.5,0.25,0.2,0.05",
+    verdict_format: Annotated[Optional[str], typer.Option(
+        envvar="JURYBOX_VERDICT_FORMAT", help="Pairwise: token ([[A>B]]) or json (default: "
+        "token).")] = None,
+    pairwise_rule: Annotated[Optional[str], typer.Option(
+        envvar="JURYBOX_PAIRWISE_RULE", help="both-orders: net or strict (default: net).")
+    ] = None,
+    adaptive: Annotated[Optional[str], typer.Option(
+        envvar="JURYBOX_ADAPTIVE", help="PCF: exact (same winners as all K, fewer calls), "
+        "sequential (LOSSY) or off (default).")] = None,
+    confidence: Annotated[Optional[float], typer.Option(
+        envvar="JURYBOX_CONFIDENCE", help="--adaptive sequential: confidence in (0, 1) "
+        "(default 0.95).")] = None,
+    min_k: Annotated[Optional[int], typer.Option(
+        envvar="JURYBOX_MIN_K", help="--adaptive sequential: orders before any stop "
+        "(default 3).")] = None,
+    temperature: Temperature = 0.0,
+    max_tokens: MaxTokens = None,
+    sim_bias: SimBias = "primacy",
+    sim_latency_ms: SimLatency = 0.0,
+    sim_faults: SimFaults = "",
+    sim_seed: SimSeed = 0,
+    dry_run: DryRun = False,
+    price_in: PriceIn = None,
+    price_out: PriceOut = None,
+) -> None:
+    """Judge candidates that have no gold: per item the winner(s), every candidate's C_i and
+    its components, how often the permutations agreed with the pick, and flags (flipped,
+    failed). Writes RUN/judgments.jsonl and RUN/judgments.csv; gold, where given, adds
+    accuracy."""
+    from ..cost import resolve_price
+    from ..judging import JudgeConfig, default_judge_out, prepare_judge, run_judge
+    from ..protocols.templates import load_template
+    from ..sim import SimConfig
+
+    check_bias(sim_bias, "--sim-bias")
+    price = resolve_price(model, price_in, price_out)
+    options = run_options(concurrency=concurrency, attempts=attempts, timeout=timeout,
+                          transport=transport, cache=cache, no_cache=no_cache,
+                          structured=structured, price=price)
+    config = JudgeConfig(
+        input=file, model=model, protocol=protocol, k=k, limit=limit, seed=seed,
+        tolerance=tolerance, weights=parse_weights(weights), temperature=temperature,
+        max_tokens=max_tokens, base_url=base_url, verdict_format=verdict_format,
+        pairwise_rule=pairwise_rule, adaptive=adaptive, confidence=confidence, min_k=min_k,
+        criteria=criteria, template=None if template is None else load_template(template),
+        sim=SimConfig(bias=sim_bias, latency_ms=sim_latency_ms,
+                      faults=parse_faults(sim_faults), seed=sim_seed))
+    prepared = prepare_judge(config)  # every check before any call (and for --dry-run)
+    if dry_run:
+        print_plan(plan_for(prepared.selection, prepared.protocols, model=model, price=price),
+                   model=model, what=f"{prepared.dataset.name}, {prepared.selection.n_items} "
+                   f"items, protocol {protocol}")
+        return
+    out = out or default_judge_out(config)
+    with BenchProgress() as progress:
+        result = run_judge(config, out, options=options, hooks=progress.hooks())
+    print_judge_result(result)
+    cost_line(result)
+    exit_for_status(result)
+
+
+def print_judge_result(result: JudgeResult) -> None:
+    """The first rows of the per-item table, the summary line and where the files are."""
+    from rich.table import Table
+
+    from ..judging import read_judgments
+
+    s = result.summary
+    judge_name = f"SIMULATED ({s.bench.model})" if result.simulated else result.judge
+    table = Table(title=f"{s.bench.dataset}: {s.n_items} items, {s.label}, judge: "
+                  f"{judge_name}", title_justify="left")
+    for column in ("item", "winner(s)", "C_i (per candidate)", "agree", "flags"):
+        table.add_column(column, overflow="fold")
+    rows = 0
+    for j in read_judgments(result.out / "judgments.jsonl"):
+        if rows == SHOWN_ROWS:
+            break
+        rows += 1
+        winners = (j.verdict or "-") if j.task == "pairwise" else \
+            ",".join(map(str, j.winners)) or "-"
+        flags = ", ".join(f for f, on in (("FAILED", j.failed), ("flipped", j.flipped)) if on)
+        table.add_row(j.item_id, winners,
+                      " ".join(f"{c:.1f}" for c in j.combined) if j.combined else "",
+                      "" if j.agreement_rate is None else f"{100 * j.agreement_rate:.0f}%",
+                      flags)
+    console.print(table)
+    more = f" (first {SHOWN_ROWS} shown)" if s.n_items > SHOWN_ROWS else ""
+    flip = "n/a" if s.flip_rate is None else f"{100 * s.flip_rate:.1f}%"
+    agree = "n/a" if s.mean_agreement is None else f"{100 * s.mean_agreement:.1f}%"
+    console.print(f"{s.n_items} items{more}: {s.n_failed} failed; order flipped the pick on "
+                  f"{flip} of decided items; permutations agreed with the pick {agree} of the "
+                  f"time on average", highlight=False)
+    acc = s.bench.protocols[s.protocol].accuracy
+    if s.n_labelled:
+        lo, hi = acc.confidence_interval
+        ci = ("too few items for a CI" if math.isnan(lo) or math.isnan(hi)
+              else f"95% CI {100 * lo:.1f} to {100 * hi:.1f}")
+        console.print(f"accuracy on the {acc.n} labelled items judged: {100 * acc.accuracy:.1f}% "
+                      f"({ci})", highlight=False)
+    console.print(f"judgments: {result.out / 'judgments.jsonl'} and "
+                  f"{result.out / 'judgments.csv'}; run directory {result.out}", highlight=False)

@@ -1,0 +1,79 @@
+"""Items given in memory (``jurybox.judge(items, ...)``), written as the generic JSONL file.
+
+A run directory must be able to show and resume what it judged, so in-memory items are
+written to ``RUN/input.jsonl`` in the generic format (``id, prompt, candidates, gold?``; see
+:mod:`jurybox.datasets.generic`) and judged from there, exactly as a file would be. Item
+``n`` of the input is line ``n`` of that file, so an error names the item.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from ..datasets import ListwiseItem, PairwiseItem
+from ..errors import ConfigError
+
+__all__ = ["write_input", "INPUT_FILE"]
+
+INPUT_FILE = "input.jsonl"
+_ALIASES = {"item_id": "id", "question": "prompt"}
+
+
+def _as_row(item: Any, index: int) -> dict[str, Any]:
+    if isinstance(item, ListwiseItem):
+        return {"id": item.item_id, "prompt": item.prompt, "candidates": list(item.candidates),
+                "gold": sorted(item.gold), **({"group": item.group} if item.group else {})}
+    if isinstance(item, PairwiseItem):
+        gold = {"A>B": [0], "B>A": [1]}.get(item.label, [])
+        return {"id": item.item_id, "prompt": item.question,
+                "candidates": [item.response_a, item.response_b], "gold": gold}
+    if dataclasses.is_dataclass(item) and not isinstance(item, type):
+        item = dataclasses.asdict(item)
+    if not isinstance(item, Mapping):
+        raise ConfigError(f"items[{index}] is a {type(item).__name__}; give dicts or "
+                          f"dataclasses with id, prompt, candidates and optionally gold")
+    row: dict[str, Any] = {_ALIASES.get(str(k), str(k)): v for k, v in item.items()}
+    if "id" not in row:
+        row["id"] = str(index)
+    if isinstance(row.get("candidates"), tuple):
+        row["candidates"] = list(row["candidates"])
+    if isinstance(row.get("gold"), (set, frozenset, tuple)):
+        row["gold"] = sorted(row["gold"])
+    return row
+
+
+def write_input(items: Iterable[Any], out: Path) -> Path:
+    """Write ``items`` to ``out/input.jsonl`` (creating ``out``) and return its path.
+
+    Items are dicts (``id`` or ``item_id``; ``prompt`` or ``question``; ``candidates``: a list
+    of texts; ``gold``: an index or list of indices, optional; ``group`` optional), or
+    :class:`ListwiseItem` / :class:`PairwiseItem` values, or other dataclasses with those
+    fields. An item without an id gets its position (``"0"``, ``"1"``, ...).
+
+    Raises:
+        ConfigError: an item of another type, a value JSON cannot hold, or ``out`` already
+            holds an input of other items (a run directory is never overwritten).
+    """
+    lines = []
+    for i, item in enumerate(items):
+        try:
+            lines.append(json.dumps(_as_row(item, i), ensure_ascii=False))
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(f"items[{i}]: {exc}") from None
+    text = "".join(f"{line}\n" for line in lines)
+    path = out / INPUT_FILE
+    if path.exists() and (out / "run.json").exists():  # a run started from it: keep it
+        if path.read_text(encoding="utf-8") != text:
+            raise ConfigError(f"{out} holds a judge run of other items ({path}); give another "
+                              f"out= or delete that folder")
+        return path
+    out.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".jsonl.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+    return path

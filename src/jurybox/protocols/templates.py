@@ -1,0 +1,136 @@
+"""The user's own judging criteria and prompt templates for listwise and pairwise judges.
+
+Two ways to change what a judge is asked, both recorded in run.json and part of every request
+(so of every cache key):
+
+- **criteria**: text that replaces the factuality instructions ("judge factual accuracy")
+  with the user's ("judge helpfulness for a beginner"); the answer format stays ours.
+- **template**: a file whose text becomes the user message. It places our blocks with
+  ``{question}`` and ``{candidates}`` (each exactly once), and may place ``{format}`` (the
+  answer format; appended at the end when absent, because the judge's answer is parsed
+  against it) and ``{criteria}`` (only with criteria given). ``{{`` and ``}}`` are literal
+  braces. The blocks themselves (per-request delimiter tags, escaping of dataset text) stay
+  ours, so a template cannot make a candidate able to forge a label or a verdict.
+
+The factuality prompt stays the default: with neither, requests are byte-identical to what
+they were before this module existed (same cache keys).
+"""
+
+from __future__ import annotations
+
+import string
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import ConfigError, DataError
+
+__all__ = ["JudgePrompt", "load_template", "PLACEHOLDERS", "MAX_CRITERIA_CHARS"]
+
+#: Placeholders a template may use; the first two are required.
+PLACEHOLDERS = ("question", "candidates", "format", "criteria")
+MAX_CRITERIA_CHARS = 20_000
+
+
+@dataclass(frozen=True)
+class JudgePrompt:
+    """What replaces the default factuality prompt (both None: the default).
+
+    Attributes:
+        criteria: the user's judging criteria (plain text, 1 to 20,000 characters).
+        template: a checked template text (see :func:`load_template`).
+
+    Raises:
+        ConfigError: blank or too long criteria; a template that uses ``{criteria}``
+            without criteria, or criteria with a template that does not place them.
+    """
+
+    criteria: str | None = None
+    template: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.criteria is not None:
+            if not self.criteria.strip():
+                raise ConfigError("--criteria is empty; give the text the judge should judge by")
+            if len(self.criteria) > MAX_CRITERIA_CHARS:
+                raise ConfigError(f"--criteria has {len(self.criteria):,} characters; at most "
+                                  f"{MAX_CRITERIA_CHARS:,}")
+            if "\x00" in self.criteria:
+                raise ConfigError("--criteria contains a NUL character")
+        if self.template is not None:
+            names = _placeholders(self.template, Path("<template>"))
+            if "criteria" in names and self.criteria is None:
+                raise ConfigError("the template uses {criteria} but no --criteria was given")
+            if "criteria" not in names and self.criteria is not None:
+                raise ConfigError("--criteria is given but the template does not place "
+                                  "{criteria}; add it where the judge should read them")
+
+    @property
+    def is_default(self) -> bool:
+        return self.criteria is None and self.template is None
+
+    def render(self, *, question: str, candidates: str, answer_format: str,
+               default: str) -> str:
+        """The user message: the template filled in, or ``default`` (our layout, with the
+        criteria, if any, already placed by the caller) when there is no template."""
+        if self.template is None:
+            return default
+        text = self.template.format(question=question, candidates=candidates,
+                                    format=answer_format, criteria=self.criteria or "")
+        if "format" not in _placeholders(self.template, Path("<template>")):
+            text = f"{text.rstrip()}\n\n{answer_format}"
+        return text
+
+
+def _placeholders(text: str, path: Path) -> set[str]:
+    """The placeholder names in ``text``; DataError (file, line) on anything not allowed."""
+    names: list[str] = []
+    line = 1
+    try:
+        parsed = list(string.Formatter().parse(text))
+    except ValueError as exc:  # a lone { or }
+        raise DataError(path, f"bad template: {exc}; write {{{{ and }}}} for literal "
+                        f"braces") from None
+    for literal, name, spec, conversion in parsed:
+        line += literal.count("\n")
+        if name is None:
+            continue
+        if name not in PLACEHOLDERS or spec or conversion:
+            shown = "{" + name + (f"!{conversion}" if conversion else "") + \
+                (f":{spec}" if spec else "") + "}"
+            raise DataError(path, f"unknown placeholder {shown!r}; a template places "
+                            f"{{question}} and {{candidates}} once each, optionally {{format}} "
+                            f"and {{criteria}} (write {{{{ and }}}} for literal braces)",
+                            line=line)
+        names.append(name)
+    for required in ("question", "candidates"):
+        if names.count(required) != 1:
+            raise DataError(path, f"the template must place {{{required}}} exactly once, it "
+                            f"does {names.count(required)} times")
+    if names.count("format") > 1:
+        raise DataError(path, "the template places {format} more than once")
+    return set(names)
+
+
+def load_template(path: str | Path) -> str:
+    """Read and check a template file (UTF-8 text, at most 100,000 characters).
+
+    Raises:
+        DataError: a missing or unreadable file, not UTF-8, too long, an unknown placeholder
+            (with its line), ``{question}`` or ``{candidates}`` missing or repeated.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise DataError(path, "template file not found") from None
+    except UnicodeDecodeError as exc:
+        raise DataError(path, f"template is not UTF-8 text ({exc.reason} at byte "
+                        f"{exc.start})") from None
+    except OSError as exc:
+        raise DataError(path, f"cannot read the template: {exc.strerror}") from None
+    if len(text) > 100_000:
+        raise DataError(path, f"template has {len(text):,} characters; at most 100,000")
+    if "\x00" in text:
+        raise DataError(path, "template contains a NUL character")
+    _placeholders(text, path)
+    return text
