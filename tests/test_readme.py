@@ -1,0 +1,34 @@
+"""The README's Python examples run as written (in a temporary folder, simulated judge)."""
+
+import re
+from pathlib import Path
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def _python_block_after(heading: str) -> str:
+    text = README.read_text(encoding="utf-8")
+    section = text[text.index(heading):]
+    return re.search(r"```python\n(.*?)```", section, re.S).group(1)
+
+
+def test_judge_example_runs(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    exec(compile(_python_block_after("## Judging your own candidates"), "README.md", "exec"), {})
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in lines[:2]] == ["q1", "q2"]
+    assert (tmp_path / "runs/judge-example/judgments.csv").exists()
+
+
+def test_template_example_is_a_valid_template(tmp_path):
+    text = README.read_text(encoding="utf-8")
+    section = text[text.index("**Criteria and templates**"):]
+    template = re.search(r"```text\n(.*?)```", section, re.S).group(1)
+    path = tmp_path / "t.txt"
+    path.write_text(template)
+    from jurybox.protocols.templates import JudgePrompt, load_template
+
+    prompt = JudgePrompt(criteria="Kind.", template=load_template(path))
+    user = prompt.render(question="[[q]]", candidates="[[c]]", answer_format="FORMAT",
+                         default="")
+    assert "Kind.\n\nThe question:\n[[q]]" in user and user.endswith("[[c]]\n\nFORMAT")
