@@ -173,3 +173,14 @@ def test_criteria_are_recorded_and_a_changed_prompt_is_a_new_run(tmp_path):
     calls = [json.loads(line) for line in (tmp_path / "run2" / "calls.jsonl").open()]
     assert all(c["messages"][1][1].startswith("Which is best for {me}?") for c in calls)
     assert not any(c["error"] or c["parse_error"] for c in calls)
+
+
+def test_cli_judge_dry_run_makes_no_call(tmp_path):
+    src = tmp_path / "two.jsonl"
+    src.write_text("".join(json.dumps(i) + "\n" for i in ITEMS))
+    res = runner.invoke(app, ["judge", str(src), "--k", "7", "--dry-run", "--out",
+                              str(tmp_path / "run")])
+    assert res.exit_code == 0, res.output
+    # q1: 3 candidates, 3! = 6 < 7 orders; q2: 2 orders
+    assert "calls: 8 " in res.output and "no model call was made" in res.output
+    assert not (tmp_path / "run").exists()
