@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
@@ -12,6 +11,8 @@ from ..run.options import (DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY, DEFAULT_STRUCT
                            DEFAULT_TIMEOUT_S, DEFAULT_TRANSPORT)
 from ._common import BenchProgress, default_out, exit_for_status, fail_cleanly
 from ._plan import cost_line, plan_for, print_plan
+from ._protocol_options import (AdaptiveOpt, ConfidenceOpt, CriteriaOpt, K, MinK, PairwiseRuleOpt,
+                               TemplateOpt, Tolerance, VerdictFormatOpt, WeightsOpt)
 from ._options import (Attempts, BaseUrl, Cache, Concurrency, DryRun, MaxTokens, Model,
                        NoCache, Out, PriceIn, PriceOut, Seed, SimBias, SimFaults, SimLatency,
                        SimSeed, Structured, Temperature, Timeout, TransportOpt, run_options)
@@ -86,8 +87,7 @@ def bench(
     baseline: Annotated[Optional[str], typer.Option(
         envvar="JURYBOX_BASELINE", help="Protocol every other one is compared with (paired "
         "sign test, bootstrap CI) (default: the first in --protocols).")] = None,
-    k: Annotated[int, typer.Option(envvar="JURYBOX_K", min=1,
-                                   help="Listwise: PCF permutations per item.")] = 7,
+    k: K = 7,
     limit: Annotated[Optional[int], typer.Option(
         envvar="JURYBOX_LIMIT", min=1, help="Judge a seeded sample of N items (per split for "
         "JudgeBench's gpt and claude splits) (default: all).")] = None,
@@ -106,37 +106,15 @@ def bench(
                                         "row).")] = "Factuality",
     n_candidates: Annotated[int, typer.Option(envvar="JURYBOX_N_CANDIDATES", min=2, max=26,
                                               help="Candidates per TruthfulQA item.")] = 4,
-    tolerance: Annotated[float, typer.Option(envvar="JURYBOX_TOLERANCE",
-                                             help="Listwise: winners within this many C_i "
-                                             "points.")] = 0.5,
-    weights: Annotated[str, typer.Option(envvar="JURYBOX_WEIGHTS",
-                                         help="Listwise: C_i weights: mean,borda,vote,"
-                                         "uncertainty.")] = "0.5,0.25,0.2,0.05",
-    verdict_format: Annotated[Optional[str], typer.Option(
-        envvar="JURYBOX_VERDICT_FORMAT", help="Pairwise: ask for a verdict token ([[A>B]]) "
-        "or JSON ({\"verdict\": ...}): token or json (default: token).")] = None,
-    pairwise_rule: Annotated[Optional[str], typer.Option(
-        envvar="JURYBOX_PAIRWISE_RULE", help="both-orders: combine the two orders by net vote "
-        "(a win and a tie make a win) or strict (MT-Bench: a win only when both orders agree, "
-        "else a tie): net or strict (default: net).")] = None,
-    adaptive: Annotated[Optional[str], typer.Option(
-        envvar="JURYBOX_ADAPTIVE", help="PCF: stop asking orders early. exact: once no "
-        "outcome of the remaining orders can change the winners (the same decisions as all K, "
-        "fewer calls); sequential: once the top pick is settled at --confidence (LOSSY: may "
-        "differ from all K); off (default).")] = None,
-    confidence: Annotated[Optional[float], typer.Option(
-        envvar="JURYBOX_CONFIDENCE", help="PCF --adaptive sequential: confidence in (0, 1) "
-        "that the top pick is settled (default 0.95).")] = None,
-    min_k: Annotated[Optional[int], typer.Option(
-        envvar="JURYBOX_MIN_K", help="PCF --adaptive sequential: successful orders before "
-        "any stop (default 3).")] = None,
-    criteria: Annotated[Optional[str], typer.Option(
-        envvar="JURYBOX_CRITERIA", help="Judge by this text instead of the default "
-        "instructions (factual accuracy; pairwise: correctness).")] = None,
-    template: Annotated[Optional[Path], typer.Option(
-        envvar="JURYBOX_TEMPLATE", metavar="FILE", help="Prompt template file: places "
-        "{question} and {candidates} once each, optionally {format} (appended when absent) "
-        "and {criteria}; {{ and }} are literal braces.")] = None,
+    tolerance: Tolerance = 0.5,
+    weights: WeightsOpt = "0.5,0.25,0.2,0.05",
+    verdict_format: VerdictFormatOpt = None,
+    pairwise_rule: PairwiseRuleOpt = None,
+    adaptive: AdaptiveOpt = None,
+    confidence: ConfidenceOpt = None,
+    min_k: MinK = None,
+    criteria: CriteriaOpt = None,
+    template: TemplateOpt = None,
     temperature: Temperature = 0.0,
     max_tokens: MaxTokens = None,
     sim_bias: SimBias = "primacy",

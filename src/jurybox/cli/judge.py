@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
@@ -15,6 +14,8 @@ from ._options import (Attempts, BaseUrl, Cache, Concurrency, DryRun, MaxTokens,
                        NoCache, Out, PriceIn, PriceOut, Seed, SimBias, SimFaults, SimLatency,
                        SimSeed, Structured, Temperature, Timeout, TransportOpt, run_options)
 from ._plan import cost_line, plan_for, print_plan
+from ._protocol_options import (AdaptiveOpt, ConfidenceOpt, CriteriaOpt, K, MinK, PairwiseRuleOpt,
+                               TemplateOpt, Tolerance, VerdictFormatOpt, WeightsOpt)
 from .bench import check_bias, parse_faults, parse_weights
 
 if TYPE_CHECKING:
@@ -34,15 +35,9 @@ def judge(
     protocol: Annotated[str, typer.Option(
         envvar="JURYBOX_PROTOCOL", help="pcf (K permutations, consensus), direct (one call), "
         "or for 2 candidates: pairwise, both-orders, keyed, apoc.")] = "pcf",
-    k: Annotated[int, typer.Option(envvar="JURYBOX_K", min=1,
-                                   help="PCF: permutations (shown orders) per item.")] = 7,
-    criteria: Annotated[Optional[str], typer.Option(
-        envvar="JURYBOX_CRITERIA", help="Judge by this text instead of factual accuracy, "
-        "e.g. \"helpful, correct and kind to a beginner\".")] = None,
-    template: Annotated[Optional[Path], typer.Option(
-        envvar="JURYBOX_TEMPLATE", metavar="FILE", help="Prompt template file: places "
-        "{question} and {candidates} once each, optionally {format} (appended when absent) "
-        "and {criteria}; {{ and }} are literal braces.")] = None,
+    k: K = 7,
+    criteria: CriteriaOpt = None,
+    template: TemplateOpt = None,
     limit: Annotated[Optional[int], typer.Option(
         envvar="JURYBOX_LIMIT", min=1, help="Judge a seeded sample of N items (default: "
         "all).")] = None,
@@ -56,26 +51,13 @@ def judge(
     timeout: Timeout = DEFAULT_TIMEOUT_S,
     transport: TransportOpt = DEFAULT_TRANSPORT,
     structured: Structured = DEFAULT_STRUCTURED,
-    tolerance: Annotated[float, typer.Option(
-        envvar="JURYBOX_TOLERANCE", help="PCF: winners within this many C_i points.")] = 0.5,
-    weights: Annotated[str, typer.Option(
-        envvar="JURYBOX_WEIGHTS", help="PCF: C_i weights: mean,borda,vote,uncertainty.")
-    ] = "0.5,0.25,0.2,0.05",
-    verdict_format: Annotated[Optional[str], typer.Option(
-        envvar="JURYBOX_VERDICT_FORMAT", help="Pairwise: token ([[A>B]]) or json (default: "
-        "token).")] = None,
-    pairwise_rule: Annotated[Optional[str], typer.Option(
-        envvar="JURYBOX_PAIRWISE_RULE", help="both-orders: net or strict (default: net).")
-    ] = None,
-    adaptive: Annotated[Optional[str], typer.Option(
-        envvar="JURYBOX_ADAPTIVE", help="PCF: exact (same winners as all K, fewer calls), "
-        "sequential (LOSSY) or off (default).")] = None,
-    confidence: Annotated[Optional[float], typer.Option(
-        envvar="JURYBOX_CONFIDENCE", help="--adaptive sequential: confidence in (0, 1) "
-        "(default 0.95).")] = None,
-    min_k: Annotated[Optional[int], typer.Option(
-        envvar="JURYBOX_MIN_K", help="--adaptive sequential: orders before any stop "
-        "(default 3).")] = None,
+    tolerance: Tolerance = 0.5,
+    weights: WeightsOpt = "0.5,0.25,0.2,0.05",
+    verdict_format: VerdictFormatOpt = None,
+    pairwise_rule: PairwiseRuleOpt = None,
+    adaptive: AdaptiveOpt = None,
+    confidence: ConfidenceOpt = None,
+    min_k: MinK = None,
     temperature: Temperature = 0.0,
     max_tokens: MaxTokens = None,
     sim_bias: SimBias = "primacy",
