@@ -24,7 +24,7 @@ from ..protocols import Weights, consensus, credit, winners
 from ..stats import AccuracyResult, accuracy
 from .views import ItemView
 
-__all__ = ["CurvePoint", "PermutationCurve", "permutation_curve"]
+__all__ = ["CurveCollector", "CurvePoint", "PermutationCurve", "permutation_curve"]
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,7 @@ class PermutationCurve:
     n_items: int
 
 
-class _Collector:
+class CurveCollector:
     """Per-k credits and agreement of items, fed one item at a time."""
 
     def __init__(self, protocol: str, k: int, weights: Weights, tolerance: float) -> None:
@@ -101,7 +101,7 @@ def permutation_curve(items: Iterable[ItemView], *, k: int, weights: Weights = W
         weights, tolerance: the run's PCF settings (run.json).
         seed: the bootstrap seed of the CIs (the run's seed).
     """
-    collector = _Collector(protocol, k, weights, tolerance)
+    collector = CurveCollector(protocol, k, weights, tolerance)
     for item in items:
         collector.add(item)
     return collector.curve(seed)
