@@ -25,7 +25,7 @@ def _ok(v: float | None) -> bool:
 
 def _svg(body: list[str], title: str, width: int = _W, height: int = _H) -> Markup:
     return Markup(f'<svg class="chart" viewBox="0 0 {width} {height}" width="{width}" '
-                  f'height="{height}" role="img" xmlns="http://www.w3.org/2000/svg">'
+                  f'height="{height}" role="img">'
                   f'<title>{escape(title)}</title>{"".join(body)}</svg>')
 
 

@@ -96,6 +96,7 @@ def _environment() -> Any:
     env.filters["pct"] = _pct
     env.filters["score"] = lambda v: "—" if v is None or (
         isinstance(v, float) and math.isnan(v)) else f"{v:g}"
+    env.filters["points"] = lambda v: "—" if v is None else f"{v:.1f}"
     env.globals["letter"] = lambda j: chr(ord("A") + j)
     return env
 
