@@ -15,7 +15,7 @@ from markupsafe import Markup, escape
 __all__ = ["bar_chart", "dot_plot", "heatmap", "line_chart"]
 
 _W, _H = 560, 240
-_PAD_L, _PAD_R, _PAD_T, _PAD_B = 52, 16, 14, 40
+_PAD_L, _PAD_R, _PAD_T, _PAD_B = 52, 16, 22, 40
 _ACCENT, _BAND, _GRID, _REF = "#2563eb", "#bfdbfe", "#e5e7eb", "#dc2626"
 
 
@@ -110,8 +110,10 @@ def bar_chart(labels: Sequence[str], values: Sequence[float | None], *, title: s
     if ref is not None:
         y = _y(ref, lo, hi)
         body.append(f'<line x1="{_PAD_L}" x2="{_W - _PAD_R}" y1="{y:.1f}" y2="{y:.1f}" '
-                    f'stroke="{_REF}" stroke-dasharray="5,4"/><text x="{_W - _PAD_R}" '
-                    f'y="{y - 4:.1f}" text-anchor="end" class="ref">{escape(ref_label)}</text>')
+                    f'stroke="{_REF}" stroke-dasharray="5,4"/>'
+                    f'<line x1="{_W - _PAD_R - 150}" x2="{_W - _PAD_R - 130}" y1="7" y2="7" '
+                    f'stroke="{_REF}" stroke-dasharray="5,4"/><text x="{_W - _PAD_R - 126}" '
+                    f'y="11" class="ref">{escape(ref_label)}</text>')
     if x_label:
         body.append(f'<text x="{(_PAD_L + _W - _PAD_R) / 2}" y="{_H - 6}" '
                     f'text-anchor="middle" class="axis">{escape(x_label)}</text>')
