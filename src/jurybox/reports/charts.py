@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import TypeGuard
 
 from markupsafe import Markup, escape
 
@@ -19,7 +20,7 @@ _PAD_L, _PAD_R, _PAD_T, _PAD_B = 52, 16, 22, 40
 _ACCENT, _BAND, _GRID, _REF = "#2563eb", "#bfdbfe", "#e5e7eb", "#dc2626"
 
 
-def _ok(v: float | None) -> bool:
+def _ok(v: float | None) -> TypeGuard[float]:
     return v is not None and not math.isnan(v)
 
 
@@ -53,13 +54,13 @@ def line_chart(xs: Sequence[int], ys: Sequence[float | None], lows: Sequence[flo
     def x(i: int) -> float:
         return _PAD_L + 12 + (_W - _PAD_L - _PAD_R - 24) * i / span
 
-    band = [(x(i), lows[i], highs[i]) for i in range(len(xs))
-            if _ok(lows[i]) and _ok(highs[i])]
+    band = [(x(i), low, high) for i, (low, high) in enumerate(zip(lows, highs))
+            if _ok(low) and _ok(high)]
     if band:
-        upper = " ".join(f"{px:.1f},{_y(h, lo, hi):.1f}" for px, _, h in band)  # type: ignore[arg-type]
-        lower = " ".join(f"{px:.1f},{_y(lw, lo, hi):.1f}" for px, lw, _ in reversed(band))  # type: ignore[arg-type]
+        upper = " ".join(f"{px:.1f},{_y(h, lo, hi):.1f}" for px, _, h in band)
+        lower = " ".join(f"{px:.1f},{_y(lw, lo, hi):.1f}" for px, lw, _ in reversed(band))
         body.append(f'<polygon points="{upper} {lower}" fill="{_BAND}" opacity="0.7"/>')
-    pts = [(x(i), _y(v, lo, hi)) for i, v in enumerate(ys) if _ok(v)]  # type: ignore[arg-type]
+    pts = [(x(i), _y(v, lo, hi)) for i, v in enumerate(ys) if _ok(v)]
     if len(pts) > 1:
         path = " ".join(f"{px:.1f},{py:.1f}" for px, py in pts)
         body.append(f'<polyline points="{path}" fill="none" stroke="{_ACCENT}" '
@@ -68,7 +69,7 @@ def line_chart(xs: Sequence[int], ys: Sequence[float | None], lows: Sequence[flo
         body.append(f'<text x="{x(i):.1f}" y="{_H - _PAD_B + 16}" text-anchor="middle" '
                     f'class="tick">{escape(str(xs[i]))}</text>')
         if _ok(v):
-            body.append(f'<circle cx="{x(i):.1f}" cy="{_y(v, lo, hi):.1f}" r="3.5" '  # type: ignore[arg-type]
+            body.append(f'<circle cx="{x(i):.1f}" cy="{_y(v, lo, hi):.1f}" r="3.5" '
                         f'fill="{_ACCENT}"><title>{escape(xs[i])}: {escape(fmt.format(v))}'
                         f'</title></circle>')
     body.append(f'<text x="{(_PAD_L + _W - _PAD_R) / 2}" y="{_H - 6}" text-anchor="middle" '
@@ -92,7 +93,7 @@ def bar_chart(labels: Sequence[str], values: Sequence[float | None], *, title: s
         cx = _PAD_L + slot * (i + 0.5)
         shown = escape(fmt.format(v)) if _ok(v) else "undefined"
         if _ok(v):
-            top = _y(v, lo, hi)  # type: ignore[arg-type]
+            top = _y(v, lo, hi)
             body.append(f'<rect x="{cx - width / 2:.1f}" y="{top:.1f}" width="{width:.1f}" '
                         f'height="{_H - _PAD_B - top:.1f}" fill="{_ACCENT}"><title>'
                         f'{escape(label)}: {shown}</title></rect>'
@@ -101,8 +102,10 @@ def bar_chart(labels: Sequence[str], values: Sequence[float | None], *, title: s
         else:
             body.append(f'<text x="{cx:.1f}" y="{_H - _PAD_B - 6}" text-anchor="middle" '
                         f'class="tick">—</text>')
-        if lows is not None and highs is not None and _ok(lows[i]) and _ok(highs[i]):
-            y1, y2 = _y(lows[i], lo, hi), _y(highs[i], lo, hi)  # type: ignore[arg-type]
+        low, high = (lows[i], highs[i]) if lows is not None and highs is not None else (
+            None, None)
+        if _ok(low) and _ok(high):
+            y1, y2 = _y(low, lo, hi), _y(high, lo, hi)
             body.append(f'<line x1="{cx:.1f}" x2="{cx:.1f}" y1="{y1:.1f}" y2="{y2:.1f}" '
                         f'stroke="#111827" stroke-width="1.5"/>')
         body.append(f'<text x="{cx:.1f}" y="{_H - _PAD_B + 16}" text-anchor="middle" '
@@ -132,20 +135,20 @@ def dot_plot(rows: Sequence[tuple[str, float | None, float | None, float | None]
 
     body: list[str] = []
     for t in range(5):
-        v = lo + (hi - lo) * t / 4
-        body.append(f'<line x1="{x(v):.1f}" x2="{x(v):.1f}" y1="{_PAD_T}" '
-                    f'y2="{height - 24}" stroke="{_GRID}"/><text x="{x(v):.1f}" '
+        tick = lo + (hi - lo) * t / 4
+        body.append(f'<line x1="{x(tick):.1f}" x2="{x(tick):.1f}" y1="{_PAD_T}" '
+                    f'y2="{height - 24}" stroke="{_GRID}"/><text x="{x(tick):.1f}" '
                     f'y="{height - 10}" text-anchor="middle" class="tick">'
-                    f'{escape(fmt.format(v))}</text>')
+                    f'{escape(fmt.format(tick))}</text>')
     for i, (label, v, low, high) in enumerate(rows):
         y = _PAD_T + row_h * i + row_h / 2
         body.append(f'<text x="{left - 8}" y="{y + 4:.1f}" text-anchor="end" class="tick">'
                     f'{escape(label)}</text>')
         if _ok(low) and _ok(high):
-            body.append(f'<line x1="{x(max(low, lo)):.1f}" x2="{x(min(high, hi)):.1f}" '  # type: ignore[arg-type]
+            body.append(f'<line x1="{x(max(low, lo)):.1f}" x2="{x(min(high, hi)):.1f}" '
                         f'y1="{y:.1f}" y2="{y:.1f}" stroke="#111827" stroke-width="1.5"/>')
         if _ok(v):
-            body.append(f'<circle cx="{x(min(max(v, lo), hi)):.1f}" cy="{y:.1f}" r="4" '  # type: ignore[arg-type]
+            body.append(f'<circle cx="{x(min(max(v, lo), hi)):.1f}" cy="{y:.1f}" r="4" '
                         f'fill="{_ACCENT}"><title>{escape(label)}: {escape(fmt.format(v))}'
                         f'</title></circle>')
         else:
@@ -169,13 +172,13 @@ def heatmap(names: Sequence[str], values: dict[tuple[int, int], float | None], *
         for j in range(n):
             v = values.get((i, j), values.get((j, i)))
             if _ok(v):
-                t = min(max((v - lo) / ((hi - lo) or 1), 0.0), 1.0)  # type: ignore[operator]
+                t = min(max((v - lo) / ((hi - lo) or 1), 0.0), 1.0)
                 fill = (f"rgb({int(239 - 202 * t)},{int(246 - 147 * t)},"
                         f"{int(255 - 20 * t)})")
                 label = escape(fmt.format(v))
             else:
                 fill, label = "#f3f4f6", Markup("&#8211;")
-            ink = "#ffffff" if _ok(v) and (v - lo) / ((hi - lo) or 1) > 0.6 else "#111827"  # type: ignore[operator]
+            ink = "#ffffff" if _ok(v) and (v - lo) / ((hi - lo) or 1) > 0.6 else "#111827"
             x, y = left + cell * j, top + cell * i
             body.append(f'<rect x="{x}" y="{y}" width="{cell}" height="{cell}" fill="{fill}" '
                         f'stroke="#ffffff"><title>{escape(names[i])} / {escape(names[j])}: '

@@ -139,7 +139,7 @@ class RunReader:
         """(question, candidate texts) of ``item_ids`` from the run's dataset file, when it
         can still be read and its sha256 is the one recorded; {} otherwise (the views then
         read the texts back from a recorded prompt)."""
-        from ..datasets import load_dataset
+        from ..datasets import PairwiseItem, load_dataset
 
         wanted = set(item_ids)
         dataset, config = self.manifest.get("dataset") or {}, self.manifest.get("config") or {}
@@ -154,11 +154,12 @@ class RunReader:
                 continue
             if loaded.sha256 != sha:
                 continue
-            out = {}
+            out: dict[str, tuple[str, tuple[str, ...]]] = {}
             for item in loaded.iter_items():
                 if item.item_id in wanted:
-                    question = getattr(item, "prompt", None) or getattr(item, "question", "")
-                    candidates = getattr(item, "candidates", None) or item.responses  # type: ignore[union-attr]
-                    out[item.item_id] = (question, tuple(candidates))
+                    if isinstance(item, PairwiseItem):
+                        out[item.item_id] = (item.question, item.responses)
+                    else:
+                        out[item.item_id] = (item.prompt, tuple(item.candidates))
             return out
         return {}

@@ -213,9 +213,8 @@ def personalize_sections(summary: dict[str, Any]) -> list[Chart]:
                   "Each metric per target rater, then the mean over raters with a 95% "
                   "bootstrap CI over raters. alpha: Krippendorff's alpha between the judge's "
                   "scores and the rater's labels.")
-    dots = [(f"{r['condition']} · {r['dimension']}", _num((r.get("alpha") or {}).get("mean")),
-             *[_num(c) for c in ((r.get("alpha") or {}).get("ci") or (None, None))])
-            for r in rows]
+    dots = [_dot(f"{r['condition']} · {r['dimension']}", (r.get("alpha") or {}).get("mean"),
+                 (r.get("alpha") or {}).get("ci")) for r in rows]
     svg = dot_plot(dots, title="alignment with raters: alpha per condition and dimension")
     return [Chart("alignment with raters", svg, "", [table])]
 
@@ -227,8 +226,7 @@ def agreement_sections(summary: dict[str, Any]) -> list[Chart]:
     if not groups:
         return []
     names = [" · ".join(str(v) for v in (g.get("key") or {}).values()) or "all" for g in groups]
-    dots = [(n, _num(g["alpha"].get("alpha")),
-             *[_num(c) for c in (g["alpha"].get("confidence_interval") or (None, None))])
+    dots = [_dot(n, g["alpha"].get("alpha"), g["alpha"].get("confidence_interval"))
             for n, g in zip(names, groups)]
     table = Table(["group", "alpha [95% CI]", "units", "raters", "values", "mean Jaccard",
                    "pairs", "note"],
@@ -259,6 +257,12 @@ def agreement_sections(summary: dict[str, Any]) -> list[Chart]:
                 lo=-1.0 if key == "alpha" else 0.0),
                 "Rater pairs with too few co-rated items are grey."))
     return out
+
+
+def _dot(label: str, value: Any, ci: Any) -> tuple[str, float | None, float | None,
+                                                   float | None]:
+    low, high = ci if isinstance(ci, (list, tuple)) and len(ci) == 2 else (None, None)
+    return label, _num(value), _num(low), _num(high)
 
 
 def _alpha_cell(a: dict[str, Any]) -> str:
