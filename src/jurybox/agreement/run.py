@@ -13,7 +13,7 @@ import numpy as np
 
 from ..datasets import BUNDLED_RATINGS, load_ratings, resolve_bundled
 from ..errors import ConfigError, DataError
-from ..reports import write_json_atomic
+from ..reports import write_json_atomic, write_report
 from ..stats import Level
 from .analyze import GroupAgreement, analyze
 from .plots import plot_alpha, plot_jaccard
@@ -33,7 +33,7 @@ class AgreementReport:
         results: one per group (dimension, and domain or group when asked).
         path: the ratings file read.
         n_ratings, n_raters: of the file; excluded: scores set to missing by exclusion codes.
-        written: summary.json and the plots, in the order written.
+        written: summary.json, the plots and report.html, in the order written.
     """
 
     results: list[GroupAgreement]
@@ -134,5 +134,6 @@ def run_agreement(ratings: str | Path, *, by: Sequence[str] = ("dimension",),
             slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", "_".join(g.key.values()))[:60]
             if (png := plot_jaccard(g, out / f"jaccard_{k:02d}_{slug}.png")) is not None:
                 written.append(png)
+    written.append(write_report(out))
     return AgreementReport(results, path, len(table), len(table.raters), level,
                            table.excluded, codes, written)

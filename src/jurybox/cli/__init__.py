@@ -19,9 +19,11 @@ from .cache_cmd import cache
 from .demo import demo
 from .judge import judge
 from .personalize import personalize
+from .report import report
 from .score import score
 from .serve_local import serve_local
 from .serve_sim import serve_sim
+from .show import show
 
 __all__ = ["app", "main"]
 
@@ -49,6 +51,8 @@ app.command()(judge)
 app.command()(score)
 app.command()(agreement)
 app.command()(personalize)
+app.command()(report)
+app.command()(show)
 app.command("serve-sim")(serve_sim)
 app.command("serve-local")(serve_local)
 app.command()(cache)

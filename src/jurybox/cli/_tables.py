@@ -143,4 +143,4 @@ def print_bench_result(result: BenchResult, title: str) -> None:
                   f"retries: {t.retries}  re-asks: {t.reasks}  failed judgments: {failed}  "
                   f"tokens: {t.prompt_tokens + t.completion_tokens:,}{cached}")
     console.print(f"run directory: {result.out}  (run.json, calls.jsonl, items.jsonl, "
-                  f"summary.json)")
+                  f"summary.json, report.html)")

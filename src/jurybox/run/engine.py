@@ -16,6 +16,7 @@ they arrive and are not kept. The summary is computed from items.jsonl, read lin
 from __future__ import annotations
 
 import asyncio
+import logging
 import signal
 import sys
 from collections.abc import Callable, Iterable, Sequence
@@ -27,14 +28,16 @@ from .. import __version__
 from ..cache import ResponseCache
 from ..protocols import JudgingProtocol
 from ..providers import Provider, redact_text
-from ..errors import write_error
-from ..reports import FailedUnits, Records, RunDir
+from ..errors import JuryboxError, write_error
+from ..reports import FailedUnits, Records, RunDir, write_report
 from ..runner import AnswerStore, CallRecord, Runner, Totals
 from .calls import ItemCalls
 from .options import RunOptions
 from .structured import AnswerFormats
 
 __all__ = ["Engine", "Interrupted", "RunHooks", "RunJob", "RunInfo", "RunReport", "Summary"]
+
+log = logging.getLogger(__name__)
 
 U = TypeVar("U")
 S = TypeVar("S", bound="Summary")
@@ -144,10 +147,15 @@ class Engine:
                 ``interrupted`` (a KeyboardInterrupt carrying the signal number).
         """
         received: list[int] = []
+        self._opened: Path | None = None
         try:
             rundir, judged, totals = asyncio.run(self._stoppable(job, received))
         except (KeyboardInterrupt, asyncio.CancelledError):
+            self._report()  # what was judged before the interruption
             raise Interrupted(received[0] if received else signal.SIGINT) from None
+        except JuryboxError:  # too many failures in a row, a full disk: report what there is
+            self._report()
+            raise
         info = RunInfo(job.n_units, self.provider.simulated, totals, self.offline)
         summary = job.summarize(Records(rundir.items_path), info)
         failed = rundir.failed_units()
@@ -158,9 +166,20 @@ class Engine:
                 **({"cost": cost} if cost else {})})
         except OSError as exc:
             raise write_error(rundir.summary_path, exc) from None
+        self._report()
         return RunReport(summary, rundir.path, totals, judged, job.n_units,
                          self.provider.simulated, _protocol_params(job.protocols),
                          self._label(job), failed, cost["usd"] if cost else None)
+
+    def _report(self) -> None:
+        """Write report.html into the run directory this engine opened (never into one it
+        refused); a report that cannot be written is a warning, never a failed run."""
+        if self._opened is None:
+            return
+        try:
+            write_report(self._opened)
+        except (Exception, KeyboardInterrupt) as exc:  # noqa: BLE001 - the run stands
+            log.warning("could not write %s: %s", self._opened / "report.html", exc)
 
     def _cost(self, rundir: RunDir, totals: Totals) -> dict[str, Any] | None:
         """USD of the whole run (every session's tokens) at ``options.price``."""
@@ -207,6 +226,7 @@ class Engine:
             if not self.offline:
                 await self.provider.check()
             rundir = RunDir(job.out, job.config)
+            self._opened = rundir.path
             formats = AnswerFormats(self.options.structured, simulated=self.provider.simulated)
             cache = (ResponseCache(self.options.cache_path)
                      if self.options.cache_path is not None and self.answers is None else None)

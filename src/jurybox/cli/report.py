@@ -1,0 +1,31 @@
+"""``jurybox report``: write a run directory's self-contained report.html."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ._common import console, fail_cleanly
+
+
+@fail_cleanly
+def report(
+    run: Annotated[Path, typer.Argument(
+        help="A run directory (run.json, items.jsonl, calls.jsonl, summary.json) or an "
+             "agreement output folder.")],
+    max_items: Annotated[int, typer.Option(
+        envvar="JURYBOX_MAX_ITEMS", min=1, help="Items the item browser holds at most "
+        "(flagged items first).")] = 300,
+) -> None:
+    """Write RUN/report.html: one self-contained page (no network) with the summary table,
+    accuracy against the number of permutations used, position effects, flip rates, agreement
+    or alignment, and an item browser with filters. Every judging command writes it at the
+    end; this rewrites it (say after an interrupted run) with no model calls."""
+    from ..reports import write_report
+
+    console.print(f"written: {write_report(run, max_items=max_items)}")
+
+
+__all__ = ["report"]

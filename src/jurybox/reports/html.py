@@ -1,0 +1,192 @@
+"""``report.html``: one self-contained page per run (inline CSS, JS and SVG; no URL at all).
+
+Everything from a dataset or a model is escaped by jinja2's autoescape; the page is readable
+without JavaScript (every item's content is in the HTML; the script only filters the item
+browser, reading and writing the URL hash ``#filter=flipped,failed``).
+
+The item browser holds at most ``max_items`` items (flagged items first, then the rest, in
+run order), so the page of a large run stays small; ``jurybox show RUN ITEM`` shows any item.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from .. import __version__
+from ..errors import DataError
+from .curve import CurveCollector
+from .reader import RunReader
+from .rundir import read_manifest
+from .sections import (Chart, Table, agreement_sections, curve_chart, flip_chart,
+                       personalize_sections, position_charts, summary_table)
+from .views import FLAG_NAMES, ItemView
+
+__all__ = ["DEFAULT_MAX_ITEMS", "render_report", "write_report"]
+
+log = logging.getLogger(__name__)
+
+#: Items the item browser holds at most.
+DEFAULT_MAX_ITEMS = 300
+
+_FLAG_HELP = {
+    "flipped": "the top pick changed across the orders shown",
+    "fixed": "PCF right where the direct judgment (its first order) was wrong",
+    "regressed": "PCF wrong where the direct judgment was right",
+    "failed": "a call without a usable judgment, or a protocol without a decision",
+    "disagreeing": "pairwise: an order and its reverse gave different verdicts",
+}
+
+
+@dataclass(frozen=True)
+class _Scan:
+    """What one pass over every item gives: flag counts, items to show, the curve."""
+
+    counts: dict[str, int]
+    n_items: int
+    shown: list[str]
+    charts: list[Chart]
+
+
+def _scan(reader: RunReader, max_items: int) -> _Scan:
+    counts = dict.fromkeys(FLAG_NAMES, 0)
+    flagged: list[str] = []
+    plain: list[str] = []
+    disagreements: list[float] = []
+    weights, tolerance = reader.pcf_settings
+    k = int((reader.protocol_params.get("pcf") or {}).get("k") or 0)
+    collector = CurveCollector("pcf", k, weights, tolerance) if k else None
+    n_items = n_flipped = 0
+    for item in reader.iter_items():
+        n_items += 1
+        names = item.flags.names()
+        for name in names:
+            counts[name] += 1
+        (flagged if names else plain).append(item.item_id)
+        del flagged[max_items:]
+        del plain[max_items:]
+        if collector is not None:
+            collector.add(item)
+        p = item.protocol("pcf") or next((q for q in item.protocols if len(q.calls) > 1), None)
+        if p is not None and (d := p.disagreement) is not None:
+            disagreements.append(d)
+            n_flipped += p.flipped
+    keep = set((flagged + plain)[:max_items])
+    charts = []
+    if collector is not None and (chart := curve_chart(collector.curve(
+            int(reader.manifest.get("seed") or 0)))) is not None:
+        charts.append(chart)
+    charts += position_charts(reader.summary, reader.protocol_params)
+    if reader.task == "listwise" and (chart := flip_chart(disagreements, n_flipped,
+                                                          n_items)) is not None:
+        charts.append(chart)
+    return _Scan(counts, n_items, [i for i in reader.item_ids if i in keep], charts)
+
+
+def _environment() -> Any:
+    import jinja2
+
+    env = jinja2.Environment(loader=jinja2.PackageLoader("jurybox.reports", "templates"),
+                             autoescape=True, undefined=jinja2.StrictUndefined,
+                             trim_blocks=True, lstrip_blocks=True)
+    env.filters["pct"] = _pct
+    env.filters["score"] = lambda v: "—" if v is None or (
+        isinstance(v, float) and math.isnan(v)) else f"{v:g}"
+    env.filters["points"] = lambda v: "—" if v is None else f"{v:.1f}"
+    env.globals["letter"] = lambda j: chr(ord("A") + j)
+    return env
+
+
+def _pct(v: Any) -> str:
+    return "—" if not isinstance(v, (int, float)) or math.isnan(v) else f"{100 * v:.1f}%"
+
+
+def _asset(name: str) -> str:
+    from importlib.resources import files
+
+    return (files("jurybox.reports") / "templates" / name).read_text(encoding="utf-8")
+
+
+def _header(manifest: dict[str, Any], kind: str, task: str) -> dict[str, Any]:
+    model = manifest.get("model") or {}
+    dataset = manifest.get("dataset") or {}
+    return {"kind": kind, "task": task,
+            "model": model.get("label") or model.get("spec") or "",
+            "simulated": bool(model.get("simulated")),
+            "dataset": dataset.get("name") or "", "n_items": dataset.get("n_items"),
+            "status": manifest.get("status") or "", "version": manifest.get("jurybox_version"),
+            "started": manifest.get("started") or "",
+            "command": " ".join(map(str, manifest.get("command") or ()))}
+
+
+def render_report(run_dir: str | Path, *, max_items: int = DEFAULT_MAX_ITEMS) -> str:
+    """The report page of a run directory (or of an ``agreement`` output folder) as HTML.
+
+    Raises:
+        DataError: neither a run directory (run.json) nor an agreement folder
+            (summary.json with groups).
+    """
+    run_dir = Path(run_dir)
+    env = _environment()
+    context: dict[str, Any] = {"title": run_dir.resolve().name, "css": _asset("report.css"),
+                               "js": _asset("report.js"), "generated": datetime.now(
+                                   timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+                               "jurybox_version": __version__, "summary_table": None,
+                               "charts": [], "items": [], "counts": {}, "n_items": 0,
+                               "flag_help": _FLAG_HELP, "flag_names": FLAG_NAMES,
+                               "max_items": max_items, "notes": []}
+    if read_manifest(run_dir / "run.json") is None:
+        summary = _agreement_summary(run_dir)
+        context.update(header={"kind": "agreement", "task": "ratings", "model": "",
+                               "simulated": False, "dataset": summary.get("ratings", ""),
+                               "n_items": None, "status": "complete", "version": None,
+                               "started": "", "command": ""},
+                       charts=agreement_sections(summary))
+        return env.get_template("report.html.j2").render(**context)
+    reader = RunReader(run_dir)
+    context["header"] = _header(reader.manifest, reader.kind, reader.task)
+    if not reader.summary:
+        context["notes"].append("summary.json is missing (the run was interrupted before its "
+                                "end): the statistics below come from the recorded items only.")
+    if reader.task == "rubric":
+        context["charts"] = personalize_sections(reader.summary)
+        return env.get_template("report.html.j2").render(**context)
+    table: Table | None = summary_table(reader.summary, reader.protocol_params)
+    scan = _scan(reader, max_items)
+    items: list[ItemView] = list(reader.iter_items(scan.shown, texts=True))
+    context.update(summary_table=table, charts=scan.charts, items=items, counts=scan.counts,
+                   n_items=scan.n_items)
+    return env.get_template("report.html.j2").render(**context)
+
+
+def _agreement_summary(run_dir: Path) -> dict[str, Any]:
+    import json
+
+    path = run_dir / "summary.json"
+    try:
+        summary = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        summary = None
+    if not isinstance(summary, dict) or "groups" not in summary:
+        raise DataError(run_dir, "not a jurybox run directory (no run.json) nor an agreement "
+                                 "folder (summary.json with groups)")
+    return summary
+
+
+def write_report(run_dir: str | Path, *, max_items: int = DEFAULT_MAX_ITEMS) -> Path:
+    """Write ``run_dir/report.html`` (atomically) and return its path.
+
+    Raises:
+        DataError: not a run directory or agreement folder (see :func:`render_report`).
+        OSError: the file cannot be written.
+    """
+    path = Path(run_dir) / "report.html"
+    html = render_report(run_dir, max_items=max_items)
+    tmp = path.with_suffix(".html.tmp")
+    tmp.write_text(html, encoding="utf-8")
+    tmp.replace(path)
+    return path

@@ -1,0 +1,165 @@
+"""Read a run directory item by item: :class:`RunReader` indexes items.jsonl and calls.jsonl
+by item (byte offsets only, one pass each), then builds one :class:`~.views.ItemView` at a time
+from the lines of that item, so a run of any size is read without holding its texts."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from ..errors import DataError, JuryboxError
+from ..protocols import Weights, protocol_class
+from .rundir import read_manifest, unit_of
+from .views import ItemView, Task, build_item
+
+__all__ = ["RunReader"]
+
+
+def _index(path: Path, key: Any) -> dict[str, list[int]]:
+    """Byte offsets of each JSON line of ``path`` by ``key(record)`` (skipping lines that are
+    not JSON objects or have no key), keys in first-seen order."""
+    out: dict[str, list[int]] = {}
+    if not path.is_file():
+        return out
+    with path.open("rb") as fh:
+        offset = 0
+        for line in fh:
+            start, offset = offset, offset + len(line)
+            try:
+                record = json.loads(line)
+                k = key(record) if isinstance(record, dict) else None
+            except (ValueError, RecursionError, KeyError, TypeError):
+                continue
+            if k not in (None, ""):
+                out.setdefault(str(k), []).append(start)
+    return out
+
+
+def _lines(path: Path, offsets: Iterable[int]) -> list[dict[str, Any]]:
+    out = []
+    with path.open("rb") as fh:
+        for offset in offsets:
+            fh.seek(offset)
+            out.append(json.loads(fh.readline()))
+    return out
+
+
+class RunReader:
+    """A run directory opened for reading (no lock: a run still going can be read).
+
+    Attributes:
+        path: the run directory; manifest: run.json; summary: summary.json ({} when absent,
+            as for a run interrupted before its end).
+        kind: run.json's ``kind`` (``bench``, ``judge``, ``personalize``, ...).
+        task: ``listwise``, ``pairwise`` or ``rubric``.
+        item_ids: the items with a decision, in items.jsonl order.
+
+    Raises:
+        DataError: not a run directory (no run.json), or run.json unreadable.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        manifest = read_manifest(self.path / "run.json")
+        if manifest is None:
+            raise DataError(self.path, "not a jurybox run directory (no run.json)")
+        self.manifest = manifest
+        try:
+            summary = json.loads((self.path / "summary.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            summary = {}
+        self.summary: dict[str, Any] = summary if isinstance(summary, dict) else {}
+        self.kind = str(manifest.get("kind") or "bench")
+        self.protocol_params = {str(p.get("name")): dict(p.get("params") or {})
+                                for p in manifest.get("protocols") or () if isinstance(p, dict)}
+        self.task = self._task()
+        self._items = _index(self.items_path, unit_of)
+        self._calls = _index(self.calls_path, lambda r: (r.get("meta") or {}).get("item_id"))
+        self.item_ids = list(self._items)
+
+    @property
+    def items_path(self) -> Path:
+        return self.path / "items.jsonl"
+
+    @property
+    def calls_path(self) -> Path:
+        return self.path / "calls.jsonl"
+
+    def _task(self) -> str:
+        if self.summary.get("task") in ("listwise", "pairwise"):
+            return str(self.summary["task"])
+        for name in self.protocol_params:
+            try:
+                return str(protocol_class(name).task)
+            except JuryboxError:
+                continue
+        return "rubric" if self.kind == "personalize" else "listwise"
+
+    @property
+    def pcf_settings(self) -> tuple[Weights, float]:
+        """PCF's (or direct's) weights and tolerance as recorded (defaults when absent)."""
+        params = self.protocol_params.get("pcf") or self.protocol_params.get("direct") or {}
+        weights = params.get("weights")
+        return (Weights(**weights) if isinstance(weights, dict) else Weights(),
+                float(params.get("tolerance", 0.5)))
+
+    def item(self, item_id: str, *, texts: bool = True) -> ItemView:
+        """The view of one item (``texts``: read its question and candidates).
+
+        Raises:
+            KeyError: no decision of the run names ``item_id``.
+            DataError: the run is not listwise or pairwise.
+        """
+        if self.task not in ("listwise", "pairwise"):
+            raise DataError(self.path, f"is a {self.task} run; item views cover listwise and "
+                                       f"pairwise runs")
+        records = _lines(self.items_path, self._items[item_id])
+        calls = _lines(self.calls_path, self._calls.get(item_id, ()))
+        found = self.dataset_texts([item_id]).get(item_id) if texts else None
+        task: Task = "pairwise" if self.task == "pairwise" else "listwise"
+        return build_item(item_id, records, calls, task=task, texts=found,
+                          pcf=self.pcf_settings, read_prompt=texts)
+
+    def iter_items(self, item_ids: Iterable[str] | None = None, *, texts: bool = False
+                   ) -> Iterator[ItemView]:
+        """Views of ``item_ids`` (default: every item), one at a time; texts read from the
+        dataset in one pass when ``texts``."""
+        ids = list(self.item_ids if item_ids is None else item_ids)
+        found = self.dataset_texts(ids) if texts else {}
+        task: Task = "pairwise" if self.task == "pairwise" else "listwise"
+        for item_id in ids:
+            records = _lines(self.items_path, self._items[item_id])
+            calls = _lines(self.calls_path, self._calls.get(item_id, ()))
+            yield build_item(item_id, records, calls, task=task, texts=found.get(item_id),
+                             pcf=self.pcf_settings, read_prompt=texts)
+
+    def dataset_texts(self, item_ids: Iterable[str]) -> dict[str, tuple[str, tuple[str, ...]]]:
+        """(question, candidate texts) of ``item_ids`` from the run's dataset file, when it
+        can still be read and its sha256 is the one recorded; {} otherwise (the views then
+        read the texts back from a recorded prompt)."""
+        from ..datasets import PairwiseItem, load_dataset
+
+        wanted = set(item_ids)
+        dataset, config = self.manifest.get("dataset") or {}, self.manifest.get("config") or {}
+        sha = dataset.get("sha256")
+        if not wanted or not sha:
+            return {}
+        for source in dict.fromkeys(filter(None, (config.get("dataset"), dataset.get("path")))):
+            try:
+                loaded = load_dataset(str(source), subset=config.get("subset", "Factuality"),
+                                      n=int(config.get("n_candidates") or 4))
+            except (JuryboxError, OSError, ValueError):
+                continue
+            if loaded.sha256 != sha:
+                continue
+            out: dict[str, tuple[str, tuple[str, ...]]] = {}
+            for item in loaded.iter_items():
+                if item.item_id in wanted:
+                    if isinstance(item, PairwiseItem):
+                        out[item.item_id] = (item.question, item.responses)
+                    else:
+                        out[item.item_id] = (item.prompt, tuple(item.candidates))
+            return out
+        return {}
