@@ -17,6 +17,7 @@ from .agreement import agreement
 from .bench import bench
 from .cache_cmd import cache
 from .demo import demo
+from .export import export
 from .personalize import personalize
 from .score import score
 from .serve_local import serve_local
@@ -50,6 +51,7 @@ app.command()(personalize)
 app.command("serve-sim")(serve_sim)
 app.command("serve-local")(serve_local)
 app.command()(cache)
+app.command()(export)
 
 
 def main() -> None:
