@@ -13,6 +13,7 @@ from typing import Annotated
 import typer
 
 from .. import __version__
+from ._common import OneLineErrors
 from .agreement import agreement
 from .bench import bench
 from .cache_cmd import cache
@@ -26,7 +27,7 @@ from .serve_sim import serve_sim
 __all__ = ["app", "main"]
 
 app = typer.Typer(help="jurybox: robust, reproducible LLM-as-a-judge evaluation.",
-                  rich_markup_mode="markdown",
+                  rich_markup_mode="markdown", cls=OneLineErrors,
                   no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
 
 

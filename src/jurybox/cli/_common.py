@@ -14,10 +14,16 @@ from typing import TYPE_CHECKING, Any
 
 import pydantic
 import typer
+from typer.core import TyperGroup
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ..errors import JuryboxError
+
+try:  # typer >= 0.2x vendors click; older versions use click itself
+    from typer._click.exceptions import ClickException, NoArgsIsHelpError
+except ImportError:  # pragma: no cover
+    from click.exceptions import ClickException, NoArgsIsHelpError  # type: ignore[no-redef]
 
 if TYPE_CHECKING:
     from ..run import RunHooks
@@ -56,6 +62,32 @@ def fail_cleanly(fn: Callable) -> Callable:
                   f"is saved; run the same command again to resume.", file=sys.stderr)
             raise typer.Exit(EXIT_INTERRUPTED + signum - signal.SIGINT) from None
     return wrapper
+
+
+class OneLineErrors(TyperGroup):
+    """The app's command group: a usage error that typer would draw in a box (an option out
+    of range such as ``--k 0``, a bad choice, a missing argument, an unknown command or
+    option) is the one-line ``error:`` form with its exit code (2), like every other bad
+    input; ``--help``, ``--version`` and the commands' own exits are unchanged."""
+
+    def main(self, args: Any = None, prog_name: str | None = None,
+             complete_var: str | None = None, standalone_mode: bool = True,
+             **extra: Any) -> Any:
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, False, **extra)
+        try:
+            code = super().main(args, prog_name, complete_var, False, **extra)
+        except NoArgsIsHelpError as exc:  # the help was printed; exit as typer does
+            sys.exit(exc.exit_code)
+        except ClickException as exc:
+            ctx = getattr(exc, "ctx", None)
+            hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+            _error(f"{exc.format_message()}{hint}")
+            sys.exit(exc.exit_code)
+        except typer.Abort:
+            print("aborted", file=sys.stderr)
+            sys.exit(1)
+        sys.exit(code if isinstance(code, int) else 0)  # an Exit's code, or 0 when done
 
 
 def _error(message: str) -> None:
