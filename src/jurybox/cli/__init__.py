@@ -14,6 +14,7 @@ import typer
 
 from .. import __version__
 from ._common import OneLineErrors
+from ._options import ENV_EPILOG
 from .agreement import agreement
 from .bench import bench
 from .cache_cmd import cache
@@ -27,7 +28,7 @@ from .serve_sim import serve_sim
 __all__ = ["app", "main"]
 
 app = typer.Typer(help="jurybox: robust, reproducible LLM-as-a-judge evaluation.",
-                  rich_markup_mode="markdown", cls=OneLineErrors,
+                  rich_markup_mode="markdown", cls=OneLineErrors, epilog=ENV_EPILOG,
                   no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
 
 
@@ -45,10 +46,10 @@ def _root(version: Annotated[bool, typer.Option(
 
 
 app.command()(demo)
-app.command()(bench)
+app.command(epilog=ENV_EPILOG)(bench)
 app.command()(score)
 app.command()(agreement)
-app.command()(personalize)
+app.command(epilog=ENV_EPILOG)(personalize)
 app.command("serve-sim")(serve_sim)
 app.command("serve-local")(serve_local)
 app.command()(cache)

@@ -130,7 +130,7 @@ def personalize(
     structured: Structured = DEFAULT_STRUCTURED,
     answer_format: Annotated[str, typer.Option(
         envvar="JURYBOX_ANSWER_FORMAT", help="How the judge answers: json (score, confidence, "
-        "reasoning) or result-marker (feedback, then [RESULT] <score>, as Prometheus 2 and "
+        "reasoning) or result-marker (feedback, then `[RESULT] <score>`, as Prometheus 2 and "
         "its followers answer; no JSON schema, and every answer counts as confidence 100)."
         )] = "json",
     sim_seed: SimSeed = 0,

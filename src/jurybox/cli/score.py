@@ -83,7 +83,7 @@ def score(
              "JudgeBench outputs .jsonl (raw judge text of both orders per pair), or a bundled "
              "recording: arena-hard-haiku.")],
     out: Annotated[Optional[Path], typer.Option(
-        envvar="JURYBOX_OUT", help="Where to write results (default: <run>/rescored for a run "
+        envvar="JURYBOX_OUT", help="Where to write results (default: `<run>/rescored` for a run "
         "directory; nothing for an outputs file).")] = None,
 ) -> None:
     """Score judge outputs that already exist, with no model calls: rerun a run's decisions
