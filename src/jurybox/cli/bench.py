@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
-from ..errors import ConfigError
+from ..errors import ConfigError, did_you_mean
 from ..run.options import (DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY, DEFAULT_STRUCTURED,
                            DEFAULT_TIMEOUT_S, DEFAULT_TRANSPORT)
 from ._common import BenchProgress, default_out, exit_for_status, fail_cleanly
@@ -155,7 +155,8 @@ def bench(
         raise ConfigError(f"--protocols names no protocol; choose from {sorted(PROTOCOLS)}")
     for name in names or ():
         if name not in PROTOCOLS:
-            raise ConfigError(f"unknown protocol {name!r}; choose from {sorted(PROTOCOLS)}")
+            raise ConfigError(f"unknown protocol {name!r}{did_you_mean(name, PROTOCOLS)} "
+                              f"(choose from {sorted(PROTOCOLS)})")
     price = resolve_price(model, price_in, price_out)
     options = run_options(concurrency=concurrency, attempts=attempts, timeout=timeout,
                           transport=transport, cache=cache, no_cache=no_cache,

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
-from ..errors import ConfigError, DataError
+from ..errors import ConfigError, DataError, did_you_mean
 from ._rows import iter_jsonl
 from ._validate import MAX_CANDIDATES, check_file
 from .generic import iter_listwise_jsonl
@@ -66,9 +66,20 @@ def bundled_path(relative: str) -> Path:
 
 
 def resolve_bundled(name_or_path: str | Path, bundled: dict[str, str]) -> Path:
-    """A bundled file by its name in ``bundled`` (``"squality"``), else the path given."""
+    """A bundled file by its name in ``bundled`` (``"squality"``), else the path given.
+
+    Raises:
+        DataError: neither a bundled name nor an existing path (the message suggests the
+            closest bundled name: ``squalty`` -> did you mean 'squality'?).
+    """
     key = str(name_or_path)
-    return bundled_path(bundled[key]) if key in bundled else Path(name_or_path)
+    if key in bundled:
+        return bundled_path(bundled[key])
+    path = Path(name_or_path)
+    if not path.exists():
+        raise DataError(path, f"file not found{did_you_mean(key, bundled)} (bundled: "
+                              f"{', '.join(bundled)})")
+    return path
 
 
 def file_sha256(path: Path) -> str:
@@ -231,7 +242,8 @@ def load_dataset(dataset: str, *, format: str = "auto", subset: str | None = "Fa
     else:
         paths, name = [Path(dataset)], Path(dataset).stem
         if not paths[0].exists():
-            raise DataError(paths[0], f"file not found (bundled datasets: {sorted(BUNDLED)!r})")
+            raise DataError(paths[0], f"file not found{did_you_mean(dataset, BUNDLED)} "
+                                      f"(bundled datasets: {sorted(BUNDLED)!r})")
         check_file(paths[0])
         format = _sniff(paths[0]) if format == "auto" else format
     if format == "truthfulqa" and not 2 <= n <= MAX_CANDIDATES:
