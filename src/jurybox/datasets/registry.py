@@ -95,8 +95,9 @@ def _sniff(path: Path) -> str:
     """A file's format from its extension and, for JSON lines, the keys of its first object.
 
     ``.csv``: TruthfulQA; ``.parquet``: RewardBench 2. A JSON line whose object has the keys
-    ``chosen`` and ``rejected`` is RewardBench 2, one with ``response_A`` and ``label`` is
-    JudgeBench, anything else the generic listwise format. Only keys count, never values: a
+    ``chosen`` and ``rejected`` is RewardBench 2, one with ``response_A`` or ``response_B``
+    and no ``candidates`` is JudgeBench (so a pair missing its label is told so), anything
+    else the generic listwise format. Only keys count, never values: a
     generic line whose candidates read "chosen" and "rejected" stays generic.
 
     Raises:
@@ -109,7 +110,7 @@ def _sniff(path: Path) -> str:
     _, first = next(iter_jsonl(path), (0, {}))
     if {"chosen", "rejected"} <= first.keys():
         return "rewardbench2"
-    if {"response_A", "label"} <= first.keys():
+    if first.keys() & {"response_A", "response_B"} and "candidates" not in first:
         return "judgebench"
     return "jsonl"
 
