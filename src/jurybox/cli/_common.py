@@ -161,6 +161,13 @@ class BenchProgress:
         self.progress.stop()
 
 
+def print_warnings(result: Any) -> None:
+    """A run's warnings (``RunReport.warnings``: what its results cannot be trusted for), one
+    ``warning:`` line each on stderr."""
+    for warning in getattr(result, "warnings", ()):
+        print(f"warning: {' '.join(warning.split())}", file=sys.stderr)
+
+
 def exit_for_status(result: Any, *, strict: bool = True) -> None:
     """After the summary is shown: exit 1 when nothing was judged (every call failed), and
     say how many units have no decision when the run is partial (exit 3 when ``strict``).

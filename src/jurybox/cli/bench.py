@@ -9,7 +9,8 @@ import typer
 from ..errors import ConfigError, did_you_mean
 from ..run.options import (DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY, DEFAULT_STRUCTURED,
                            DEFAULT_TIMEOUT_S, DEFAULT_TRANSPORT)
-from ._common import BenchProgress, default_out, exit_for_status, fail_cleanly
+from ._common import (BenchProgress, default_out, exit_for_status, fail_cleanly,
+                      print_warnings)
 from ._plan import cost_line, plan_for, print_plan
 from ._options import (Attempts, BaseUrl, Cache, Concurrency, DryRun, MaxTokens, Model,
                        NoCache, Out, PriceIn, PriceOut, Seed, SimBias, SimFaults, SimLatency,
@@ -182,4 +183,5 @@ def bench(
     print_bench_result(result, f"{result.summary.dataset}: {result.n_units} items, "
                                f"judge: {judge}")
     cost_line(result)
+    print_warnings(result)
     exit_for_status(result)

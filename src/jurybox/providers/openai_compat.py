@@ -283,6 +283,23 @@ class OpenAICompatibleProvider:
                                 f"is the server running? set --base-url or JURYBOX_BASE_URL"
                                 ) from None
 
+    async def sim_stats(self) -> dict[str, Any] | None:
+        """The simulated judge's counters (``GET <base>/sim/stats``: prompts, unknown_prompts,
+        ...) when this endpoint is jurybox's simulated judge (seen by :meth:`check`); None
+        otherwise or when it does not answer them (an older serve-sim)."""
+        if not self.simulated:
+            return None
+        try:
+            async with self._get_session().get(f"{self._url}/sim/stats",
+                                               headers=self._headers(),
+                                               timeout=aiohttp.ClientTimeout(total=10)) as resp:
+                if resp.status != 200:
+                    return None
+                value = await resp.json(content_type=None)
+        except (aiohttp.ClientError, asyncio.TimeoutError, ValueError):
+            return None
+        return value if isinstance(value, dict) else None
+
     def _warn_if_unlisted(self, listing: object) -> None:
         """Log a warning before any work when the server's model list lacks ``model`` (a
         typo would otherwise show only as every call failing); never for the simulated
