@@ -8,7 +8,7 @@ import json
 import os
 import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -70,13 +70,15 @@ class OneLineErrors(TyperGroup):
     option) is the one-line ``error:`` form with its exit code (2), like every other bad
     input; ``--help``, ``--version`` and the commands' own exits are unchanged."""
 
-    def main(self, args: Any = None, prog_name: str | None = None,
+    def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,
              complete_var: str | None = None, standalone_mode: bool = True,
-             **extra: Any) -> Any:
+             windows_expand_args: bool = True, **extra: Any) -> Any:
         if not standalone_mode:
-            return super().main(args, prog_name, complete_var, False, **extra)
+            return super().main(args, prog_name, complete_var, False, windows_expand_args,
+                                **extra)
         try:
-            code = super().main(args, prog_name, complete_var, False, **extra)
+            code = super().main(args, prog_name, complete_var, False, windows_expand_args,
+                                **extra)
         except NoArgsIsHelpError as exc:  # the help was printed; exit as typer does
             sys.exit(exc.exit_code)
         except ClickException as exc:

@@ -20,8 +20,8 @@ from ..cost.prices import Price
 from ..run.options import RunOptions
 from ..runner.retry import RetryPolicy
 
-__all__ = ["ENV_EPILOG", "API_KEY_VARIABLES", "Attempts", "BaseUrl", "Cache", "Concurrency", "DryRun", "MaxTokens", "Model",
-           "NoCache", "Out", "PriceIn", "PriceOut", "Seed", "SimBias", "SimFaults",
+__all__ = ["ENV_EPILOG", "API_KEY_VARIABLES", "Attempts", "BaseUrl", "Cache", "Concurrency",
+           "DryRun", "MaxTokens", "Model", "NoCache", "Out", "PriceIn", "PriceOut", "Seed", "SimBias", "SimFaults",
            "SimLatency", "SimSeed", "Temperature", "Structured", "Timeout", "TransportOpt",
            "run_options"]
 

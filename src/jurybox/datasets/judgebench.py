@@ -13,8 +13,9 @@ fields (:data:`REQUIRED`):
   ``mmlu-pro``.
 
 Other fields (JudgeBench's ``original_id``, ``response_model``) are ignored. A line missing
-fields names all of them at once. One claude-split pair has two identical responses and a strict label;
-it is kept (it is part of the published benchmark), and a judge can only tie or guess on it.
+fields names all of them at once. One claude-split pair has two identical responses and a
+strict label; it is kept (it is part of the published benchmark), and a judge can only tie or
+guess on it.
 """
 
 from __future__ import annotations
@@ -58,8 +59,8 @@ def iter_judgebench(path: str | Path, *, split: str | None = None) -> Iterator[P
         :func:`bucket_of`.
 
     Raises:
-        DataError: missing file or fields (all of a line's at once), a bad or empty pair_id, empty or bad text (NUL,
-            lone surrogate) in question, responses or source, a label other than A>B / B>A,
+        DataError: missing file or fields (all of a line's at once), a bad or empty pair_id,
+            empty or bad text (NUL, lone surrogate) in question, responses or source, a label other than A>B / B>A,
             duplicate pair_id (file, line, field).
     """
     path = check_file(Path(path))

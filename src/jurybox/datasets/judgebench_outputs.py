@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import DataError
-from ._rows import iter_rows, require, require_all
+from ._rows import iter_rows, require
 from ._validate import IdTracker, check_file, check_name, check_text
 from .judgebench import LABELS, bucket_of
 

@@ -5,8 +5,9 @@
 not loaded with (serve-sim started with another ``--dataset``) is answered all the same, with
 a header :data:`UNKNOWN_HEADER` counting them, a warning logged (the first time, then at
 10, 100, 1000... such prompts), and counted in ``GET /v1/sim/stats`` (:class:`SimStats` as
-JSON), which a run reads before and after judging to warn in its summary. :class:`SimServer` runs it in a background thread with
-its own event loop, so the caller's loop (and its client CPU) stays separate.
+JSON), which a run reads before and after judging to warn in its summary.
+:class:`SimServer` runs it in a background thread with its own event loop, so the caller's
+loop (and its client CPU) stays separate.
 """
 
 from __future__ import annotations
