@@ -21,8 +21,8 @@ from ..run.options import RunOptions
 from ..runner.retry import RetryPolicy
 
 __all__ = ["ENV_EPILOG", "API_KEY_VARIABLES", "Attempts", "BaseUrl", "Cache", "Concurrency",
-           "DryRun", "MaxTokens", "Model", "NoCache", "Out", "PriceIn", "PriceOut", "Seed", "SimBias", "SimFaults",
-           "SimLatency", "SimSeed", "Temperature", "Structured", "Timeout", "TransportOpt",
+           "DryRun", "MaxTokens", "Model", "NoCache", "Out", "PriceIn", "PriceOut", "Seed",
+           "SimBias", "SimFaults", "SimLatency", "SimSeed", "Temperature", "Structured", "Timeout", "TransportOpt",
            "run_options"]
 
 #: API key variables, as ``providers.spec.PROVIDERS`` reads them (a test keeps them equal).

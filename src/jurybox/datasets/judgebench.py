@@ -60,8 +60,8 @@ def iter_judgebench(path: str | Path, *, split: str | None = None) -> Iterator[P
 
     Raises:
         DataError: missing file or fields (all of a line's at once), a bad or empty pair_id,
-            empty or bad text (NUL, lone surrogate) in question, responses or source, a label other than A>B / B>A,
-            duplicate pair_id (file, line, field).
+            empty or bad text (NUL, lone surrogate) in question, responses or source, a label
+            other than A>B / B>A, duplicate pair_id (file, line, field).
     """
     path = check_file(Path(path))
     split = split or path.stem
