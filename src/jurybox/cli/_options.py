@@ -22,8 +22,8 @@ from ..runner.retry import RetryPolicy
 
 __all__ = ["ENV_EPILOG", "API_KEY_VARIABLES", "Attempts", "BaseUrl", "Cache", "Concurrency",
            "DryRun", "MaxTokens", "Model", "NoCache", "Out", "PriceIn", "PriceOut", "Seed",
-           "SimBias", "SimFaults", "SimLatency", "SimSeed", "Temperature", "Structured", "Timeout", "TransportOpt",
-           "run_options"]
+           "SimBias", "SimFaults", "SimLatency", "SimSeed", "Temperature", "Structured",
+           "Timeout", "TransportOpt", "run_options"]
 
 #: API key variables, as ``providers.spec.PROVIDERS`` reads them (a test keeps them equal).
 API_KEY_VARIABLES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY", "VLLM_API_KEY")
