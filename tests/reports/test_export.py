@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from jurybox.cli import app
 from jurybox.errors import ConfigError
-from jurybox.reports.export import export_run
+from jurybox.reports import export_run
 
 from ..cli_checks import one_line_error
 

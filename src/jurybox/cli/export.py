@@ -25,7 +25,7 @@ def export(
     """Write a run's decisions (one row per item and protocol) and model calls (one row per
     call, with the prompt and the raw judge text) as flat tables for pandas or a
     spreadsheet. Lists (winners, C_i, prompt messages) are JSON text in csv and parquet."""
-    from ..reports.export import export_run
+    from ..reports import export_run
 
     result = export_run(run, format=format, out=out)
     for name, lines in result.skipped.items():
