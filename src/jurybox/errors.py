@@ -13,6 +13,9 @@ allowed.
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
+
 __all__ = [
     "JuryboxError",
     "ConfigError",
@@ -27,6 +30,7 @@ __all__ = [
     "TimeoutError_",
     "ParseError",
     "missing_extra",
+    "did_you_mean",
 ]
 
 
@@ -124,3 +128,16 @@ def missing_extra(package: str, extra: str) -> ConfigError:
     """The error for an optional dependency that is not installed, with the exact fix."""
     return ConfigError(
         f"{package!r} is not installed; install it with: pip install 'jurybox[{extra}]'")
+
+
+def did_you_mean(value: str, choices: Iterable[str]) -> str:
+    """``"; did you mean 'truthfulqa'?"`` for the choice closest to a mistyped name
+    (``difflib.get_close_matches``, cutoff 0.6), or ``""`` when none is close.
+
+    >>> did_you_mean("squalty", ["pbig", "squality"])
+    "; did you mean 'squality'?"
+    >>> did_you_mean("my_data.jsonl", ["truthfulqa"])
+    ''
+    """
+    matches = difflib.get_close_matches(str(value), list(choices), n=1, cutoff=0.6)
+    return f"; did you mean {matches[0]!r}?" if matches else ""

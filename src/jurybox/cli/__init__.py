@@ -13,11 +13,14 @@ from typing import Annotated
 import typer
 
 from .. import __version__
+from ._common import OneLineErrors
+from ._options import ENV_EPILOG
 from .agreement import agreement
 from .bench import bench
 from .cache_cmd import cache
 from .demo import demo
 from .judge import judge
+from .export import export
 from .personalize import personalize
 from .report import report
 from .score import score
@@ -28,7 +31,7 @@ from .show import show
 __all__ = ["app", "main"]
 
 app = typer.Typer(help="jurybox: robust, reproducible LLM-as-a-judge evaluation.",
-                  rich_markup_mode="markdown",
+                  rich_markup_mode="markdown", cls=OneLineErrors, epilog=ENV_EPILOG,
                   no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
 
 
@@ -46,16 +49,17 @@ def _root(version: Annotated[bool, typer.Option(
 
 
 app.command()(demo)
-app.command()(bench)
-app.command()(judge)
+app.command(epilog=ENV_EPILOG)(bench)
+app.command(epilog=ENV_EPILOG)(judge)
 app.command()(score)
 app.command()(agreement)
-app.command()(personalize)
+app.command(epilog=ENV_EPILOG)(personalize)
 app.command()(report)
 app.command()(show)
 app.command("serve-sim")(serve_sim)
 app.command("serve-local")(serve_local)
 app.command()(cache)
+app.command()(export)
 
 
 def main() -> None:

@@ -8,16 +8,22 @@ import json
 import os
 import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pydantic
 import typer
+from typer.core import TyperGroup
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ..errors import JuryboxError
+
+try:  # typer >= 0.2x vendors click; older versions use click itself
+    from typer._click.exceptions import ClickException, NoArgsIsHelpError
+except ImportError:  # pragma: no cover
+    from click.exceptions import ClickException, NoArgsIsHelpError  # type: ignore[no-redef,assignment,unused-ignore]
 
 if TYPE_CHECKING:
     from ..run import RunHooks
@@ -56,6 +62,34 @@ def fail_cleanly(fn: Callable) -> Callable:
                   f"is saved; run the same command again to resume.", file=sys.stderr)
             raise typer.Exit(EXIT_INTERRUPTED + signum - signal.SIGINT) from None
     return wrapper
+
+
+class OneLineErrors(TyperGroup):
+    """The app's command group: a usage error that typer would draw in a box (an option out
+    of range such as ``--k 0``, a bad choice, a missing argument, an unknown command or
+    option) is the one-line ``error:`` form with its exit code (2), like every other bad
+    input; ``--help``, ``--version`` and the commands' own exits are unchanged."""
+
+    def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,
+             complete_var: str | None = None, standalone_mode: bool = True,
+             windows_expand_args: bool = True, **extra: Any) -> Any:
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, False, windows_expand_args,
+                                **extra)
+        try:
+            code = super().main(args, prog_name, complete_var, False, windows_expand_args,
+                                **extra)
+        except NoArgsIsHelpError as exc:  # the help was printed; exit as typer does
+            sys.exit(exc.exit_code)
+        except ClickException as exc:
+            ctx = getattr(exc, "ctx", None)
+            hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+            _error(f"{exc.format_message()}{hint}")
+            sys.exit(exc.exit_code)
+        except typer.Abort:
+            print("aborted", file=sys.stderr)
+            sys.exit(1)
+        sys.exit(code if isinstance(code, int) else 0)  # an Exit's code, or 0 when done
 
 
 def _error(message: str) -> None:
@@ -127,6 +161,13 @@ class BenchProgress:
 
     def __exit__(self, *exc: Any) -> None:
         self.progress.stop()
+
+
+def print_warnings(result: Any) -> None:
+    """A run's warnings (``RunReport.warnings``: what its results cannot be trusted for), one
+    ``warning:`` line each on stderr."""
+    for warning in getattr(result, "warnings", ()):
+        print(f"warning: {' '.join(warning.split())}", file=sys.stderr)
 
 
 def exit_for_status(result: Any, *, strict: bool = True) -> None:

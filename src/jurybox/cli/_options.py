@@ -20,15 +20,29 @@ from ..cost.prices import Price
 from ..run.options import RunOptions
 from ..runner.retry import RetryPolicy
 
-__all__ = ["Attempts", "BaseUrl", "Cache", "Concurrency", "DryRun", "MaxTokens", "Model",
-           "NoCache", "Out", "PriceIn", "PriceOut", "Seed", "SimBias", "SimFaults",
-           "SimLatency", "SimSeed", "Temperature", "Structured", "Timeout", "TransportOpt",
-           "run_options"]
+__all__ = ["ENV_EPILOG", "API_KEY_VARIABLES", "Attempts", "BaseUrl", "Cache", "Concurrency",
+           "DryRun", "MaxTokens", "Model", "NoCache", "Out", "PriceIn", "PriceOut", "Seed",
+           "SimBias", "SimFaults", "SimLatency", "SimSeed", "Temperature", "Structured",
+           "Timeout", "TransportOpt", "run_options"]
+
+#: API key variables, as ``providers.spec.PROVIDERS`` reads them (a test keeps them equal).
+API_KEY_VARIABLES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY", "VLLM_API_KEY")
+
+#: The key environment variables, shown under ``jurybox --help`` and the judging commands'.
+ENV_EPILOG = (
+    "**Environment**: every option has a `JURYBOX_` variable, shown with it. API keys: "
+    + ", ".join(f"`{v}`" for v in API_KEY_VARIABLES) + " (each provider's own), or "
+    "`JURYBOX_API_KEY` for any provider. `JURYBOX_MODEL`: the judge; `JURYBOX_BASE_URL`: its "
+    "endpoint; `JURYBOX_CACHE`: the response cache (default "
+    "`~/.cache/jurybox/cache.sqlite`, under `$XDG_CACHE_HOME` when set); `JURYBOX_OUT`: the "
+    "run directory; `JURYBOX_LOG_LEVEL`: log level (WARNING); `JURYBOX_PROGRESS=1`: draw the "
+    "progress bar when stderr is not a terminal.")
 
 Model = Annotated[str, typer.Option(
-    envvar="JURYBOX_MODEL", help="The judge: provider/model (openai/gpt-4o-mini, vllm/<model>, "
-    "ollama/<model>, llamacpp/<model>, sglang/<model>, lmstudio/<model>, "
-    "openrouter/<model>), or sim: the simulated judge, started on 127.0.0.1.")]
+    envvar="JURYBOX_MODEL", help="The judge: `provider/model` (openai/gpt-4o-mini, `vllm/<model>`, "
+    "`ollama/<model>`, `llamacpp/<model>`, `sglang/<model>`, `lmstudio/<model>`, "
+    "`openrouter/<model>`, `anthropic/<model>`), local (the llama.cpp judge; "
+    "`local/<file.gguf>`), or sim: the simulated judge, started on 127.0.0.1.")]
 BaseUrl = Annotated[Optional[str], typer.Option(
     envvar="JURYBOX_BASE_URL", help="Endpoint base URL, e.g. http://localhost:8000/v1 (default "
     "per provider).")]
@@ -45,7 +59,7 @@ def _out_path(value: str) -> Path:
 
 Out = Annotated[Optional[Path], typer.Option(
     envvar="JURYBOX_OUT", parser=_out_path, help="Run directory (default "
-    "runs/<command>-<data>-<model>-<hash>). Rerunning into it resumes.")]
+    "`runs/<command>-<dataset>-<model>-<config hash>`). Rerunning into it resumes.")]
 Cache = Annotated[Optional[Path], typer.Option(
     envvar="JURYBOX_CACHE", help="SQLite response cache (default "
     "~/.cache/jurybox/cache.sqlite).")]

@@ -72,7 +72,7 @@ def agreement(
         "treated as missing; comma list (default: none).")] = "",
     out: Annotated[Optional[Path], typer.Option(
         envvar="JURYBOX_OUT", help="Folder for summary.json and PNG plots (default: "
-        "runs/agreement-<file stem>).")] = None,
+        "`runs/agreement-<file stem>`).")] = None,
     no_plots: Annotated[bool, typer.Option("--no-plots", envvar="JURYBOX_NO_PLOTS",
                                            help="Skip the PNG plots.")] = False,
 ) -> None:

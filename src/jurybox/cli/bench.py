@@ -6,10 +6,11 @@ from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
-from ..errors import ConfigError
+from ..errors import ConfigError, did_you_mean
 from ..run.options import (DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY, DEFAULT_STRUCTURED,
                            DEFAULT_TIMEOUT_S, DEFAULT_TRANSPORT)
-from ._common import BenchProgress, default_out, exit_for_status, fail_cleanly
+from ._common import (BenchProgress, default_out, exit_for_status, fail_cleanly,
+                      print_warnings)
 from ._plan import cost_line, plan_for, print_plan
 from ._protocol_options import (AdaptiveOpt, ConfidenceOpt, CriteriaOpt, K, MinK, PairwiseRuleOpt,
                                TemplateOpt, Tolerance, VerdictFormatOpt, WeightsOpt)
@@ -142,7 +143,8 @@ def bench(
         raise ConfigError(f"--protocols names no protocol; choose from {sorted(PROTOCOLS)}")
     for name in names or ():
         if name not in PROTOCOLS:
-            raise ConfigError(f"unknown protocol {name!r}; choose from {sorted(PROTOCOLS)}")
+            raise ConfigError(f"unknown protocol {name!r}{did_you_mean(name, PROTOCOLS)} "
+                              f"(choose from {sorted(PROTOCOLS)})")
     price = resolve_price(model, price_in, price_out)
     options = run_options(concurrency=concurrency, attempts=attempts, timeout=timeout,
                           transport=transport, cache=cache, no_cache=no_cache,
@@ -169,4 +171,5 @@ def bench(
     print_bench_result(result, f"{result.summary.dataset}: {result.n_units} items, "
                                f"judge: {judge}")
     cost_line(result)
+    print_warnings(result)
     exit_for_status(result)

@@ -130,7 +130,7 @@ def personalize(
     structured: Structured = DEFAULT_STRUCTURED,
     answer_format: Annotated[str, typer.Option(
         envvar="JURYBOX_ANSWER_FORMAT", help="How the judge answers: json (score, confidence, "
-        "reasoning) or result-marker (feedback, then [RESULT] <score>, as Prometheus 2 and "
+        "reasoning) or result-marker (feedback, then `[RESULT] <score>`, as Prometheus 2 and "
         "its followers answer; no JSON schema, and every answer counts as confidence 100)."
         )] = "json",
     sim_seed: SimSeed = 0,
@@ -142,7 +142,7 @@ def personalize(
     target rater's own ratings (personalized), evaluated against each rater: alpha, exact
     agreement, MAE and coverage with CIs, a paired test of personalized vs aggregate, and how
     judge reasoning tracks rater agreement."""
-    from ..datasets import BUNDLED_ITEMS, BUNDLED_RUBRICS
+    from ..datasets import BUNDLED_ITEMS, BUNDLED_RATINGS, BUNDLED_RUBRICS, resolve_bundled
     from ..cost import resolve_price
     from ..personalize import PersonalizeConfig, prepare_personalize, run_personalize
     from ..protocols import RUBRIC_ANSWER_FORMATS
@@ -155,6 +155,7 @@ def personalize(
         raise ConfigError(f"--answer-format must be one of {', '.join(RUBRIC_ANSWER_FORMATS)}, "
                           f"got {answer_format!r}")
     if items is None:
+        resolve_bundled(ratings, BUNDLED_RATINGS)  # a mistyped bundled name: did you mean?
         if ratings not in BUNDLED_ITEMS:
             raise ConfigError("--items is required: a CSV or JSONL file of item texts")
         items = ratings

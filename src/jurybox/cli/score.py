@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 from rich.table import Table
 
-from ..errors import ConfigError
+from ..errors import ConfigError, did_you_mean
 from ._common import BenchProgress, console, exit_for_status, fail_cleanly
 from ._tables import pct
 
@@ -83,7 +83,7 @@ def score(
              "JudgeBench outputs .jsonl (raw judge text of both orders per pair), or a bundled "
              "recording: arena-hard-haiku.")],
     out: Annotated[Optional[Path], typer.Option(
-        envvar="JURYBOX_OUT", help="Where to write results (default: <run>/rescored for a run "
+        envvar="JURYBOX_OUT", help="Where to write results (default: `<run>/rescored` for a run "
         "directory; nothing for an outputs file).")] = None,
 ) -> None:
     """Score judge outputs that already exist, with no model calls: rerun a run's decisions
@@ -108,7 +108,8 @@ def score(
         return
     if not target.exists():
         raise ConfigError(f"{path!r} is neither a run directory, a file, nor a bundled "
-                          f"recording ({', '.join(BUNDLED_OUTPUTS)})")
+                          f"recording{did_you_mean(path, BUNDLED_OUTPUTS)} "
+                          f"({', '.join(BUNDLED_OUTPUTS)})")
     print_outputs(target, out=out)
 
 

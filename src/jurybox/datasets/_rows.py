@@ -163,6 +163,17 @@ def iter_rows(path: Path) -> Iterator[tuple[int, dict]]:
     return iter_jsonl(path)
 
 
+def require_all(path: Path, line: int, row: dict, fields: Sequence[str], what: str) -> None:
+    """Raise one DataError naming every one of ``fields`` missing from ``row`` (not the first
+    only), what a line of the format needs (``what``: "a JudgeBench pair needs") and the keys
+    found."""
+    missing = [f for f in fields if f not in row]
+    if missing:
+        raise DataError(path, f"missing field{'s' if len(missing) > 1 else ''} "
+                        f"{', '.join(map(repr, missing))} ({what} {', '.join(fields)}); found "
+                        f"{sorted(row)!r:.200}", line=line)
+
+
 def require(path: Path, line: int, row: dict, field: str, kind: type | tuple = object):
     """Return ``row[field]``, raising DataError if absent or not of ``kind`` (a boolean is
     not an ``int`` here unless ``kind`` names ``bool``)."""

@@ -1,10 +1,21 @@
 """JudgeBench pairs (Tan et al., 2024; ScalerLab/JudgeBench, MIT) as pairwise items.
 
-Row schema: ``pair_id, original_id, source, question, response_model, response_A, response_B,
-label`` with label ``A>B`` or ``B>A``. ``source`` is ``mmlu-pro-<subject>`` or one of
-livebench-reasoning, livebench-math, livecodebench; the bucket folds every mmlu-pro subject
-into ``mmlu-pro``. One claude-split pair has two identical responses and a strict label;
-it is kept (it is part of the published benchmark), and a judge can only tie or guess on it.
+The pairwise file format: JSON lines (or parquet rows), each an object with six required
+fields (:data:`REQUIRED`):
+
+- ``pair_id``: the pair's id, unique in the file (a non-blank string or an integer);
+- ``question``: the question both responses answer (non-empty text);
+- ``response_A``, ``response_B``: the two responses (non-empty text);
+- ``label``: ``"A>B"`` or ``"B>A"``, which response is better;
+- ``source``: where the pair comes from (non-empty text): ``mmlu-pro-<subject>``,
+  ``livebench-reasoning``, ``livebench-math``, ``livecodebench`` or any name of yours;
+  accuracy is reported per bucket, and the bucket folds every mmlu-pro subject into
+  ``mmlu-pro``.
+
+Other fields (JudgeBench's ``original_id``, ``response_model``) are ignored. A line missing
+fields names all of them at once. One claude-split pair has two identical responses and a
+strict label; it is kept (it is part of the published benchmark), and a judge can only tie or
+guess on it.
 """
 
 from __future__ import annotations
@@ -13,11 +24,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..errors import DataError
-from ._rows import iter_rows, require
+from ._rows import iter_rows, require, require_all
 from ._validate import IdTracker, check_file, check_name, check_text
 from .items import PairwiseItem
 
-__all__ = ["iter_judgebench", "load_judgebench", "bucket_of", "BUCKETS"]
+__all__ = ["iter_judgebench", "load_judgebench", "bucket_of", "BUCKETS", "REQUIRED"]
+
+#: Fields every line of a pairwise (JudgeBench) file must have.
+REQUIRED = ("pair_id", "question", "response_A", "response_B", "label", "source")
 
 BUCKETS = ("mmlu-pro", "livebench-reasoning", "livebench-math", "livecodebench")
 LABELS = ("A>B", "B>A")
@@ -45,14 +59,15 @@ def iter_judgebench(path: str | Path, *, split: str | None = None) -> Iterator[P
         :func:`bucket_of`.
 
     Raises:
-        DataError: missing file or field, a bad or empty pair_id, empty or bad text (NUL,
-            lone surrogate) in question, responses or source, a label other than A>B / B>A,
-            duplicate pair_id (file, line, field).
+        DataError: missing file or fields (all of a line's at once), a bad or empty pair_id,
+            empty or bad text (NUL, lone surrogate) in question, responses or source, a label
+            other than A>B / B>A, duplicate pair_id (file, line, field).
     """
     path = check_file(Path(path))
     split = split or path.stem
     ids = IdTracker(path, field="pair_id")
     for line, row in iter_rows(path):
+        require_all(path, line, row, REQUIRED, "a JudgeBench pair needs")
         pair_id = check_name(path, line, "pair_id", require(path, line, row, "pair_id"))
         fields = {}
         for name in ("question", "response_A", "response_B", "source"):

@@ -17,9 +17,16 @@ from ._rows import iter_rows, require
 from ._validate import IdTracker, check_file, check_name, check_text
 from .judgebench import LABELS, bucket_of
 
-__all__ = ["RecordedPair", "load_judgebench_outputs", "DECISIONS"]
+__all__ = ["RecordedPair", "load_judgebench_outputs", "DECISIONS", "REQUIRED_OUTPUTS"]
 
 DECISIONS = ("A>B", "B>A", "A=B")
+#: Fields every line of an outputs file must have.
+REQUIRED_OUTPUTS = ("pair_id", "source", "label", "judgments")
+#: What ``jurybox score`` takes, for the error on a file that is not an outputs file.
+ACCEPTS = ("jurybox score takes a jurybox run directory or a JudgeBench outputs .jsonl, each "
+           "line a pair with pair_id, source, label (A>B or B>A) and judgments: two objects "
+           "(original order, swapped), each with judgment ({'response': the judge's raw "
+           "text}) and decision (A>B, B>A, A=B or null)")
 
 
 @dataclass(frozen=True)
@@ -62,13 +69,21 @@ def load_judgebench_outputs(path: str | Path) -> list[RecordedPair]:
     """Load a JudgeBench outputs file.
 
     Raises:
-        DataError: missing file or field, a bad or empty pair_id, not exactly two
+        DataError: missing file or field (a line without the required fields says what
+            ``jurybox score`` accepts), a bad or empty pair_id, not exactly two
             judgments, a judgment without the raw text, bad text (NUL, lone surrogate), an
             unknown label or decision, duplicate pair_id, no pairs (file, line, field).
     """
     path = check_file(Path(path))
     pairs, ids = [], IdTracker(path, field="pair_id")
     for line, row in iter_rows(path):
+        missing = [f for f in REQUIRED_OUTPUTS if f not in row]
+        if missing:
+            listwise = "candidates" in row or "prompt" in row
+            raise DataError(path, f"not a JudgeBench outputs file: missing "
+                            f"{', '.join(map(repr, missing))}"
+                            + ("; it looks like a listwise dataset (judge it with jurybox "
+                               "bench)" if listwise else "") + f". {ACCEPTS}", line=line)
         pair_id = check_name(path, line, "pair_id", require(path, line, row, "pair_id"))
         label = require(path, line, row, "label", str)
         if label not in LABELS:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
-from ..errors import ConfigError, DataError
+from ..errors import ConfigError, DataError, did_you_mean
 from ._rows import iter_jsonl
 from ._validate import MAX_CANDIDATES, check_file
 from .generic import iter_listwise_jsonl, iter_pairs_jsonl
@@ -68,9 +68,20 @@ def bundled_path(relative: str) -> Path:
 
 
 def resolve_bundled(name_or_path: str | Path, bundled: dict[str, str]) -> Path:
-    """A bundled file by its name in ``bundled`` (``"squality"``), else the path given."""
+    """A bundled file by its name in ``bundled`` (``"squality"``), else the path given.
+
+    Raises:
+        DataError: neither a bundled name nor an existing path (the message suggests the
+            closest bundled name: ``squalty`` -> did you mean 'squality'?).
+    """
     key = str(name_or_path)
-    return bundled_path(bundled[key]) if key in bundled else Path(name_or_path)
+    if key in bundled:
+        return bundled_path(bundled[key])
+    path = Path(name_or_path)
+    if not path.exists():
+        raise DataError(path, f"file not found{did_you_mean(key, bundled)} (bundled: "
+                              f"{', '.join(bundled)})")
+    return path
 
 
 def file_sha256(path: Path) -> str:
@@ -86,8 +97,9 @@ def _sniff(path: Path) -> str:
     """A file's format from its extension and, for JSON lines, the keys of its first object.
 
     ``.csv``: TruthfulQA; ``.parquet``: RewardBench 2. A JSON line whose object has the keys
-    ``chosen`` and ``rejected`` is RewardBench 2, one with ``response_A`` and ``label`` is
-    JudgeBench, anything else the generic listwise format. Only keys count, never values: a
+    ``chosen`` and ``rejected`` is RewardBench 2, one with ``response_A`` or ``response_B``
+    and no ``candidates`` is JudgeBench (so a pair missing its label is told so), anything
+    else the generic listwise format. Only keys count, never values: a
     generic line whose candidates read "chosen" and "rejected" stays generic.
 
     Raises:
@@ -100,7 +112,7 @@ def _sniff(path: Path) -> str:
     _, first = next(iter_jsonl(path), (0, {}))
     if {"chosen", "rejected"} <= first.keys():
         return "rewardbench2"
-    if {"response_A", "label"} <= first.keys():
+    if first.keys() & {"response_A", "response_B"} and "candidates" not in first:
         return "judgebench"
     return "jsonl"
 
@@ -240,7 +252,8 @@ def load_dataset(dataset: str, *, format: str = "auto", subset: str | None = "Fa
     else:
         paths, name = [Path(dataset)], Path(dataset).stem
         if not paths[0].exists():
-            raise DataError(paths[0], f"file not found (bundled datasets: {sorted(BUNDLED)!r})")
+            raise DataError(paths[0], f"file not found{did_you_mean(dataset, BUNDLED)} "
+                                      f"(bundled datasets: {sorted(BUNDLED)!r})")
         check_file(paths[0])
         format = _sniff(paths[0]) if format == "auto" else format
     if format == "truthfulqa" and not 2 <= n <= MAX_CANDIDATES:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, Protocol, TypeVar, cast, runtime_checkable
 
-from ..errors import ConfigError
+from ..errors import ConfigError, did_you_mean
 from ..providers import ChatRequest
 from ..runner import Outcome
 
@@ -164,7 +164,8 @@ def protocol_class(name: str) -> ProtocolClass:
         ConfigError: unknown name (the message lists the known ones).
     """
     if name not in PROTOCOLS:
-        raise ConfigError(f"unknown protocol {name!r}; choose from {sorted(PROTOCOLS)}")
+        raise ConfigError(f"unknown protocol {name!r}{did_you_mean(name, PROTOCOLS)} "
+                          f"(choose from {sorted(PROTOCOLS)})")
     return PROTOCOLS[name]
 
 

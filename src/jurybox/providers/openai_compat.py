@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import logging
 import time
 from typing import Any, Literal
 
@@ -43,6 +44,31 @@ Dialect = Literal["openai", "llamacpp"]
 #: ``owned_by`` of the simulated judge's models; a provider that sees it knows the judge is
 #: simulated, however it was reached.
 SIM_OWNER = "jurybox-sim"
+
+#: Servers that answer whatever model name a request gives (llama.cpp's servers serve their
+#: one loaded model): a name missing from their ``/models`` list is no sign of a typo.
+ANY_MODEL_NAME = frozenset({"llamacpp", "local"})
+
+log = logging.getLogger(__name__)
+
+
+def unlisted_model(model: str, listing: object) -> list[str] | None:
+    """The model ids a ``GET /models`` body lists when ``model`` is not among them, else None
+    (listed, or a body without a usable list: nothing to say). Ollama's ``name:latest`` counts
+    as ``name``, which Ollama accepts.
+
+    >>> unlisted_model("gpt-4o-mini", {"data": [{"id": "gpt-4o"}, {"id": "gpt-4.1"}]})
+    ['gpt-4.1', 'gpt-4o']
+    >>> unlisted_model("llama3.1", {"data": [{"id": "llama3.1:latest"}]}) is None
+    True
+    """
+    data = listing.get("data") if isinstance(listing, dict) else None
+    if not isinstance(data, list):
+        return None
+    ids = sorted({m["id"] for m in data if isinstance(m, dict) and isinstance(m.get("id"), str)})
+    if not ids or model in ids or f"{model}:latest" in ids:
+        return None
+    return ids
 
 
 def _retry_after(value: str | None) -> float | None:
@@ -231,7 +257,11 @@ class OpenAICompatibleProvider:
         return self._response(completion.model_dump(), time.perf_counter() - start)
 
     async def check(self) -> None:
-        """GET ``/models`` once; raise ProviderError if the endpoint is unreachable or refuses."""
+        """GET ``/models`` once; raise ProviderError if the endpoint is unreachable or refuses.
+
+        When the server lists its models and ``model`` is not among them, a warning is logged
+        (``jurybox.providers.openai_compat``) before any work; a server without a usable list
+        (another status, a body without ``data``) gets none."""
         try:
             async with self._get_session().get(f"{self._url}/models",
                                                headers=self._headers(),
@@ -247,10 +277,40 @@ class OpenAICompatibleProvider:
                     owners = {m.get("owned_by") for m in (listing or {}).get("data", [])
                               if isinstance(m, dict)} if isinstance(listing, dict) else set()
                     self.simulated = SIM_OWNER in owners
+                    self._warn_if_unlisted(listing)
         except (aiohttp.ClientError, asyncio.TimeoutError, ValueError) as exc:
             raise ProviderError(f"cannot reach {self.base_url} ({type(exc).__name__}: {exc}); "
                                 f"is the server running? set --base-url or JURYBOX_BASE_URL"
                                 ) from None
+
+    async def sim_stats(self) -> dict[str, Any] | None:
+        """The simulated judge's counters (``GET <base>/sim/stats``: prompts, unknown_prompts,
+        ...) when this endpoint is jurybox's simulated judge (seen by :meth:`check`); None
+        otherwise or when it does not answer them (an older serve-sim)."""
+        if not self.simulated:
+            return None
+        try:
+            async with self._get_session().get(f"{self._url}/sim/stats",
+                                               headers=self._headers(),
+                                               timeout=aiohttp.ClientTimeout(total=10)) as resp:
+                if resp.status != 200:
+                    return None
+                value = await resp.json(content_type=None)
+        except (aiohttp.ClientError, asyncio.TimeoutError, ValueError):
+            return None
+        return value if isinstance(value, dict) else None
+
+    def _warn_if_unlisted(self, listing: object) -> None:
+        """Log a warning before any work when the server's model list lacks ``model`` (a
+        typo would otherwise show only as every call failing); never for the simulated
+        judge or servers that take any model name."""
+        if self.simulated or self.name in ANY_MODEL_NAME:
+            return
+        ids = unlisted_model(self.model, listing)
+        if ids is not None:
+            shown = ", ".join(ids[:20]) + (f", ... ({len(ids)} in all)" if len(ids) > 20 else "")
+            log.warning("model %r is not in the models %s lists (%s); calls naming it will "
+                        "probably fail: check --model", self.model, self.base_url, shown)
 
     async def aclose(self) -> None:
         if self._session is not None:

@@ -29,7 +29,7 @@ from ..cache import ResponseCache
 from ..protocols import JudgingProtocol
 from ..providers import Provider, redact_text
 from ..errors import JuryboxError, write_error
-from ..reports import FailedUnits, Records, RunDir, write_report
+from ..reports import FailedUnits, Records, RunDir, read_manifest, write_report
 from ..runner import AnswerStore, CallRecord, Runner, Totals
 from .calls import ItemCalls
 from .options import RunOptions
@@ -110,6 +110,9 @@ class RunReport(Generic[S]):
     judge: str = ""  # how reports name the judge (the local judge: file and sha256)
     failed_units: FailedUnits = FailedUnits(0, 0)
     cost_usd: float | None = None  # the whole run (every session), when a price was given
+    #: what the results cannot be trusted for, one sentence each (summary.json ``warnings``):
+    #: a simulated judge that did not know the items it was asked about
+    warnings: tuple[str, ...] = ()
 
     @property
     def status(self) -> str:
@@ -160,16 +163,18 @@ class Engine:
         summary = job.summarize(Records(rundir.items_path), info)
         failed = rundir.failed_units()
         cost = self._cost(rundir, totals)
+        warnings = _run_warnings(rundir)
         try:
             rundir.write_summary({**summary.to_json(), "status": failed.status,
                                   "failed_units": failed._asdict(),
-                **({"cost": cost} if cost else {})})
+                **({"cost": cost} if cost else {}),
+                **({"warnings": list(warnings)} if warnings else {})})
         except OSError as exc:
             raise write_error(rundir.summary_path, exc) from None
         self._report()
         return RunReport(summary, rundir.path, totals, judged, job.n_units,
                          self.provider.simulated, _protocol_params(job.protocols),
-                         self._label(job), failed, cost["usd"] if cost else None)
+                         self._label(job), failed, cost["usd"] if cost else None, warnings)
 
     def _report(self) -> None:
         """Write report.html into the run directory this engine opened (never into one it
@@ -225,6 +230,7 @@ class Engine:
         try:
             if not self.offline:
                 await self.provider.check()
+            sim_before = await _sim_stats(self.provider)
             rundir = RunDir(job.out, job.config)
             self._opened = rundir.path
             formats = AnswerFormats(self.options.structured, simulated=self.provider.simulated)
@@ -245,6 +251,9 @@ class Engine:
                         judged = await self._judge(job, runner, rundir, formats)
                     finally:  # the mode in effect at the end, and any fallback taken
                         session["structured"] = formats.state()
+                    unknown = _unknown_since(sim_before, await _sim_stats(self.provider))
+                    if unknown:
+                        session["sim_unknown"] = unknown
                 return rundir, judged, runner.totals
             finally:
                 rundir.close()
@@ -328,6 +337,47 @@ async def _all_or_none(coros: list[Any]) -> None:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def _sim_stats(provider: Provider) -> dict[str, Any] | None:
+    """The simulated judge's counters, when the provider is one that can ask for them."""
+    ask = getattr(provider, "sim_stats", None)
+    return await ask() if ask is not None and provider.simulated else None
+
+
+def _unknown_since(before: dict[str, Any] | None, after: dict[str, Any] | None
+                   ) -> dict[str, int] | None:
+    """Prompts the simulated judge answered between two readings of its counters, and how
+    many of them showed candidates it does not know; None when there were none (or no
+    counters: not the simulated judge)."""
+    if before is None or after is None:
+        return None
+    try:
+        unknown = int(after["unknown_prompts"]) - int(before["unknown_prompts"])
+        prompts = int(after["prompts"]) - int(before["prompts"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    return {"prompts": prompts, "unknown_prompts": unknown} if unknown > 0 else None
+
+
+def _run_warnings(rundir: RunDir) -> tuple[str, ...]:
+    """Warnings about the whole run (every session in run.json): a simulated judge that was
+    asked about candidates it does not know (``jurybox serve-sim`` started with another
+    dataset) gave judgments that are noise around a middling quality."""
+    try:
+        sessions = (read_manifest(rundir.manifest_path) or {}).get("sessions") or []
+    except JuryboxError:
+        return ()
+    counts = [s["sim_unknown"] for s in sessions
+              if isinstance(s, dict) and isinstance(s.get("sim_unknown"), dict)]
+    unknown = sum(int(c.get("unknown_prompts", 0)) for c in counts)
+    if not unknown:
+        return ()
+    prompts = sum(int(c.get("prompts", 0)) for c in counts)
+    return (f"the simulated judge did not know the candidates of {unknown} of the {prompts} "
+            f"prompts it was sent (it knows the items of the --dataset it was started with: "
+            f"start jurybox serve-sim with this run's dataset); their judgments are noise "
+            f"around a middling quality, not a measurement",)
 
 
 def _protocol_params(protocols: Sequence[JudgingProtocol]) -> list[dict[str, Any]]:

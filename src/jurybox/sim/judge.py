@@ -23,7 +23,7 @@ from ..protocols.rubric_prompts import RUBRIC_MARKER
 from .rubric import RubricKnowledge, rubric_answer
 from .config import SimConfig, bias_vector
 
-__all__ = ["SimJudge", "SimAnswer"]
+__all__ = ["SimJudge", "SimAnswer", "SimStats"]
 
 _HEDGES = re.compile(r"\b(no comment|not sure|unclear|unknown|depends|i don't know|"
                      r"uncertain|there is no|no one knows|it is not known)\b", re.I)
@@ -48,6 +48,27 @@ class SimAnswer:
     finish_reason: str = "stop"
     delay_s: float = 0.0
     retry_after_s: float | None = None
+    unknown: int = 0  # candidates or responses of the prompt it does not know
+
+
+@dataclass
+class SimStats:
+    """What the simulated judge was asked, since it started (``GET /v1/sim/stats``).
+
+    Attributes:
+        known_items: items it was loaded with.
+        prompts: listwise and pairwise prompts answered (retries of a refused attempt not
+            counted; re-asks are prompts).
+        unknown_prompts: of those, prompts with at least one candidate or response it does
+            not know (it was started with another dataset: their judgments are noise around
+            a middling quality).
+        unknown_candidates: candidates and responses it did not know, over those prompts.
+    """
+
+    known_items: int = 0
+    prompts: int = 0
+    unknown_prompts: int = 0
+    unknown_candidates: int = 0
 
 
 class SimJudge:
@@ -70,7 +91,9 @@ class SimJudge:
         self.rubric = rubric
         # (question, candidate) -> gold or not; None: known, unlabelled (jurybox judge)
         self._gold: dict[tuple[str, str], bool | None] = {}
+        self.stats = SimStats()
         for item in items:
+            self.stats.known_items += 1
             if isinstance(item, PairwiseItem):
                 question = escape_text(item.question)
                 for label, text in zip("AB", item.responses):
@@ -120,36 +143,49 @@ class SimJudge:
                 return SimAnswer(answer.status, answer.text, delay_s=delay + answer.delay_s,
                                  retry_after_s=answer.retry_after_s)
             roll -= rate
-        text = self._text(body, ident, plain=honour)
+        text, unknown = self._text(body, ident, plain=honour)
         roll = _u("output", ident)
         if honour:  # a grammar keeps the shape: only truncation and refusals get through
             roll = max(roll, faults.rate_malformed)
         if roll < faults.rate_malformed:
             text = "Candidate A looks best overall, then B. {ranking: A B}"
         elif roll < faults.rate_malformed + faults.rate_truncated:
-            return SimAnswer(200, text[: len(text) // 2], finish_reason="length", delay_s=delay)
+            return SimAnswer(200, text[: len(text) // 2], finish_reason="length", delay_s=delay,
+                             unknown=unknown)
         elif roll < faults.rate_malformed + faults.rate_truncated + faults.rate_refusal:
             text = "I'm sorry, but I can't help with judging these answers."
         budget = 4 * int(body.get("max_tokens") or 1 << 30)  # ~4 characters a token
         if len(text) > budget:
-            return SimAnswer(200, text[:budget], finish_reason="length", delay_s=delay)
-        return SimAnswer(200, text, delay_s=delay)
+            return SimAnswer(200, text[:budget], finish_reason="length", delay_s=delay,
+                             unknown=unknown)
+        return SimAnswer(200, text, delay_s=delay, unknown=unknown)
 
-    def _text(self, body: dict, ident: str, *, plain: bool = False) -> str:
+    def _count(self, question: str, texts: Iterable[str]) -> int:
+        """Count a prompt in :attr:`stats`; returns how many of ``texts`` it does not know."""
+        unknown = sum((question, text) not in self._gold for text in texts)
+        self.stats.prompts += 1
+        self.stats.unknown_prompts += unknown > 0
+        self.stats.unknown_candidates += unknown
+        return unknown
+
+    def _text(self, body: dict, ident: str, *, plain: bool = False) -> tuple[str, int]:
+        """The answer's text and how many shown candidates or responses are unknown."""
         user = next((m.get("content", "") for m in body.get("messages", [])
                      if m.get("role") == "user"), "")
         question_match = QUESTION_BLOCK.search(user)
         question = question_match.group(2) if question_match else ""
         call = f"{ident}:{body.get('seed')}"
         if blocks := CANDIDATE_BLOCK.findall(user):
-            return self._listwise_text(question, blocks, call, plain=plain)
+            unknown = self._count(question, (text for _, _, text in blocks))
+            return self._listwise_text(question, blocks, call, plain=plain), unknown
         if RUBRIC_MARKER in user:
-            return rubric_answer(user, self.rubric, _gauss("call", call, "rubric"))
+            return rubric_answer(user, self.rubric, _gauss("call", call, "rubric")), 0
         if responses := RESPONSE_BLOCK.findall(user):
-            return self._pairwise_text(question, [text for _, _, text in responses], call,
-                                       keyed=KEYED_MARKER in user, as_json=JSON_MARKER in user,
-                                       plain=plain)
-        return "I can only judge prompts that show labelled candidates or responses."
+            shown = [text for _, _, text in responses]
+            unknown = self._count(question, shown)
+            return self._pairwise_text(question, shown, call, keyed=KEYED_MARKER in user,
+                                       as_json=JSON_MARKER in user, plain=plain), unknown
+        return "I can only judge prompts that show labelled candidates or responses.", 0
 
     def _pairwise_text(self, question: str, shown: list[str], call: str, *, keyed: bool,
                        as_json: bool, plain: bool = False) -> str:

@@ -1,8 +1,13 @@
 """The simulated judge as an OpenAI-compatible HTTP server on 127.0.0.1.
 
 ``POST /v1/chat/completions`` answers like an OpenAI endpoint (choices, usage); ``GET
-/v1/models`` lists the model ``judge``. :class:`SimServer` runs it in a background thread with
-its own event loop, so the caller's loop (and its client CPU) stays separate.
+/v1/models`` lists the model ``judge``. A prompt showing candidates or responses the judge was
+not loaded with (serve-sim started with another ``--dataset``) is answered all the same, with
+a header :data:`UNKNOWN_HEADER` counting them, a warning logged (the first time, then at
+10, 100, 1000... such prompts), and counted in ``GET /v1/sim/stats`` (:class:`SimStats` as
+JSON), which a run reads before and after judging to warn in its summary.
+:class:`SimServer` runs it in a background thread with its own event loop, so the caller's
+loop (and its client CPU) stays separate.
 """
 
 from __future__ import annotations
@@ -10,9 +15,11 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import logging
 import threading
 import time
 from collections import Counter
+from dataclasses import asdict
 from typing import Any
 
 from aiohttp import web
@@ -20,9 +27,25 @@ from aiohttp import web
 from ..providers import SIM_OWNER, OpenAICompatibleProvider
 from .judge import SimJudge
 
-__all__ = ["make_app", "SimServer", "SIM_MODEL"]
+__all__ = ["make_app", "SimServer", "SIM_MODEL", "UNKNOWN_HEADER", "STATS_PATH"]
 
 SIM_MODEL = "judge"
+#: Response header: how many of the prompt's candidates or responses the judge does not know.
+UNKNOWN_HEADER = "X-Jurybox-Sim-Unknown"
+#: The judge's counters (:class:`~jurybox.sim.judge.SimStats`), under the base URL's ``/v1``.
+STATS_PATH = "/v1/sim/stats"
+
+log = logging.getLogger(__name__)
+
+
+def _note_unknown(judge: SimJudge) -> None:
+    """Log the unknown prompts at the first one, then at 10, 100, 1000, ..."""
+    n = judge.stats.unknown_prompts
+    if n == 1 or (n >= 10 and str(n).rstrip("0") == "1"):
+        log.warning("asked about %d prompt(s) whose candidates or responses it does not know "
+                    "(it was loaded with %d items: start serve-sim with the run's --dataset); "
+                    "their judgments are noise around a middling quality", n,
+                    judge.stats.known_items)
 
 
 def _anthropic_error(status: int, kind: str, message: str,
@@ -72,6 +95,8 @@ def make_app(judge: SimJudge) -> web.Application:
         attempt = attempts[ident]
         attempts[ident] += 1
         answer = judge.answer(body, attempt)
+        if answer.unknown:
+            _note_unknown(judge)
         if answer.delay_s:
             await asyncio.sleep(answer.delay_s)
         if answer.status != 200:
@@ -92,7 +117,7 @@ def make_app(judge: SimJudge) -> web.Application:
                       "prompt_tokens_details": {"cached_tokens": cached},
                       "completion_tokens": len(answer.text) // 4 + 1,
                       "total_tokens": (prompt_chars + len(answer.text)) // 4 + 2},
-        })
+        }, headers={UNKNOWN_HEADER: str(answer.unknown)})
 
     async def messages(request: web.Request) -> web.Response:
         """Anthropic's ``/v1/messages``, answered by the same judge (a loopback fake for the
@@ -111,6 +136,8 @@ def make_app(judge: SimJudge) -> web.Application:
                 "max_tokens": body.get("max_tokens"),
                 "response_format": {"type": "json_schema"} if tools else None}
         answer = judge.answer(chat, attempt)
+        if answer.unknown:
+            _note_unknown(judge)
         if answer.delay_s:
             await asyncio.sleep(answer.delay_s)
         if answer.status != 200:
@@ -134,6 +161,9 @@ def make_app(judge: SimJudge) -> web.Application:
             "usage": {"input_tokens": prompt_chars // 4 + 1,
                       "output_tokens": len(answer.text) // 4 + 1}})
 
+    async def stats(_: web.Request) -> web.Response:
+        return web.json_response(asdict(judge.stats))
+
     async def models(_: web.Request) -> web.Response:
         return web.json_response({"object": "list", "data": [
             {"id": SIM_MODEL, "object": "model", "owned_by": SIM_OWNER}]})
@@ -141,6 +171,7 @@ def make_app(judge: SimJudge) -> web.Application:
     app = web.Application(client_max_size=64 * 1024 * 1024)
     app.router.add_post("/v1/chat/completions", completions)
     app.router.add_get("/v1/models", models)
+    app.router.add_get(STATS_PATH, stats)
     app.router.add_post("/v1/messages", messages)
     return app
 

@@ -1,0 +1,36 @@
+"""``jurybox export``: a run directory as flat per-item and per-call tables."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from ._common import console, fail_cleanly
+
+
+@fail_cleanly
+def export(
+    run: Annotated[Path, typer.Argument(help="A jurybox run directory (holding run.json, "
+                                             "items.jsonl, calls.jsonl).")],
+    format: Annotated[str, typer.Option(
+        "--format", envvar="JURYBOX_EXPORT_FORMAT", help="csv, parquet (needs pip install "
+        "'jurybox[parquet]') or jsonl.")] = "csv",
+    out: Annotated[Optional[Path], typer.Option(
+        envvar="JURYBOX_EXPORT_OUT", help="Folder for `items.<format>` and `calls.<format>` "
+        "(default `<run>/export`).")] = None,
+) -> None:
+    """Write a run's decisions (one row per item and protocol) and model calls (one row per
+    call, with the prompt and the raw judge text) as flat tables for pandas or a
+    spreadsheet. Lists (winners, C_i, prompt messages) are JSON text in csv and parquet."""
+    from ..reports import export_run
+
+    result = export_run(run, format=format, out=out)
+    for name, lines in result.skipped.items():
+        print(f"warning: {name}: skipped {len(lines)} line(s) that are not JSON records "
+              f"(lines {', '.join(map(str, lines[:10]))}{', ...' if len(lines) > 10 else ''})",
+              file=sys.stderr)
+    console.print(f"written: {result.items} ({result.n_items} rows), {result.calls} "
+                  f"({result.n_calls} rows)", highlight=False)
