@@ -131,3 +131,46 @@ def test_screenshot(run_dir, tmp_path):
     target = Path(os.environ.get(SCREENSHOT_ENV) or tmp_path / "report.png")
     png = screenshot(BROWSER, (run_dir / "report.html").as_uri(), target, tmp_path / "p")
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 20_000
+
+
+@pytest.fixture(scope="module")
+def judge_runs(tmp_path_factory) -> dict[str, Path]:
+    """Judge runs (no gold) with the payloads: PCF on 3 candidates, both orders on pairs."""
+    from jurybox.judging import judge
+
+    folder = tmp_path_factory.mktemp("judge-report")
+    listwise = [{"id": f"j{i}", "prompt": f"Best reply to message {i}?",
+                 "candidates": [f"reply {i}", f"{SCRIPT} reply {i}", f"{IMG} reply {i}"]}
+                for i in range(4)]
+    pairs = [{"id": f"pair{i}", "prompt": f"Better summary {i}?",
+              "candidates": [f"summary {i} {SCRIPT}", f"summary {i} {IMG}"]} for i in range(3)]
+    options = RunOptions(cache_path=None, retry=FAST_RETRY, concurrency=4)
+    judge(listwise, protocol="pcf", k=3, out=folder / "pcf", options=options)
+    judge(pairs, protocol="both-orders", out=folder / "pairs", options=options)
+    return {"pcf": folder / "pcf", "pairs": folder / "pairs"}
+
+
+@pytest.mark.parametrize("kind", ["pcf", "pairs"])
+def test_judge_run_report_is_self_contained_and_escaped(judge_runs, kind):
+    page = (judge_runs[kind] / "report.html").read_text(encoding="utf-8")
+    assert "http://" not in page and "https://" not in page
+    assert SCRIPT not in page and IMG not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    dom = _parse(page)
+    assert len(dom.items) == (4 if kind == "pcf" else 3)
+    # no gold: the summary claims no accuracy and no coverage
+    assert "no accuracy is claimed" in page and "cover %" not in page
+    assert not any(t in ("link", "img", "iframe", "object") for t, _ in dom.elements)
+
+
+@needs_browser
+@pytest.mark.parametrize("kind", ["pcf", "pairs"])
+def test_judge_run_report_in_headless_chromium(judge_runs, kind, tmp_path):
+    assert BROWSER is not None
+    loaded = render(BROWSER, (judge_runs[kind] / "report.html").as_uri(), tmp_path / "profile")
+    assert loaded.console == []
+    dom = _parse(loaded.dom)
+    text = "".join(dom.text)
+    assert SCRIPT in text and IMG in text
+    assert not any(t == "img" for t, _ in dom.elements)
+    assert sum(t == "script" for t, _ in dom.elements) == 1  # the page's own

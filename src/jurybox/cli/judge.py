@@ -9,7 +9,7 @@ import typer
 
 from ..run.options import (DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY, DEFAULT_STRUCTURED,
                            DEFAULT_TIMEOUT_S, DEFAULT_TRANSPORT)
-from ._common import BenchProgress, console, exit_for_status, fail_cleanly
+from ._common import BenchProgress, console, exit_for_status, fail_cleanly, print_warnings
 from ._options import (Attempts, BaseUrl, Cache, Concurrency, DryRun, MaxTokens, Model,
                        NoCache, Out, PriceIn, PriceOut, Seed, SimBias, SimFaults, SimLatency,
                        SimSeed, Structured, Temperature, Timeout, TransportOpt, run_options)
@@ -100,6 +100,7 @@ def judge(
     with BenchProgress() as progress:
         result = run_judge(config, out, options=options, hooks=progress.hooks())
     print_judge_result(result)
+    print_warnings(result)
     cost_line(result)
     exit_for_status(result)
 
@@ -143,4 +144,5 @@ def print_judge_result(result: JudgeResult) -> None:
         console.print(f"accuracy on the {acc.n} labelled items judged: {100 * acc.accuracy:.1f}% "
                       f"({ci})", highlight=False)
     console.print(f"judgments: {result.out / 'judgments.jsonl'} and "
-                  f"{result.out / 'judgments.csv'}; run directory {result.out}", highlight=False)
+                  f"{result.out / 'judgments.csv'}; report: {result.out / 'report.html'} "
+                  f"(jurybox show {result.out} ITEM_ID for one item)", highlight=False)

@@ -140,16 +140,21 @@ class RunReader:
         can still be read and its sha256 is the one recorded; {} otherwise (the views then
         read the texts back from a recorded prompt)."""
         from ..datasets import PairwiseItem, load_dataset
+        from ..datasets.registry import FORMATS
 
         wanted = set(item_ids)
         dataset, config = self.manifest.get("dataset") or {}, self.manifest.get("config") or {}
         sha = dataset.get("sha256")
         if not wanted or not sha:
             return {}
-        for source in dict.fromkeys(filter(None, (config.get("dataset"), dataset.get("path")))):
+        # judge runs name their file "input", may lack gold and read generic lines as pairs
+        fmt = dataset.get("format") if dataset.get("format") in FORMATS else "auto"
+        sources = (config.get("dataset") or config.get("input"), dataset.get("path"))
+        for source in dict.fromkeys(filter(None, sources)):
             try:
                 loaded = load_dataset(str(source), subset=config.get("subset", "Factuality"),
-                                      n=int(config.get("n_candidates") or 4))
+                                      n=int(config.get("n_candidates") or 4), format=fmt,
+                                      labelled=False)
             except (JuryboxError, OSError, ValueError):
                 continue
             if loaded.sha256 != sha:

@@ -69,6 +69,8 @@ def summary_table(summary: dict[str, Any], params: dict[str, dict[str, Any]]) ->
     protocols = summary.get("protocols")
     if not isinstance(protocols, dict) or not protocols:
         return None
+    if summary.get("kind") == "judge":
+        return _judge_table(summary, params)
     pairwise = summary.get("task") == "pairwise"
     columns = ["protocol", "n", "cover %", "acc % [95% CI]", "Δ % [95% CI]", "+/-", "sign p",
                "calls", "failed items"]
@@ -95,6 +97,28 @@ def summary_table(summary: dict[str, Any], params: dict[str, dict[str, Any]]) ->
                  f"compare each protocol with {baseline} on the items both judged; CIs are 95% "
                  f"bootstrap intervals. Failed items have no decision: they are left out of the "
                  f"accuracy and counted against coverage, never scored.")
+
+
+def _judge_table(summary: dict[str, Any], params: dict[str, dict[str, Any]]) -> Table:
+    """A judge run (candidates without gold): items, failures, how often the order changed the
+    pick, agreement with the pick, calls; accuracy only over the items that have gold."""
+    judge = summary.get("judge") or {}
+    name = str(judge.get("protocol", next(iter(summary["protocols"]))))
+    s = summary["protocols"].get(name) or {}
+    acc = s.get("accuracy") or {}
+    columns = ["protocol", "items", "failed items", "flipped %", "agreement %", "calls"]
+    row = [protocol_label(name, params.get(name, {})), str(judge.get("n_items", "—")),
+           str(judge.get("n_failed", "—")), pct(judge.get("flip_rate")),
+           pct(judge.get("mean_agreement")), str(s.get("calls_planned", "—"))]
+    labelled = int(judge.get("n_labelled") or 0)
+    if labelled:
+        columns += ["labelled", "acc % [95% CI]"]
+        row += [str(labelled), pct(acc.get("accuracy")) + _ci(acc.get("confidence_interval"))]
+    note = ("Candidates without gold: no accuracy is claimed" if not labelled else
+            f"Accuracy is over the {labelled} items that have gold only")
+    return Table(columns, [row], f"{note}. flipped %: decided items whose pick changed across "
+                 f"the orders shown; agreement %: mean share of an item's orders whose pick "
+                 f"was the final pick. Failed items have no decision, never a score.")
 
 
 def curve_chart(curve: PermutationCurve) -> Chart | None:
