@@ -54,6 +54,7 @@ ROWS: list[tuple[str, str, int, str | None, float | None]] = [
     ("exact (K=7)", "pcf", 7, "exact", None),
     ("sequential 0.95 (K=7)", "pcf", 7, "sequential", None),
     ("sequential 0.8 (K=7)", "pcf", 7, "sequential", 0.8),
+    ("sequential 0.7 (K=7)", "pcf", 7, "sequential", 0.7),
 ]
 
 

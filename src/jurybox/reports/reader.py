@@ -148,7 +148,7 @@ class RunReader:
         if not wanted or not sha:
             return {}
         # judge runs name their file "input", may lack gold and read generic lines as pairs
-        fmt = dataset.get("format") if dataset.get("format") in FORMATS else "auto"
+        fmt = str(dataset["format"]) if dataset.get("format") in FORMATS else "auto"
         sources = (config.get("dataset") or config.get("input"), dataset.get("path"))
         for source in dict.fromkeys(filter(None, sources)):
             try:
