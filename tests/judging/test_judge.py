@@ -184,3 +184,16 @@ def test_cli_judge_dry_run_makes_no_call(tmp_path):
     # q1: 3 candidates, 3! = 6 < 7 orders; q2: 2 orders
     assert "calls: 8 " in res.output and "no model call was made" in res.output
     assert not (tmp_path / "run").exists()
+
+
+def test_cli_judge_table_prints_item_ids_literally(tmp_path):
+    # ids are the user's text: rich markup in them must neither vanish nor crash the table
+    src = tmp_path / "[bold]marked.jsonl"
+    src.write_text(json.dumps({"id": "[/]", "prompt": "Q?", "candidates": ["a", "b"]}) + "\n"
+                   + json.dumps({"id": "[bold]q2", "prompt": "Q2?", "candidates": ["c", "d"]})
+                   + "\n")
+    res = runner.invoke(app, ["judge", str(src), "--k", "2", "--no-cache", "--out",
+                              str(tmp_path / "run")])
+    assert res.exit_code == 0, res.output
+    assert "│ [/]" in res.output and "│ [bold]q2" in res.output
+    assert "[bold]marked: 2 items" in res.output

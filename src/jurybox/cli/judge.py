@@ -108,13 +108,15 @@ def judge(
 def print_judge_result(result: JudgeResult) -> None:
     """The first rows of the per-item table, the summary line and where the files are."""
     from rich.table import Table
+    from rich.text import Text
 
     from ..judging import read_judgments
 
     s = result.summary
     judge_name = f"SIMULATED ({s.bench.model})" if result.simulated else result.judge
-    table = Table(title=f"{s.bench.dataset}: {s.n_items} items, {s.label}, judge: "
-                  f"{judge_name}", title_justify="left")
+    # item ids, file and model names are the user's text, never rich markup ("[/]")
+    table = Table(title=Text(f"{s.bench.dataset}: {s.n_items} items, {s.label}, judge: "
+                             f"{judge_name}"), title_justify="left")
     for column in ("item", "winner(s)", "C_i (per candidate)", "agree", "flags"):
         table.add_column(column, overflow="fold")
     rows = 0
@@ -125,7 +127,7 @@ def print_judge_result(result: JudgeResult) -> None:
         winners = (j.verdict or "-") if j.task == "pairwise" else \
             ",".join(map(str, j.winners)) or "-"
         flags = ", ".join(f for f, on in (("FAILED", j.failed), ("flipped", j.flipped)) if on)
-        table.add_row(j.item_id, winners,
+        table.add_row(Text(j.item_id), winners,
                       " ".join(f"{c:.1f}" for c in j.combined) if j.combined else "",
                       "" if j.agreement_rate is None else f"{100 * j.agreement_rate:.0f}%",
                       flags)
