@@ -197,3 +197,25 @@ def test_cli_judge_table_prints_item_ids_literally(tmp_path):
     assert res.exit_code == 0, res.output
     assert "│ [/]" in res.output and "│ [bold]q2" in res.output
     assert "[bold]marked: 2 items" in res.output
+
+
+def test_paths_with_brackets_print_as_written(tmp_path):
+    # "[exp]" in a folder name is not rich markup: every command prints the path it wrote
+    src = tmp_path / "two.jsonl"
+    src.write_text("".join(json.dumps(i) + "\n" for i in ITEMS))
+    out = tmp_path / "[exp]" / "run"
+    res = runner.invoke(app, ["judge", str(src), "--k", "2", "--no-cache", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    flat = "".join(res.output.split())
+    assert "".join(f"judgments: {out / 'judgments.jsonl'}".split()) in flat
+    res = runner.invoke(app, ["report", str(out)])
+    assert "".join(f"written: {out / 'report.html'}".split()) in "".join(res.output.split())
+    res = runner.invoke(app, ["export", str(out), "--format", "jsonl"])
+    assert "".join(f"written: {out / 'export' / 'items.jsonl'}".split()) in \
+        "".join(res.output.split())
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text(json.dumps({**ITEMS[1], "gold": 0}) + "\n")
+    bench = tmp_path / "[exp]" / "bench"
+    res = runner.invoke(app, ["bench", str(gold), "--k", "2", "--no-cache", "--out", str(bench)])
+    assert res.exit_code == 0, res.output
+    assert "".join(f"run directory: {bench}".split()) in "".join(res.output.split())

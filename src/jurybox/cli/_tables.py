@@ -135,7 +135,7 @@ def print_bench_result(result: BenchResult, title: str) -> None:
     if summary.replayed:
         console.print(f"answers replayed from calls.jsonl: {t.cache_hits} (no model "
                       f"calls)  failed judgments: {failed}")
-        console.print(f"run directory: {result.out}")
+        console.print(f"run directory: {result.out}", markup=False)
         return
     cached = (f" (prompt {t.prompt_tokens:,}, of which the provider's prefix cache served "
               f"{t.cached_tokens:,})" if t.cached_tokens else "")
@@ -143,4 +143,4 @@ def print_bench_result(result: BenchResult, title: str) -> None:
                   f"retries: {t.retries}  re-asks: {t.reasks}  failed judgments: {failed}  "
                   f"tokens: {t.prompt_tokens + t.completion_tokens:,}{cached}")
     console.print(f"run directory: {result.out}  (run.json, calls.jsonl, items.jsonl, "
-                  f"summary.json, report.html)")
+                  f"summary.json, report.html)", markup=False)

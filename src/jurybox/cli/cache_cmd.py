@@ -24,14 +24,14 @@ def cache(
     if action not in ("info", "clear"):
         raise ValueError(f"action must be 'info' or 'clear', got {action!r}")
     if not path.exists():
-        console.print(f"no cache at {path} (nothing was created)")
+        console.print(f"no cache at {path} (nothing was created)", markup=False)
         return
     ResponseCache(path, read_only=True).close()  # a jurybox cache? (nothing changed if not)
     store = ResponseCache(path, read_only=action == "info")
     try:
         if action == "clear":
-            console.print(f"deleted {store.clear()} responses from {path}")
+            console.print(f"deleted {store.clear()} responses from {path}", markup=False)
         else:
-            console.print(f"{path}: {len(store)} responses")
+            console.print(f"{path}: {len(store)} responses", markup=False)
     finally:
         store.close()

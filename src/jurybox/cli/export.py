@@ -33,4 +33,4 @@ def export(
               f"(lines {', '.join(map(str, lines[:10]))}{', ...' if len(lines) > 10 else ''})",
               file=sys.stderr)
     console.print(f"written: {result.items} ({result.n_items} rows), {result.calls} "
-                  f"({result.n_calls} rows)", highlight=False)
+                  f"({result.n_calls} rows)", highlight=False, markup=False)

@@ -147,4 +147,5 @@ def print_judge_result(result: JudgeResult) -> None:
                       f"({ci})", highlight=False)
     console.print(f"judgments: {result.out / 'judgments.jsonl'} and "
                   f"{result.out / 'judgments.csv'}; report: {result.out / 'report.html'} "
-                  f"(jurybox show {result.out} ITEM_ID for one item)", highlight=False)
+                  f"(jurybox show {result.out} ITEM_ID for one item)", highlight=False,
+                  markup=False)

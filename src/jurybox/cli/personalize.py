@@ -81,7 +81,8 @@ def print_personalize(result: PersonalizeResult, title: str) -> None:
                       f"{r.dimension}, {r.n_pairs} rater pairs): {text}")
     t = result.totals
     console.print(f"model calls this run: {t.model_calls}  cache hits: {t.cache_hits}  "
-                  f"failed: {sum(t.failures.values())}  run directory: {result.out}")
+                  f"failed: {sum(t.failures.values())}  run directory: {result.out}",
+                  markup=False)
 
 
 @fail_cleanly

@@ -25,7 +25,7 @@ def report(
     end; this rewrites it (say after an interrupted run) with no model calls."""
     from ..reports import write_report
 
-    console.print(f"written: {write_report(run, max_items=max_items)}")
+    console.print(f"written: {write_report(run, max_items=max_items)}", markup=False)
 
 
 __all__ = ["report"]

@@ -72,7 +72,7 @@ def print_outputs(path: Path, *, out: Path | None, show: int = 50) -> list[Outpu
         write_json_atomic(out / "summary.json", {
             "source": str(path), "n_pairs": len(pairs),
             "scores": [{**asdict(s), "accuracy": s.counts.accuracy} for s in scores]})
-        console.print(f"written: {out / 'summary.json'}")
+        console.print(f"written: {out / 'summary.json'}", markup=False)
     return scores
 
 
