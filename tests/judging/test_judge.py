@@ -107,8 +107,11 @@ def test_pairwise_protocol_on_two_candidates(tmp_path):
 def test_bad_settings_and_other_items_in_the_same_folder(tmp_path):
     with pytest.raises(ConfigError, match="no setting 'kk'"):
         jurybox.judge(ITEMS, kk=3, out=tmp_path / "x")
-    with pytest.raises(ConfigError, match="unknown protocol 'pfc'"):
+    with pytest.raises(ConfigError, match="no protocol 'pfc'; did you mean 'pcf'"):
         jurybox.judge(ITEMS, protocol="pfc", out=tmp_path / "y")
+    with pytest.raises(ConfigError, match=r"no protocol 'rubric' \(choose from "
+                                          r"\['direct', 'pcf', 'apoc', 'both-orders'"):
+        jurybox.judge(ITEMS, protocol="rubric", out=tmp_path / "y")
     jurybox.judge(ITEMS[:1], out=tmp_path / "run", k=2)
     with pytest.raises(ConfigError, match="other items"):
         jurybox.judge(ITEMS, out=tmp_path / "run", k=2)
