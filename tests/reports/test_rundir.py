@@ -129,3 +129,14 @@ def test_a_full_disk_is_a_one_line_error_and_loses_nothing(tmp_path):
         run.append_call({"key": "k"})
     assert info.value.errno == 28  # ENOSPC; the engine turns it into RunWriteError
     run.close()  # closing a log that cannot flush does not raise either
+
+
+def test_a_setting_left_out_on_resume_is_named_not_blamed_on_an_old_version(tmp_path):
+    first = RunDir(tmp_path / "run", {**CONFIG, "template": "T {question} {candidates}"})
+    first.write_manifest({}, {"status": "complete"})
+    first.close()
+    with pytest.raises(ConfigError) as info:
+        RunDir(tmp_path / "run", CONFIG)  # the same command without --template
+    message = str(info.value)
+    assert "differs in ['template']; ['template'] set in that run and not in this one" in message
+    assert "not settings of this jurybox version" not in message

@@ -176,8 +176,10 @@ class RunDir:
                 changed = sorted(k for k in set(stored) | set(self.config)
                                  if stored.get(k) != self.config.get(k))
                 gone = sorted(set(stored) - set(self.config))
-                older = (f"; {gone} are not settings of this jurybox version: the run was "
-                         f"written by an older one" if gone else "")
+                # an optional setting left out now (--template, --adaptive) looks the same
+                # as one an older jurybox had: say what is known, not which it was
+                older = (f"; {gone} set in that run and not in this one (not given now, or "
+                         f"settings of an older jurybox)" if gone else "")
                 raise ConfigError(f"{self.path} holds a run with a different configuration "
                                   f"(differs in {changed}{older}); use another --out or "
                                   f"delete it")
