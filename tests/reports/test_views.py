@@ -120,6 +120,20 @@ def test_hand_run_curve(hand_run):
     assert [p.n_agree for p in curve.points] == [1, 2, 2]
 
 
+def test_report_without_calls_and_with_a_foreign_items_line(hand_run):
+    from jurybox.reports import render_report
+
+    (hand_run / "calls.jsonl").unlink()  # deleted to save space: decisions remain
+    with (hand_run / "items.jsonl").open("a") as fh:
+        fh.write(json.dumps({"item_id": "q3"}) + "\n")  # no protocol: not a decision
+    reader = RunReader(hand_run)
+    assert reader.item_ids == ["q1", "q2"]
+    q1 = reader.item("q1")
+    assert q1.calls == () and q1.protocol("pcf").winners == (0,)
+    page = render_report(hand_run)
+    assert 'data-item="q1"' in page and 'data-item="q3"' not in page
+
+
 @pytest.fixture(scope="module")
 def sim_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("bench") / "run"

@@ -38,6 +38,9 @@ def _index(path: Path, key: Any) -> dict[str, list[int]]:
 
 
 def _lines(path: Path, offsets: Iterable[int]) -> list[dict[str, Any]]:
+    offsets = list(offsets)
+    if not offsets:  # nothing to read: the file may be absent (calls.jsonl deleted)
+        return []
     out = []
     with path.open("rb") as fh:
         for offset in offsets:
@@ -75,7 +78,9 @@ class RunReader:
         self.protocol_params = {str(p.get("name")): dict(p.get("params") or {})
                                 for p in manifest.get("protocols") or () if isinstance(p, dict)}
         self.task = self._task()
-        self._items = _index(self.items_path, unit_of)
+        # a line without a protocol is no decision jurybox wrote (a hand-edited file)
+        self._items = _index(self.items_path,
+                             lambda r: unit_of(r) if isinstance(r.get("protocol"), str) else None)
         self._calls = _index(self.calls_path, lambda r: (r.get("meta") or {}).get("item_id"))
         self.item_ids = list(self._items)
 
