@@ -124,6 +124,20 @@ def test_report_in_headless_chromium(run_dir, tmp_path):
 
 
 @needs_browser
+def test_a_malformed_filter_in_the_url_is_no_script_error(run_dir, tmp_path):
+    assert BROWSER is not None
+    n_items = len(RunReader(run_dir).item_ids)
+    # "%E0" is no UTF-8 escape: decodeURIComponent throws URIError
+    loaded = render(BROWSER, (run_dir / "report.html").as_uri() + "#filter=flipped%E0",
+                    tmp_path / "profile")
+    assert loaded.console == []
+    dom = _parse(loaded.dom)
+    assert "hidden" in next(a for t, a in dom.elements if a.get("id") == "js-errors")
+    # no such flag: nothing matches, and the counter says so
+    assert f"showing 0 of {n_items}" in "".join(dom.text)
+
+
+@needs_browser
 def test_screenshot(run_dir, tmp_path):
     import os
 

@@ -18,7 +18,9 @@
   function wanted() {
     var match = /(?:^|[#&])filter=([^&]*)/.exec(window.location.hash);
     if (!match) { return []; }
-    return decodeURIComponent(match[1]).split(",").filter(function (f) { return f; });
+    var text = match[1];
+    try { text = decodeURIComponent(text); } catch (e) { /* a hand-typed "%": use as is */ }
+    return text.split(",").filter(function (f) { return f; });
   }
 
   function apply(flags) {
