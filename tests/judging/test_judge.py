@@ -222,3 +222,18 @@ def test_paths_with_brackets_print_as_written(tmp_path):
     res = runner.invoke(app, ["bench", str(gold), "--k", "2", "--no-cache", "--out", str(bench)])
     assert res.exit_code == 0, res.output
     assert "".join(f"run directory: {bench}".split()) in "".join(res.output.split())
+
+
+def test_cli_judge_exits_1_when_no_item_was_judged(tmp_path):
+    # as bench: 1 when no item got a decision, 3 when some did not (README's exit codes)
+    src = tmp_path / "two.jsonl"
+    src.write_text("".join(json.dumps(i) + "\n" for i in ITEMS))
+    args = ["judge", str(src), "--k", "2", "--no-cache", "--attempts", "1"]
+    res = runner.invoke(app, [*args, "--sim-faults", "rate_malformed=1", "--out",
+                              str(tmp_path / "none")])
+    assert res.exit_code == 1, res.output
+    assert "no item was judged" in res.output
+    rows = list(read_judgments(tmp_path / "none" / "judgments.jsonl"))
+    assert [(j.failed, j.winners) for j in rows] == [(True, ()), (True, ())]
+    unlabelled = runner.invoke(app, [*args, "--out", str(tmp_path / "ok")])
+    assert unlabelled.exit_code == 0, unlabelled.output  # no gold is no failure

@@ -170,16 +170,20 @@ def print_warnings(result: Any) -> None:
         print(f"warning: {' '.join(warning.split())}", file=sys.stderr)
 
 
-def exit_for_status(result: Any, *, strict: bool = True) -> None:
+def exit_for_status(result: Any, *, strict: bool = True,
+                    nothing_judged: bool | None = None) -> None:
     """After the summary is shown: exit 1 when nothing was judged (every call failed), and
     say how many units have no decision when the run is partial (exit 3 when ``strict``).
 
-    ``result`` is a RunReport; a bench summary with no judged protocol counts as nothing
-    judged."""
+    ``result`` is a RunReport; ``nothing_judged`` None: a bench summary with no judged
+    protocol counts as nothing judged (a summary whose accuracy counts every decided item;
+    a judge run, whose accuracy counts only labelled items, says it itself)."""
     protocols = getattr(result.summary, "protocols", None)
-    if isinstance(protocols, dict) and protocols and all(
+    if nothing_judged is None:
+        nothing_judged = isinstance(protocols, dict) and bool(protocols) and all(
             getattr(s, "accuracy", None) is not None and s.accuracy.n == 0
-            for s in protocols.values()):
+            for s in protocols.values())
+    if nothing_judged:
         _error(f"no item was judged: every call failed; the raw answers and errors are in "
                f"{result.out / 'calls.jsonl'}")
         raise typer.Exit(EXIT_NOTHING_JUDGED)

@@ -102,7 +102,8 @@ def judge(
     print_judge_result(result)
     print_warnings(result)
     cost_line(result)
-    exit_for_status(result)
+    s = result.summary
+    exit_for_status(result, nothing_judged=s.n_items > 0 and s.n_failed == s.n_items)
 
 
 def print_judge_result(result: JudgeResult) -> None:
