@@ -237,3 +237,18 @@ def test_cli_judge_exits_1_when_no_item_was_judged(tmp_path):
     assert [(j.failed, j.winners) for j in rows] == [(True, ()), (True, ())]
     unlabelled = runner.invoke(app, [*args, "--out", str(tmp_path / "ok")])
     assert unlabelled.exit_code == 0, unlabelled.output  # no gold is no failure
+
+
+def test_a_refused_judge_call_leaves_no_folder_behind(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the default out is runs/judge-items-... under the cwd
+    with pytest.raises(ConfigError, match="no protocol 'pfc'"):
+        jurybox.judge(ITEMS, protocol="pfc")
+    with pytest.raises(jurybox.DataError, match="same text"):
+        jurybox.judge([{"id": "a", "prompt": "Q", "candidates": ["x", "x"]}])
+    assert not (tmp_path / "runs").exists() or list((tmp_path / "runs").iterdir()) == []
+    kept = tmp_path / "mine"
+    kept.mkdir()
+    (kept / "notes.txt").write_text("mine")
+    with pytest.raises(ConfigError):
+        jurybox.judge(ITEMS, protocol="pfc", out=kept)
+    assert sorted(p.name for p in kept.iterdir()) == ["notes.txt"]  # only what was there

@@ -24,7 +24,7 @@ from ..protocols.prompts import LISTWISE_PROMPT_VERSION
 from ..reports import previous_sessions
 from ..run import Engine, RunHooks, RunInfo, RunJob, RunOptions, RunReport, open_endpoint
 from ..sim import SimConfig, SimJudge
-from .items import write_input
+from .items import INPUT_FILE, write_input
 from .results import ItemJudgment, JudgeSummary, judgment_of, read_judgments, write_judgments
 
 __all__ = ["JudgeConfig", "JudgeResult", "Judgments", "prepare_judge", "run_judge", "judge",
@@ -275,7 +275,26 @@ def judge(items: Iterable[Any] | str | Path, *, model: str = "sim", protocol: st
         digest = hashlib.sha256(json.dumps([repr(r) for r in rows]).encode()).hexdigest()
         probe = JudgeConfig(input="items", model=model, protocol=protocol, **settings)
         folder = Path(out) if out is not None else default_judge_out(probe, digest)
+        created = not folder.exists()
         config = replace(probe, input=str(write_input(rows, folder)))
+        try:
+            result = run_judge(config, folder, options=options, hooks=hooks)
+        except BaseException:
+            if not (folder / "run.json").exists():  # refused before any run: leave nothing
+                _remove_input(folder, created)
+            raise
+        return Judgments(list(read_judgments(folder / "judgments.jsonl")), result.summary,
+                         folder, result)
     result = run_judge(config, folder, options=options, hooks=hooks)
     return Judgments(list(read_judgments(folder / "judgments.jsonl")), result.summary, folder,
                      result)
+
+
+def _remove_input(folder: Path, created: bool) -> None:
+    """Undo :func:`write_input` for a call that was refused (bad items or settings)."""
+    (folder / INPUT_FILE).unlink(missing_ok=True)
+    if created:
+        try:
+            folder.rmdir()
+        except OSError:  # something else is in it: leave it
+            pass
