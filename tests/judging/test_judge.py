@@ -252,3 +252,11 @@ def test_a_refused_judge_call_leaves_no_folder_behind(tmp_path, monkeypatch):
     with pytest.raises(ConfigError):
         jurybox.judge(ITEMS, protocol="pfc", out=kept)
     assert sorted(p.name for p in kept.iterdir()) == ["notes.txt"]  # only what was there
+
+
+def test_integer_ids_look_up_as_given(tmp_path):
+    result = jurybox.judge([{"id": 7, "prompt": "Q?", "candidates": ["a", "b"]}], k=2,
+                           out=tmp_path / "run")
+    assert result.items[0].item_id == "7" and result[7] is result["7"]
+    with pytest.raises(KeyError):
+        result[8]

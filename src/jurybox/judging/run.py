@@ -234,9 +234,13 @@ class Judgments:
     out: Path
     run: JudgeResult
 
-    def __getitem__(self, item_id: str) -> ItemJudgment:
+    def __getitem__(self, item_id: str | int) -> ItemJudgment:
+        """The judgment of ``item_id`` (an integer id as given, or its text: ids are text).
+
+        Raises:
+            KeyError: no such item."""
         for j in self.items:
-            if j.item_id == item_id:
+            if j.item_id == str(item_id):
                 return j
         raise KeyError(item_id)
 
