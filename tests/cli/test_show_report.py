@@ -59,3 +59,15 @@ def test_report_rewrites_the_page(run_dir):
     assert result.exit_code == 0, result.output
     assert f"written: {page}" in " ".join(result.output.split())
     assert "pcf: accuracy on the first k orders" in page.read_text(encoding="utf-8")
+
+
+def test_report_that_cannot_be_written_is_one_line(run_dir, tmp_path):
+    import shutil
+
+    copy = tmp_path / "run"
+    shutil.copytree(run_dir, copy)
+    (copy / "report.html").unlink()
+    (copy / "report.html").mkdir()  # in the way (as a read-only folder or full disk would be)
+    one_line_error(runner.invoke(app, ["report", str(copy)]),
+                   f"cannot write {str(copy / 'report.html')!r}")
+    assert not (copy / "report.html.tmp").exists()

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from ..errors import DataError
+from ..errors import DataError, write_error
 from .curve import CurveCollector
 from .reader import RunReader
 from .rundir import read_manifest
@@ -182,11 +182,16 @@ def write_report(run_dir: str | Path, *, max_items: int = DEFAULT_MAX_ITEMS) -> 
 
     Raises:
         DataError: not a run directory or agreement folder (see :func:`render_report`).
-        OSError: the file cannot be written.
+        RunWriteError: the file cannot be written (a read-only folder, a full disk, a
+            directory in its place); no temporary file is left.
     """
     path = Path(run_dir) / "report.html"
     html = render_report(run_dir, max_items=max_items)
     tmp = path.with_suffix(".html.tmp")
-    tmp.write_text(html, encoding="utf-8")
-    tmp.replace(path)
+    try:
+        tmp.write_text(html, encoding="utf-8")
+        tmp.replace(path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise write_error(path, exc) from None
     return path
