@@ -260,3 +260,13 @@ def test_integer_ids_look_up_as_given(tmp_path):
     assert result.items[0].item_id == "7" and result[7] is result["7"]
     with pytest.raises(KeyError):
         result[8]
+
+
+def test_judgments_that_cannot_be_written_are_one_line(tmp_path):
+    src = tmp_path / "two.jsonl"
+    src.write_text("".join(json.dumps(i) + "\n" for i in ITEMS))
+    out = tmp_path / "run"
+    (out / "judgments.csv").mkdir(parents=True)  # in the way, as a full disk would be
+    one_line_error(runner.invoke(app, ["judge", str(src), "--k", "2", "--no-cache", "--out",
+                                       str(out)]), f"cannot write {str(out / 'judgments.csv')!r}")
+    assert not list(out.glob("*.tmp"))

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..compare.summary import BenchSummary
+from ..errors import write_error
 
 __all__ = ["ItemJudgment", "JudgeSummary", "judgment_of", "write_judgments", "read_judgments",
            "CSV_COLUMNS", "JUDGMENTS_SCHEMA"]
@@ -146,18 +147,29 @@ def write_judgments(judgments: Iterable[ItemJudgment], out: Path) -> tuple[Path,
 
     Returns:
         The two paths.
+
+    Raises:
+        RunWriteError: a file cannot be written (a full disk, a read-only folder); no
+            temporary file is left, and rerunning writes both.
     """
     jsonl, table = out / "judgments.jsonl", out / "judgments.csv"
     tmp_jsonl, tmp_csv = jsonl.with_suffix(".jsonl.tmp"), table.with_suffix(".csv.tmp")
-    with tmp_jsonl.open("w", encoding="utf-8") as fj, \
-            tmp_csv.open("w", encoding="utf-8", newline="") as fc:
-        writer = csv.writer(fc)
-        writer.writerow(CSV_COLUMNS)
-        for j in judgments:
-            fj.write(json.dumps(j.to_json(), ensure_ascii=False) + "\n")
-            writer.writerow(_row(j))
-    os.replace(tmp_jsonl, jsonl)
-    os.replace(tmp_csv, table)
+    target = jsonl
+    try:
+        with tmp_jsonl.open("w", encoding="utf-8") as fj, \
+                tmp_csv.open("w", encoding="utf-8", newline="") as fc:
+            writer = csv.writer(fc)
+            writer.writerow(CSV_COLUMNS)
+            for j in judgments:
+                fj.write(json.dumps(j.to_json(), ensure_ascii=False) + "\n")
+                writer.writerow(_row(j))
+        os.replace(tmp_jsonl, jsonl)
+        target = table
+        os.replace(tmp_csv, table)
+    except OSError as exc:
+        tmp_jsonl.unlink(missing_ok=True)
+        tmp_csv.unlink(missing_ok=True)
+        raise write_error(target, exc) from None
     return jsonl, table
 
 
