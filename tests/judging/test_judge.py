@@ -36,9 +36,19 @@ def test_listwise_record_to_judgment_by_hand():
 def test_pairwise_record_to_judgment_by_hand():
     record = {"item_id": "p", "protocol": "both-orders", "n_calls": 2, "n_ok": 2,
               "verdict": "B", "credit": None, "label": "", "call_verdicts": ["B", "tie"],
-              "failures": [], "failed": False}
+              "call_ids": ["AB", "BA"], "shown_first": [0, 1], "failures": [], "failed": False}
     j = judgment_of(record)
     assert j.winners == (1,) and j.agreement == (True, False) and j.flipped
+    # APOC: the direct call (AB) and the keyed one disagree, but no order and its reverse do:
+    # the sample-1 pair AB-s1 / BA-s1 both say B, so the order did not change the answer
+    apoc = judgment_of({**record, "protocol": "apoc", "n_calls": 4, "n_ok": 4, "verdict": "A",
+                        "call_ids": ["AB", "AB-s1", "BA-s1", "keyed-AB"],
+                        "shown_first": [0, 0, 1, 0], "call_verdicts": ["A", "B", "B", "A"]})
+    assert not apoc.flipped and apoc.agreement == (True, False, False, True)
+    assert judgment_of({**record, "protocol": "apoc", "verdict": "A",
+                        "call_ids": ["AB", "AB-s1", "BA-s1", "keyed-AB"],
+                        "shown_first": [0, 0, 1, 0],
+                        "call_verdicts": ["A", "A", "B", "A"]}).flipped
     failed = judgment_of({**record, "verdict": None, "n_ok": 1, "call_verdicts": ["A", None],
                           "failures": ["api"], "failed": True})
     assert failed.failed and failed.winners == () and failed.agreement == ()
@@ -184,3 +194,18 @@ def test_cli_judge_dry_run_makes_no_call(tmp_path):
     # q1: 3 candidates, 3! = 6 < 7 orders; q2: 2 orders
     assert "calls: 8 " in res.output and "no model call was made" in res.output
     assert not (tmp_path / "run").exists()
+
+
+def test_template_and_criteria_mismatch_names_the_template_file(tmp_path):
+    src = tmp_path / "two.jsonl"
+    src.write_text(json.dumps(ITEMS[1]) + "\n")
+    with_criteria = tmp_path / "crit.txt"
+    with_criteria.write_text("{criteria}\n{question}\n{candidates}\n")
+    one_line_error(runner.invoke(app, ["judge", str(src), "--template", str(with_criteria)]),
+                   "crit.txt", "no --criteria")
+    plain = tmp_path / "plain.txt"
+    plain.write_text("{question}\n{candidates}\n")
+    one_line_error(runner.invoke(app, ["bench", str(src), "--criteria", "x", "--template",
+                                       str(plain)]), "plain.txt", "does not place {criteria}")
+    one_line_error(runner.invoke(app, ["judge", str(src), "--protocol", "pfc"]),
+                   "did you mean 'pcf'", "jurybox judge takes")

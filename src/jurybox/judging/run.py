@@ -18,7 +18,7 @@ from typing import Any
 from ..compare.run import BenchConfig, PreparedBench, _protocol_label, prepare_bench
 from ..compare.summary import summarize
 from ..datasets import load_dataset
-from ..errors import ConfigError
+from ..errors import ConfigError, did_you_mean
 from ..protocols import PCFProtocol, Weights, protocol_class, protocol_names
 from ..protocols.prompts import LISTWISE_PROMPT_VERSION
 from ..reports import previous_sessions
@@ -92,11 +92,11 @@ def prepare_judge(config: JudgeConfig) -> PreparedBench:
     Raises:
         ConfigError, DataError: on the first problem.
     """
-    from ..protocols import PROTOCOLS
-
-    if config.protocol not in PROTOCOLS:
-        raise ConfigError(f"unknown protocol {config.protocol!r}; choose from "
-                          f"{sorted(PROTOCOLS)}")
+    choices = protocol_names("listwise") + protocol_names("pairwise")
+    if config.protocol not in choices:
+        raise ConfigError(f"unknown protocol {config.protocol!r}"
+                          f"{did_you_mean(config.protocol, choices)}; jurybox judge takes "
+                          f"{', '.join(choices)}")
     dataset = load_dataset(config.input, labelled=False)
     task = protocol_class(config.protocol).task
     if task == "pairwise" and dataset.format == "jsonl":
