@@ -143,6 +143,8 @@ def render_report(run_dir: str | Path, *, max_items: int = DEFAULT_MAX_ITEMS) ->
             (summary.json with groups).
     """
     run_dir = Path(run_dir)
+    if run_dir.exists() and not run_dir.is_dir():
+        raise DataError(run_dir, "is a file; give a run directory (the folder holding run.json)")
     env = _environment()
     context: dict[str, Any] = {"title": run_dir.resolve().name, "css": _asset("report.css"),
                                "js": _asset("report.js"), "generated": datetime.now(
