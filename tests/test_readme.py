@@ -28,7 +28,29 @@ def test_template_example_is_a_valid_template(tmp_path):
     path.write_text(template)
     from jurybox.protocols.templates import JudgePrompt, load_template
 
-    prompt = JudgePrompt(criteria="Kind.", template=load_template(path))
+    prompt = JudgePrompt(criteria="Kind.", template=load_template(path, criteria="Kind."))
     user = prompt.render(question="[[q]]", candidates="[[c]]", answer_format="FORMAT",
                          default="")
     assert "Kind.\n\nThe question:\n[[q]]" in user and user.endswith("[[c]]\n\nFORMAT")
+
+
+def test_judge_cli_example_output_is_what_the_command_prints(tmp_path, monkeypatch):
+    """The README's `jurybox judge` example: its file, its command, its table rows."""
+    import shlex
+
+    from typer.testing import CliRunner
+
+    from jurybox.cli import app
+
+    text = README.read_text(encoding="utf-8")
+    section = text[text.index("## Judging your own candidates"):]
+    (tmp_path / "two.jsonl").write_text(re.search(r"```json\n(.*?)```", section, re.S).group(1))
+    command = re.search(r"```bash\n(jurybox judge .*?)\n```", section, re.S).group(1)
+    shown = re.search(r"```\n(two: .*?)```", section, re.S).group(1).splitlines()
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, [*shlex.split(command)[1:], "--no-cache"])
+    assert result.exit_code == 0, result.output
+    printed = [" ".join(line.split()) for line in result.output.splitlines()]
+    for line in shown:
+        if line.startswith(("│", "2 items", "accuracy")):
+            assert " ".join(line.split()) in printed, line

@@ -45,6 +45,16 @@ def test_show_unknown_item_suggests_close_ids(run_dir):
     line = one_line_error(runner.invoke(app, ["show", str(run_dir), typo]),
                           f"no item {typo!r}", "did you mean", repr(known))
     assert "items.jsonl" in line
+    number = known.rpartition("-")[2]  # "tqa-54" typed as "54"
+    one_line_error(runner.invoke(app, ["show", str(run_dir), number]),
+                   f"no item {number!r}", f"did you mean {known!r}")
+
+
+def test_report_on_a_file_is_one_line(tmp_path):
+    data = tmp_path / "two.jsonl"
+    data.write_text("{}\n")
+    line = one_line_error(runner.invoke(app, ["report", str(data)]), "two.jsonl")
+    assert "Errno" not in line
 
 
 def test_show_and_report_refuse_a_folder_without_a_run(tmp_path):

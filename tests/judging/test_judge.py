@@ -36,9 +36,19 @@ def test_listwise_record_to_judgment_by_hand():
 def test_pairwise_record_to_judgment_by_hand():
     record = {"item_id": "p", "protocol": "both-orders", "n_calls": 2, "n_ok": 2,
               "verdict": "B", "credit": None, "label": "", "call_verdicts": ["B", "tie"],
-              "failures": [], "failed": False}
+              "call_ids": ["AB", "BA"], "shown_first": [0, 1], "failures": [], "failed": False}
     j = judgment_of(record)
     assert j.winners == (1,) and j.agreement == (True, False) and j.flipped
+    # APOC: the direct call (AB) and the keyed one disagree, but no order and its reverse do:
+    # the sample-1 pair AB-s1 / BA-s1 both say B, so the order did not change the answer
+    apoc = judgment_of({**record, "protocol": "apoc", "n_calls": 4, "n_ok": 4, "verdict": "A",
+                        "call_ids": ["AB", "AB-s1", "BA-s1", "keyed-AB"],
+                        "shown_first": [0, 0, 1, 0], "call_verdicts": ["A", "B", "B", "A"]})
+    assert not apoc.flipped and apoc.agreement == (True, False, False, True)
+    assert judgment_of({**record, "protocol": "apoc", "verdict": "A",
+                        "call_ids": ["AB", "AB-s1", "BA-s1", "keyed-AB"],
+                        "shown_first": [0, 0, 1, 0],
+                        "call_verdicts": ["A", "A", "B", "A"]}).flipped
     failed = judgment_of({**record, "verdict": None, "n_ok": 1, "call_verdicts": ["A", None],
                           "failures": ["api"], "failed": True})
     assert failed.failed and failed.winners == () and failed.agreement == ()
@@ -107,10 +117,10 @@ def test_pairwise_protocol_on_two_candidates(tmp_path):
 def test_bad_settings_and_other_items_in_the_same_folder(tmp_path):
     with pytest.raises(ConfigError, match="no setting 'kk'"):
         jurybox.judge(ITEMS, kk=3, out=tmp_path / "x")
-    with pytest.raises(ConfigError, match="no protocol 'pfc'; did you mean 'pcf'"):
+    with pytest.raises(ConfigError, match="unknown protocol 'pfc'; did you mean 'pcf'"):
         jurybox.judge(ITEMS, protocol="pfc", out=tmp_path / "y")
-    with pytest.raises(ConfigError, match=r"no protocol 'rubric' \(choose from "
-                                          r"\['direct', 'pcf', 'apoc', 'both-orders'"):
+    with pytest.raises(ConfigError, match=r"unknown protocol 'rubric'; jurybox judge takes "
+                                          r"direct, pcf, apoc, both-orders"):
         jurybox.judge(ITEMS, protocol="rubric", out=tmp_path / "y")
     jurybox.judge(ITEMS[:1], out=tmp_path / "run", k=2)
     with pytest.raises(ConfigError, match="other items"):
@@ -241,7 +251,7 @@ def test_cli_judge_exits_1_when_no_item_was_judged(tmp_path):
 
 def test_a_refused_judge_call_leaves_no_folder_behind(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # the default out is runs/judge-items-... under the cwd
-    with pytest.raises(ConfigError, match="no protocol 'pfc'"):
+    with pytest.raises(ConfigError, match="unknown protocol 'pfc'"):
         jurybox.judge(ITEMS, protocol="pfc")
     with pytest.raises(jurybox.DataError, match="same text"):
         jurybox.judge([{"id": "a", "prompt": "Q", "candidates": ["x", "x"]}])
@@ -270,3 +280,18 @@ def test_judgments_that_cannot_be_written_are_one_line(tmp_path):
     one_line_error(runner.invoke(app, ["judge", str(src), "--k", "2", "--no-cache", "--out",
                                        str(out)]), f"cannot write {str(out / 'judgments.csv')!r}")
     assert not list(out.glob("*.tmp"))
+
+
+def test_template_and_criteria_mismatch_names_the_template_file(tmp_path):
+    src = tmp_path / "two.jsonl"
+    src.write_text(json.dumps(ITEMS[1]) + "\n")
+    with_criteria = tmp_path / "crit.txt"
+    with_criteria.write_text("{criteria}\n{question}\n{candidates}\n")
+    one_line_error(runner.invoke(app, ["judge", str(src), "--template", str(with_criteria)]),
+                   "crit.txt", "no --criteria")
+    plain = tmp_path / "plain.txt"
+    plain.write_text("{question}\n{candidates}\n")
+    one_line_error(runner.invoke(app, ["bench", str(src), "--criteria", "x", "--template",
+                                       str(plain)]), "plain.txt", "does not place {criteria}")
+    one_line_error(runner.invoke(app, ["judge", str(src), "--protocol", "pfc"]),
+                   "did you mean 'pcf'", "jurybox judge takes")

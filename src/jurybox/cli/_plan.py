@@ -30,7 +30,9 @@ def print_plan(plan: RunPlan, *, model: str, what: str) -> None:
     _say(f"  shared prompt prefix: {100 * plan.shared_prefix_share:.1f}% of input tokens "
          f"(what a provider's prefix cache could serve, at most)")
     usd = plan.usd_range()
-    if usd is None or plan.price is None:
+    if model == "sim" and plan.price is None:
+        _say("  USD: 0 (the simulated judge runs on this machine)")
+    elif usd is None or plan.price is None:
         _say("  USD: no price known for this model; pass --price-in and --price-out (USD per "
              "million tokens)")
     else:

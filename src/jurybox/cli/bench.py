@@ -155,7 +155,8 @@ def bench(
         tolerance=tolerance, weights=parse_weights(weights), temperature=temperature,
         max_tokens=max_tokens, base_url=base_url, verdict_format=verdict_format,
         pairwise_rule=pairwise_rule, adaptive=adaptive, confidence=confidence, min_k=min_k,
-        criteria=criteria, template=None if template is None else load_template(template),
+        criteria=criteria,
+        template=None if template is None else load_template(template, criteria=criteria),
         sim=SimConfig(bias=sim_bias, latency_ms=sim_latency_ms,
                       faults=parse_faults(sim_faults), seed=sim_seed))
     if dry_run:

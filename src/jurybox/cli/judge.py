@@ -87,7 +87,8 @@ def judge(
         tolerance=tolerance, weights=parse_weights(weights), temperature=temperature,
         max_tokens=max_tokens, base_url=base_url, verdict_format=verdict_format,
         pairwise_rule=pairwise_rule, adaptive=adaptive, confidence=confidence, min_k=min_k,
-        criteria=criteria, template=None if template is None else load_template(template),
+        criteria=criteria,
+        template=None if template is None else load_template(template, criteria=criteria),
         sim=SimConfig(bias=sim_bias, latency_ms=sim_latency_ms,
                       faults=parse_faults(sim_faults), seed=sim_seed))
     prepared = prepare_judge(config)  # every check before any call (and for --dry-run)
@@ -115,10 +116,13 @@ def print_judge_result(result: JudgeResult) -> None:
 
     s = result.summary
     judge_name = f"SIMULATED ({s.bench.model})" if result.simulated else result.judge
+    pairwise = s.bench.task == "pairwise"
     # item ids, file and model names are the user's text, never rich markup ("[/]")
-    table = Table(title=Text(f"{s.bench.dataset}: {s.n_items} items, {s.label}, judge: "
+    table = Table(title=Text(f"{s.bench.dataset}: {s.n_items} item"
+                             f"{'' if s.n_items == 1 else 's'}, {s.label}, judge: "
                              f"{judge_name}"), title_justify="left")
-    for column in ("item", "winner(s)", "C_i (per candidate)", "agree", "flags"):
+    for column in ("item", "verdict" if pairwise else "winner(s)",
+                   "verdict per call" if pairwise else "C_i (per candidate)", "agree", "flags"):
         table.add_column(column, overflow="fold")
     rows = 0
     for j in read_judgments(result.out / "judgments.jsonl"):
@@ -128,23 +132,28 @@ def print_judge_result(result: JudgeResult) -> None:
         winners = (j.verdict or "-") if j.task == "pairwise" else \
             ",".join(map(str, j.winners)) or "-"
         flags = ", ".join(f for f, on in (("FAILED", j.failed), ("flipped", j.flipped)) if on)
-        table.add_row(Text(j.item_id), winners,
-                      " ".join(f"{c:.1f}" for c in j.combined) if j.combined else "",
+        detail = (" ".join(str(v or "-") for v in j.top_picks) if pairwise else
+                  " ".join(f"{c:.1f}" for c in j.combined) if j.combined else "")
+        table.add_row(Text(j.item_id), winners, detail,
                       "" if j.agreement_rate is None else f"{100 * j.agreement_rate:.0f}%",
                       flags)
     console.print(table)
     more = f" (first {SHOWN_ROWS} shown)" if s.n_items > SHOWN_ROWS else ""
+    items = "item" if s.n_items == 1 else "items"
     flip = "n/a" if s.flip_rate is None else f"{100 * s.flip_rate:.1f}%"
     agree = "n/a" if s.mean_agreement is None else f"{100 * s.mean_agreement:.1f}%"
-    console.print(f"{s.n_items} items{more}: {s.n_failed} failed; order flipped the pick on "
-                  f"{flip} of decided items; permutations agreed with the pick {agree} of the "
-                  f"time on average", highlight=False)
+    agreed = ("calls agreed with the verdict" if s.bench.task == "pairwise" else
+              "permutations agreed with the pick")
+    console.print(f"{s.n_items} {items}{more}: {s.n_failed} failed; the order changed the "
+                  f"{'verdict' if s.bench.task == 'pairwise' else 'pick'} on {flip} of decided "
+                  f"items; {agreed} {agree} of the time on average", highlight=False)
     acc = s.bench.protocols[s.protocol].accuracy
     if s.n_labelled:
         lo, hi = acc.confidence_interval
         ci = ("too few items for a CI" if math.isnan(lo) or math.isnan(hi)
               else f"95% CI {100 * lo:.1f} to {100 * hi:.1f}")
-        console.print(f"accuracy on the {acc.n} labelled items judged: {100 * acc.accuracy:.1f}% "
+        labelled = "labelled item" if acc.n == 1 else "labelled items"
+        console.print(f"accuracy on the {acc.n} {labelled} judged: {100 * acc.accuracy:.1f}% "
                       f"({ci})", highlight=False)
     console.print(f"judgments: {result.out / 'judgments.jsonl'} and "
                   f"{result.out / 'judgments.csv'}; report: {result.out / 'report.html'} "

@@ -27,7 +27,8 @@ def show(
 
     reader = RunReader(run)
     if item_id not in reader.item_ids:
-        close = difflib.get_close_matches(item_id, reader.item_ids, n=3, cutoff=0.6)
+        close = difflib.get_close_matches(item_id, reader.item_ids, n=3, cutoff=0.6) or [
+            i for i in reader.item_ids if i.endswith(("-" + item_id, "_" + item_id))][:3]
         hint = (f"; did you mean {' or '.join(map(repr, close))}?" if close else
                 f"; it has {len(reader.item_ids)} items, e.g. "
                 f"{', '.join(map(repr, reader.item_ids[:3]))}" if reader.item_ids else

@@ -103,7 +103,8 @@ def make_item(path: Path, line: int, *, item_id: str, prompt: object, candidates
             string.
     """
     if not isinstance(prompt, str) or not prompt.strip():
-        raise DataError(path, f"empty prompt (got {prompt!r:.80})", line=line,
+        raise DataError(path, "missing field" if prompt is None else
+                        f"empty prompt (got {prompt!r:.80})", line=line,
                         field=prompt_field)
     check_text(path, line, prompt_field, prompt)
     if len(candidates) < 2:

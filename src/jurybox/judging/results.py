@@ -17,6 +17,7 @@ from typing import Any
 
 from ..compare.summary import BenchSummary
 from ..errors import write_error
+from ..protocols.pairwise import orders_disagree
 
 __all__ = ["ItemJudgment", "JudgeSummary", "judgment_of", "write_judgments", "read_judgments",
            "CSV_COLUMNS", "JUDGMENTS_SCHEMA"]
@@ -46,8 +47,10 @@ class ItemJudgment:
         agreement: per successful permutation (pairwise: per call with a verdict), whether
             its pick agrees with the final pick (top pick among the winners; same verdict).
         agreement_rate: mean of ``agreement`` in [0, 1]; None when nothing agreed or not.
-        flipped: the picks differ across permutations / orders (the order changed the
-            judge's answer); False for one call.
+        flipped: the order changed the judge's answer: listwise, the top picks differ across
+            permutations; pairwise, a call and the call showing the pair in the reverse order
+            gave different verdicts (:func:`~jurybox.protocols.pairwise.orders_disagree`; the
+            report's "disagreeing"). False for one call.
         failed: no decision (every needed call failed: API error, unparseable, refusal).
         failures: failure kinds of the calls that failed (``api``, ``parse``, ``refusal``).
         n_calls, n_ok: calls asked, calls with a usable answer; k: orders planned (listwise);
@@ -111,7 +114,8 @@ def judgment_of(record: dict[str, Any]) -> ItemJudgment:
     return ItemJudgment(task="pairwise", winners=_PAIRWISE_WINNERS.get(verdict, ()),
                         verdict=verdict, combined=None, components=None, top_picks=calls,
                         agreement=agree, agreement_rate=sum(agree) / len(agree) if agree
-                        else None, flipped=len(set(decided)) > 1,
+                        else None, flipped=orders_disagree(record["call_ids"],
+                                                           record["shown_first"], calls),
                         gold=record.get("label", ""), **common)
 
 

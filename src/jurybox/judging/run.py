@@ -92,10 +92,11 @@ def prepare_judge(config: JudgeConfig) -> PreparedBench:
     Raises:
         ConfigError, DataError: on the first problem.
     """
-    choices = protocol_names("listwise") + protocol_names("pairwise")  # no rubric judges
+    choices = protocol_names("listwise") + protocol_names("pairwise")
     if config.protocol not in choices:
-        raise ConfigError(f"judge has no protocol {config.protocol!r}"
-                          f"{did_you_mean(config.protocol, choices)} (choose from {choices})")
+        raise ConfigError(f"unknown protocol {config.protocol!r}"
+                          f"{did_you_mean(config.protocol, choices)}; jurybox judge takes "
+                          f"{', '.join(choices)}")
     dataset = load_dataset(config.input, labelled=False)
     task = protocol_class(config.protocol).task
     if task == "pairwise" and dataset.format == "jsonl":

@@ -38,7 +38,8 @@ from .prompts import request_tag
 from .schemas import verdict_schema
 
 __all__ = ["PairwiseDecision", "PairwiseDirect", "BothOrders", "KeyedJudge", "APOCJudge",
-           "PairwiseRule", "apoc_verdict", "to_original", "net_verdict", "strict_verdict"]
+           "PairwiseRule", "apoc_verdict", "orders_disagree", "to_original", "net_verdict",
+           "strict_verdict"]
 
 #: How both-orders combines its two verdicts: net vote, or MT-Bench's strict two-game rule.
 PairwiseRule = Literal["net", "strict"]
@@ -79,6 +80,27 @@ def strict_verdict(first: Verdict | None, second: Verdict | None) -> Verdict | N
     if first is None or second is None:
         return None
     return first if first == second else "tie"
+
+
+def orders_disagree(call_ids: Sequence[str], shown_first: Sequence[int],
+                    verdicts: Sequence[Verdict | None]) -> bool:
+    """True when some call and the call showing the same pair in the reverse order (same
+    sample, both keyed or both not) gave different verdicts, in original terms: the order
+    changed the judge's answer. Calls without a verdict are left out.
+
+    Args:
+        call_ids: per call, its id (``AB``, ``BA-s1``, ``keyed-AB``; see the pairwise
+            protocols' plans).
+        shown_first: per call, the original response shown first (0 = A).
+        verdicts: per call, its verdict in original terms, or None (failed).
+    """
+    by_pair: dict[tuple[bool, str], dict[int, Verdict]] = {}
+    for call_id, first, verdict in zip(call_ids, shown_first, verdicts):
+        if verdict is None:
+            continue
+        sample = call_id.rpartition("-s")[2] if "-s" in call_id else "0"
+        by_pair.setdefault((call_id.startswith("keyed"), sample), {})[first] = verdict
+    return any(len(v) == 2 and len(set(v.values())) > 1 for v in by_pair.values())
 
 
 def apoc_verdict(direct: Verdict | None, both_orders: tuple[Verdict | None, Verdict | None],

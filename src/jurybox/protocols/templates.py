@@ -59,7 +59,8 @@ class JudgePrompt:
         if self.template is not None:
             names = _placeholders(self.template, Path("<template>"))
             if "criteria" in names and self.criteria is None:
-                raise ConfigError("the template uses {criteria} but no --criteria was given")
+                raise ConfigError("the template places {criteria} but no --criteria was given; "
+                                  "give --criteria or take {criteria} out of the template")
             if "criteria" not in names and self.criteria is not None:
                 raise ConfigError("--criteria is given but the template does not place "
                                   "{criteria}; add it where the judge should read them")
@@ -111,12 +112,14 @@ def _placeholders(text: str, path: Path) -> set[str]:
     return set(names)
 
 
-def load_template(path: str | Path) -> str:
-    """Read and check a template file (UTF-8 text, at most 100,000 characters).
+def load_template(path: str | Path, *, criteria: str | None = None) -> str:
+    """Read and check a template file (UTF-8 text, at most 100,000 characters), and that it
+    places ``{criteria}`` exactly when ``criteria`` are given.
 
     Raises:
         DataError: a missing or unreadable file, not UTF-8, too long, an unknown placeholder
-            (with its line), ``{question}`` or ``{candidates}`` missing or repeated.
+            (with its line), ``{question}`` or ``{candidates}`` missing or repeated,
+            ``{criteria}`` without criteria or criteria without ``{criteria}``.
     """
     path = Path(path)
     try:
@@ -132,5 +135,10 @@ def load_template(path: str | Path) -> str:
         raise DataError(path, f"template has {len(text):,} characters; at most 100,000")
     if "\x00" in text:
         raise DataError(path, "template contains a NUL character")
-    _placeholders(text, path)
+    names = _placeholders(text, path)
+    if "criteria" in names and criteria is None:
+        raise DataError(path, "the template places {criteria} but no --criteria was given")
+    if "criteria" not in names and criteria is not None:
+        raise DataError(path, "--criteria is given but the template does not place "
+                        "{criteria}; add it where the judge should read them")
     return text

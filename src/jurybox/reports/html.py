@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import math
+import shlex
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -34,7 +35,7 @@ log = logging.getLogger(__name__)
 DEFAULT_MAX_ITEMS = 300
 
 _FLAG_HELP = {
-    "flipped": "the top pick changed across the orders shown",
+    "flipped": "the top pick (pairwise: the verdict) changed across the orders shown",
     "fixed": "PCF right where the direct judgment (its first order) was wrong",
     "regressed": "PCF wrong where the direct judgment was right",
     "failed": "a call without a usable judgment, or a protocol without a decision",
@@ -119,8 +120,19 @@ def _header(manifest: dict[str, Any], kind: str, task: str) -> dict[str, Any]:
             "simulated": bool(model.get("simulated")),
             "dataset": dataset.get("name") or "", "n_items": dataset.get("n_items"),
             "status": manifest.get("status") or "", "version": manifest.get("jurybox_version"),
-            "started": manifest.get("started") or "",
-            "command": " ".join(map(str, manifest.get("command") or ()))}
+            "started": _when(manifest.get("started")),
+            "command": shlex.join(map(str, manifest.get("command") or ()))}
+
+
+def _when(started: Any) -> str:
+    """``2026-12-01T15:14:39.983553+00:00`` -> ``2026-12-01 15:14:39 UTC`` (else as given)."""
+    try:
+        moment = datetime.fromisoformat(str(started))
+    except ValueError:
+        return str(started or "")
+    if moment.utcoffset() is not None and not moment.utcoffset():
+        return moment.strftime("%Y-%m-%d %H:%M:%S UTC")
+    return moment.isoformat(sep=" ", timespec="seconds")
 
 
 def render_report(run_dir: str | Path, *, max_items: int = DEFAULT_MAX_ITEMS) -> str:
@@ -131,6 +143,8 @@ def render_report(run_dir: str | Path, *, max_items: int = DEFAULT_MAX_ITEMS) ->
             (summary.json with groups).
     """
     run_dir = Path(run_dir)
+    if run_dir.exists() and not run_dir.is_dir():
+        raise DataError(run_dir, "is a file; give a run directory (the folder holding run.json)")
     env = _environment()
     context: dict[str, Any] = {"title": run_dir.resolve().name, "css": _asset("report.css"),
                                "js": _asset("report.js"), "generated": datetime.now(

@@ -65,6 +65,9 @@ class RunReader:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
+        if self.path.exists() and not self.path.is_dir():
+            raise DataError(self.path, "is a file; give a run directory (the folder holding "
+                            "run.json)")
         manifest = read_manifest(self.path / "run.json")
         if manifest is None:
             raise DataError(self.path, "not a jurybox run directory (no run.json)")

@@ -8,7 +8,8 @@ message), never a score.
 
 Flags (:class:`ItemFlags`):
 
-- ``flipped``: a listwise protocol's top pick differs across the orders it asked.
+- ``flipped``: a listwise protocol's top pick differs across the orders it asked; pairwise:
+  its verdict did (the same as ``disagreeing``).
 - ``fixed`` / ``regressed`` (labelled listwise items with ``pcf``): PCF's credit is above /
   below the direct judgment's, the direct judgment being PCF's first call (permutation 0, the
   base order) or the ``direct`` protocol's decision when the run has it.
@@ -26,6 +27,7 @@ from ..errors import ParseError
 from ..parsing import parse_listwise, parse_verdict
 from ..protocols import RunView, Weights, consensus, credit, labels_for, run_view, to_original
 from ..protocols import winners as consensus_winners
+from ..protocols.pairwise import orders_disagree
 
 __all__ = ["Attempt", "CallView", "FLAG_NAMES", "ItemFlags", "ItemView", "ProtocolView",
            "build_item", "plan_index"]
@@ -163,13 +165,9 @@ class ProtocolView:
     @property
     def disagreeing(self) -> bool:
         """Pairwise: some order and its reverse (same sample) gave different verdicts."""
-        pairs: dict[tuple[bool, str], dict[int, str]] = {}  # (keyed, sample) -> first: verdict
-        for c in self.calls:
-            if c.verdict is None or len(c.order) != 2:
-                continue
-            sample = c.call_id.rpartition("-s")[2] if "-s" in c.call_id else "0"
-            pairs.setdefault((c.call_id.startswith("keyed"), sample), {})[c.order[0]] = c.verdict
-        return any(len(p) == 2 and len(set(p.values())) > 1 for p in pairs.values())
+        calls = [c for c in self.calls if len(c.order) == 2]
+        return orders_disagree([c.call_id for c in calls], [c.order[0] for c in calls],
+                               [c.verdict for c in calls])  # type: ignore[misc]
 
 
 @dataclass(frozen=True)
@@ -369,7 +367,8 @@ def _flags(item: ItemView, direct: float | None) -> ItemFlags:
     pcf_credit = pcf.credit if pcf is not None and not pcf.failed else None
     compared = direct is not None and pcf_credit is not None
     return ItemFlags(
-        flipped=item.task == "listwise" and any(p.flipped for p in item.protocols),
+        flipped=any(p.flipped if item.task == "listwise" else p.disagreeing
+                    for p in item.protocols),
         fixed=compared and pcf_credit > direct,  # type: ignore[operator]
         regressed=compared and pcf_credit < direct,  # type: ignore[operator]
         failed=any(p.failed for p in item.protocols) or any(not c.ok for c in item.calls),
