@@ -295,3 +295,12 @@ def test_template_and_criteria_mismatch_names_the_template_file(tmp_path):
                                        str(plain)]), "plain.txt", "does not place {criteria}")
     one_line_error(runner.invoke(app, ["judge", str(src), "--protocol", "pfc"]),
                    "did you mean 'pcf'", "jurybox judge takes")
+
+
+def test_pairs_take_one_gold_and_items_one_id_key(tmp_path):
+    pair = {"id": "p", "prompt": "Q?", "candidates": ["a", "b"], "gold": [0, 1]}
+    with pytest.raises(jurybox.DataError, match=r"input.jsonl:1: field 'gold': a pair has one"):
+        jurybox.judge([pair], protocol="pairwise", out=tmp_path / "a")
+    both = {"id": "x", "item_id": "y", "prompt": "Q?", "candidates": ["a", "b"]}
+    with pytest.raises(ConfigError, match=r"items\[0\] has both 'id' and 'item_id'"):
+        jurybox.judge([both], out=tmp_path / "b")

@@ -51,6 +51,9 @@ def iter_listwise_jsonl(path: str | Path, *, labelled: bool = True,
         gold = ([] if not labelled and row.get("gold") is None
                 else require(path, line, row, "gold", (int, list, tuple)))
         gold = [gold] if isinstance(gold, int) else list(gold)
+        if exactly == 2 and len(gold) > 1:
+            raise DataError(path, f"a pair has one better candidate: give gold 0 or 1 (or no "
+                            f"gold), got {gold!r}", line=line, field="gold")
         if not all(isinstance(g, int) and not isinstance(g, bool) for g in gold):
             raise DataError(path, f"gold must be integer indices, got {gold!r}", line=line,
                             field="gold")
@@ -64,10 +67,11 @@ def iter_pairs_jsonl(path: str | Path, *, labelled: bool = True) -> Iterator[Pai
     """The generic format read as pairs, for pairwise protocols (``jurybox judge``): each
     line as in :func:`iter_listwise_jsonl` with exactly 2 candidates, which become responses
     A and B; ``gold`` 0 means A is better (label ``A>B``), 1 means B; no gold (with
-    ``labelled=False``) or both: an unlabelled pair (label ``""``).
+    ``labelled=False``): an unlabelled pair (label ``""``). Gold ``[0, 1]`` is refused.
 
     Raises:
-        DataError: as :func:`iter_listwise_jsonl`, or a line without exactly 2 candidates.
+        DataError: as :func:`iter_listwise_jsonl`, a line without exactly 2 candidates, or
+            more than one gold index.
     """
     for item in iter_listwise_jsonl(path, labelled=labelled, exactly=2):
         label = {frozenset({0}): "A>B", frozenset({1}): "B>A"}.get(item.gold, "")

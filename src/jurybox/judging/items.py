@@ -37,6 +37,9 @@ def _as_row(item: Any, index: int) -> dict[str, Any]:
     if not isinstance(item, Mapping):
         raise ConfigError(f"items[{index}] is a {type(item).__name__}; give dicts or "
                           f"dataclasses with id, prompt, candidates and optionally gold")
+    for alias, name in _ALIASES.items():
+        if alias in item and name in item:
+            raise ConfigError(f"items[{index}] has both {name!r} and {alias!r}; give one")
     row: dict[str, Any] = {_ALIASES.get(str(k), str(k)): v for k, v in item.items()}
     if "id" not in row:
         row["id"] = str(index)
