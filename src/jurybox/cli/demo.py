@@ -22,7 +22,7 @@ BANNER = (
     "endpoints do. No real model is called. The data is real.")
 
 REPORTS = ("Each part's run directory holds report.html, a self-contained page to open in a "
-           "browser (runs/demo/truthfulqa/report.html, ...); `jurybox show RUN ITEM_ID` prints "
+           "browser ({out}/truthfulqa/report.html, ...); `jurybox show RUN ITEM_ID` prints "
            "one item, `jurybox export RUN --format csv` flat tables.")
 REAL = ("To judge with a real model:  OPENAI_API_KEY=... jurybox bench truthfulqa --model "
         "openai/gpt-4o-mini --limit 200\n  or a local server:  jurybox bench judgebench --model "
@@ -100,5 +100,5 @@ def demo(
     print_personalize(result, "SQuALITY 'overall' (0-100), 4 raters x 30 summaries, "
                               "SIMULATED judge")
     exit_for_status(result, strict=False)
-    console.print(REPORTS, highlight=False, markup=False)
+    console.print(REPORTS.format(out=out), highlight=False, markup=False)
     console.print(REAL)
