@@ -172,7 +172,7 @@ def ratings_cases() -> list[Case]:
         agreement("ratings: extra field", RATINGS + "i,r,d,1,x\n", "more fields"),
         agreement("ratings: header only", RATINGS, "no ratings"),
         agreement("ratings: duplicate", RATINGS + "i,r,d,1\ni,r,d,2\n", "duplicate"),
-        Case("ratings: a BOM is accepted", {"r.csv": "\ufeff" + RATINGS + "i,r,d,1\n"},
+        Case("ratings: a BOM is accepted", {"r.csv": "\ufeff" + RATINGS + "i,r,d,1\ni,q,d,2\n"},
              ["agreement", "{dir}/r.csv", "--no-plots", "--resamples", "0"], expect="ok"),
     ]
 

@@ -81,3 +81,19 @@ def test_report_that_cannot_be_written_is_one_line(run_dir, tmp_path):
     one_line_error(runner.invoke(app, ["report", str(copy)]),
                    f"cannot write {str(copy / 'report.html')!r}")
     assert not (copy / "report.html.tmp").exists()
+
+
+@pytest.mark.parametrize("name, field, value", [("run.json", "dataset", 3),
+                                                ("run.json", "protocols", {"a": 1}),
+                                                ("summary.json", "protocols", 5)])
+def test_hand_edited_files_with_wrong_types_are_one_line(run_dir, tmp_path, name, field, value):
+    import json
+    import shutil
+
+    copy = tmp_path / "run"
+    shutil.copytree(run_dir, copy)
+    data = json.loads((copy / name).read_text())
+    data[field] = value
+    (copy / name).write_text(json.dumps(data))
+    for command in (["report", str(copy)], ["show", str(copy), "x"]):
+        one_line_error(runner.invoke(app, command), name, f"field {field!r}", "must be a JSON")

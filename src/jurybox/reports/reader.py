@@ -49,6 +49,29 @@ def _lines(path: Path, offsets: Iterable[int]) -> list[dict[str, Any]]:
     return out
 
 
+#: Fields the views read, and the JSON types they must have when present (null is allowed).
+_MANIFEST_SHAPE: dict[str, type | tuple[type, ...]] = {
+    "dataset": dict, "config": dict, "model": dict, "protocols": list, "sessions": list,
+    "command": list, "kind": str, "status": str, "seed": int}
+_SUMMARY_SHAPE: dict[str, type | tuple[type, ...]] = {
+    "protocols": dict, "task": str, "judge": dict, "groups": list}
+
+
+def _check_shape(path: Path, values: dict[str, Any],
+                 shape: dict[str, type | tuple[type, ...]]) -> None:
+    """DataError naming the file and field when a field the report reads has another JSON
+    type (a hand-edited file), instead of a traceback deep in the views."""
+    for name, kind in shape.items():
+        value = values.get(name)
+        if value is not None and (not isinstance(value, kind) or isinstance(value, bool)):
+            wanted = kind.__name__ if isinstance(kind, type) else "/".join(k.__name__ for k in kind)
+            raise DataError(path, f"must be a JSON {_JSON_NAMES.get(wanted, wanted)}, got "
+                            f"{value!r:.60}", field=name)
+
+
+_JSON_NAMES = {"dict": "object", "list": "array", "str": "string", "int": "integer"}
+
+
 class RunReader:
     """A run directory opened for reading (no lock: a run still going can be read).
 
@@ -71,12 +94,14 @@ class RunReader:
         manifest = read_manifest(self.path / "run.json")
         if manifest is None:
             raise DataError(self.path, "not a jurybox run directory (no run.json)")
+        _check_shape(self.path / "run.json", manifest, _MANIFEST_SHAPE)
         self.manifest = manifest
         try:
             summary = json.loads((self.path / "summary.json").read_text(encoding="utf-8"))
         except (OSError, ValueError):
             summary = {}
         self.summary: dict[str, Any] = summary if isinstance(summary, dict) else {}
+        _check_shape(self.path / "summary.json", self.summary, _SUMMARY_SHAPE)
         self.kind = str(manifest.get("kind") or "bench")
         self.protocol_params = {str(p.get("name")): dict(p.get("params") or {})
                                 for p in manifest.get("protocols") or () if isinstance(p, dict)}
