@@ -185,11 +185,12 @@ def prepare_bench(config: BenchConfig, expected_sha256: str | None = None, *,
     if config.pairwise_rule is not None and not any(
             "rule" in protocol_class(name).ARGS for name in config.protocols):
         raise ConfigError(f"--pairwise-rule {config.pairwise_rule!r} applies to both-orders, "
-                          f"which --protocols {list(config.protocols)} does not include")
+                          f"which the protocols judged {list(config.protocols)} do not "
+                          f"include")
     if config.adaptive is not None and not any(
             "adaptive" in protocol_class(name).ARGS for name in config.protocols):
-        raise ConfigError(f"--adaptive {config.adaptive!r} applies to pcf, which --protocols "
-                          f"{list(config.protocols)} does not include")
+        raise ConfigError(f"--adaptive {config.adaptive!r} applies to pcf, which the protocols "
+                          f"judged {list(config.protocols)} do not include")
     if (config.confidence is not None or config.min_k is not None) and \
             config.adaptive != "sequential":
         raise ConfigError("--confidence and --min-k set the sequential rule: add --adaptive "
