@@ -118,3 +118,39 @@ def test_sequential_agrees_with_fixed_k_on_most_clear_random_items(confidence):
         used_total += used
         total += 1
     assert agree / total > 0.97 and used_total / total < 5
+
+
+def _against(n, rival, winner):
+    """The judgment most against ``winner`` and for ``rival``: rival scored 100, ranked first,
+    the sole top, flagged uncertain (+w_U); winner scored 0, ranked last, not flagged."""
+    scores = [50.0] * n
+    scores[rival], scores[winner] = 100.0, 0.0
+    middle = iter(range(2, n))
+    ranks = [1 if i == rival else n if i == winner else next(middle) for i in range(n)]
+    return RunView(tuple(range(n)), tuple(scores), tuple(ranks),
+                   tuple(i == rival for i in range(n)))
+
+
+def test_no_exact_rule_can_stop_earlier_with_one_winner():
+    """Whenever the exact rule keeps asking on an item with one winner, some sequence of
+    valid judgments of the remaining orders changes the winner set (module docstring): the
+    rule is the earliest stop that keeps K's decisions."""
+    rng, weights, tolerance = random.Random(11), Weights(), 0.5
+    checked = 0
+    for _ in range(1500):
+        n, planned = rng.choice([(3, 6), (4, 7)])
+        asked = rng.randint(earliest_stop(planned), planned - 1)
+        best = rng.randrange(n)
+        runs = [_biased_run(rng, n, best) for _ in range(asked)]
+        current = winners(consensus(runs, weights=weights).combined, tolerance=tolerance)
+        remaining = planned - asked
+        if len(current) != 1 or settled(runs, remaining, weights=weights, tolerance=tolerance):
+            continue
+        (w,) = current
+        changed = any(
+            winners(consensus(runs + [_against(n, j, w)] * m, weights=weights).combined,
+                    tolerance=tolerance) != current
+            for j in range(n) if j != w for m in range(1, remaining + 1))
+        assert changed, (runs, remaining)
+        checked += 1
+    assert checked > 200  # items the rule kept asking on, each shown to need it

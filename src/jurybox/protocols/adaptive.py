@@ -24,10 +24,17 @@ and a winner i stays in for every future iff, for every j != i (j gains m M, i n
 
 With m = 0 the final set is the current one. When (1) and (2) hold for every m in 1..r, no
 outcome of the remaining runs (failures included) changes the winner set: the decision is the
-fixed-K decision by construction. The bound treats candidates independently (a run cannot
-give one candidate M and all others 0: ranks are a permutation), so it is conservative, never
-wrong; a margin of 1e-9 (M K + 1) on each inequality keeps floating-point rounding on the safe
-side. Corollary: A_best - A_l <= K' M, so (1) needs K' M > r M: an item stops only with more
+fixed-K decision by construction. A margin of 1e-9 (M K + 1) on each inequality keeps
+floating-point rounding on the safe side.
+
+No exact rule can stop earlier. With two or more winners, (2) fails (one winner could gain M
+a run while another gains nothing). With one winner w, (2) and (1) each compare w with one
+other candidate j, and their worst case is a judgment a judge can give in every remaining
+run: j scored 100, ranked first, the sole top and flagged uncertain, w scored 0 and ranked
+last. So whenever the rule keeps asking, some sequence of valid judgments would change the
+winner set.
+
+Corollary: A_best - A_l <= K' M, so (1) needs K' M > r M: an item stops only with more
 successful runs than runs remaining, never before more than half of its K orders were asked
 (those can be asked at once); two or more winners within tau never stop early (one of them
 could still pull away).
