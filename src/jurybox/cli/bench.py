@@ -20,7 +20,7 @@ from ._options import (Attempts, BaseUrl, Cache, Concurrency, DryRun, MaxTokens,
 
 if TYPE_CHECKING:
     from ..protocols import Weights
-    from ..sim import Faults
+    from ..sim import Faults, SimConfig
 
 #: Protocol names for --help (the registry itself is imported only when a command runs).
 LISTWISE_PROTOCOLS = "direct,pcf"
@@ -58,6 +58,15 @@ def check_bias(bias: str, option: str) -> str:
     if bias not in BIAS_PRESETS:
         raise ConfigError(f"{option} must be one of {sorted(BIAS_PRESETS)}, got {bias!r}")
     return bias
+
+
+def sim_options(bias: str, latency_ms: float, faults: str, seed: int) -> SimConfig:
+    """The simulated judge's settings from the ``--sim-*`` options (ConfigError naming the
+    option on a bad bias or fault entry)."""
+    from ..sim import SimConfig
+
+    return SimConfig(bias=check_bias(bias, "--sim-bias"), latency_ms=latency_ms,
+                     faults=parse_faults(faults), seed=seed)
 
 
 def parse_weights(text: str) -> Weights:
@@ -133,10 +142,9 @@ def bench(
     from ..cost import resolve_price
     from ..protocols import PROTOCOLS
     from ..protocols.templates import load_template
-    from ..sim import SimConfig
     from ._tables import print_bench_result
 
-    check_bias(sim_bias, "--sim-bias")
+    sim = sim_options(sim_bias, sim_latency_ms, sim_faults, sim_seed)
     names = (None if protocols is None else
              tuple(p.strip() for p in protocols.split(",") if p.strip()))
     if names == ():
@@ -157,8 +165,7 @@ def bench(
         pairwise_rule=pairwise_rule, adaptive=adaptive, confidence=confidence, min_k=min_k,
         criteria=criteria,
         template=None if template is None else load_template(template, criteria=criteria),
-        sim=SimConfig(bias=sim_bias, latency_ms=sim_latency_ms,
-                      faults=parse_faults(sim_faults), seed=sim_seed))
+        sim=sim)
     if dry_run:
         bench = prepare_bench(config)  # every check a run makes before its first call
         print_plan(plan_for(bench.selection, bench.protocols, model=model, price=price),

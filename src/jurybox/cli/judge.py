@@ -16,7 +16,7 @@ from ._options import (Attempts, BaseUrl, Cache, Concurrency, DryRun, MaxTokens,
 from ._plan import cost_line, plan_for, print_plan
 from ._protocol_options import (AdaptiveOpt, ConfidenceOpt, CriteriaOpt, K, MinK, PairwiseRuleOpt,
                                TemplateOpt, Tolerance, VerdictFormatOpt, WeightsOpt)
-from .bench import check_bias, parse_faults, parse_weights
+from .bench import parse_weights, sim_options
 
 if TYPE_CHECKING:
     from ..judging import JudgeResult
@@ -75,9 +75,8 @@ def judge(
     from ..cost import resolve_price
     from ..judging import JudgeConfig, default_judge_out, prepare_judge, run_judge
     from ..protocols.templates import load_template
-    from ..sim import SimConfig
 
-    check_bias(sim_bias, "--sim-bias")
+    sim = sim_options(sim_bias, sim_latency_ms, sim_faults, sim_seed)
     price = resolve_price(model, price_in, price_out)
     options = run_options(concurrency=concurrency, attempts=attempts, timeout=timeout,
                           transport=transport, cache=cache, no_cache=no_cache,
@@ -89,10 +88,9 @@ def judge(
         pairwise_rule=pairwise_rule, adaptive=adaptive, confidence=confidence, min_k=min_k,
         criteria=criteria,
         template=None if template is None else load_template(template, criteria=criteria),
-        sim=SimConfig(bias=sim_bias, latency_ms=sim_latency_ms,
-                      faults=parse_faults(sim_faults), seed=sim_seed))
-    prepared = prepare_judge(config)  # every check before any call (and for --dry-run)
+        sim=sim)
     if dry_run:
+        prepared = prepare_judge(config)  # every check a run makes before its first call
         print_plan(plan_for(prepared.selection, prepared.protocols, model=model, price=price),
                    model=model, what=f"{prepared.dataset.name}, {prepared.selection.n_items} "
                    f"items, protocol {protocol}")

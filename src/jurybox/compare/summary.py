@@ -109,8 +109,9 @@ class BenchSummary:
                 "dataset": self.dataset, "totals": self.totals, "replayed": self.replayed}
 
 
-def _final(records: Iterable[dict], wanted: set[str] | None) -> Iterator[dict]:
-    """Each (unit, protocol)'s last record, in two passes over ``records``.
+def latest_records(records: Iterable[dict], wanted: set[str] | None = None) -> Iterator[dict]:
+    """Each (unit, protocol)'s last record, in two passes over re-iterable ``records``
+    (``wanted``: only these units; None: all).
 
     A unit is judged again only when its record had an API failure, so every record but a
     key's last has one: only those keys are tracked (memory grows with failures, not items).
@@ -237,7 +238,7 @@ def summarize(records: Iterable[dict], protocols: list[str], *,
         raise ValueError(f"baseline {baseline!r} is not among the protocols {list(protocols)}")
     tallies = {p: _Tally(task) for p in protocols}
     wanted = None if item_ids is None else set(item_ids)
-    for r in _final(records, wanted):
+    for r in latest_records(records, wanted):
         if r["protocol"] in tallies:
             tallies[r["protocol"]].add(r)
     # sorted by item id: the bootstrap must not depend on the order items finished in

@@ -11,7 +11,7 @@ import csv
 import json
 import os
 from collections.abc import Iterable, Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -99,7 +99,8 @@ def judgment_of(record: dict[str, Any]) -> ItemJudgment:
         picks = tuple(record["top_picks"])
         agree = tuple(p in winners for p in picks)
         return ItemJudgment(task="listwise", winners=winners, verdict=None,
-                            combined=_tuple(record.get("combined")),
+                            combined=None if record.get("combined") is None
+                            else tuple(record["combined"]),
                             components={k: tuple(v) for k, v in record["components"].items()}
                             if record.get("components") else None,
                             top_picks=picks, agreement=agree,
@@ -117,10 +118,6 @@ def judgment_of(record: dict[str, Any]) -> ItemJudgment:
                         else None, flipped=orders_disagree(record["call_ids"],
                                                            record["shown_first"], calls),
                         gold=record.get("label", ""), **common)
-
-
-def _tuple(value: Any) -> tuple[float, ...] | None:
-    return None if value is None else tuple(value)
 
 
 #: judgments.csv columns, in order; lists are joined with ";" (empty: none).
@@ -218,15 +215,10 @@ class JudgeSummary:
     n_labelled: int
     flip_rate: float | None
     mean_agreement: float | None
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def simulated(self) -> bool:
-        return self.bench.simulated
 
     def to_json(self) -> dict[str, Any]:
         return {**self.bench.to_json(), "kind": "judge",
                 "judge": {"protocol": self.protocol, "label": self.label,
                           "n_items": self.n_items, "n_failed": self.n_failed,
                           "n_labelled": self.n_labelled, "flip_rate": self.flip_rate,
-                          "mean_agreement": self.mean_agreement, **self.extra}}
+                          "mean_agreement": self.mean_agreement}}

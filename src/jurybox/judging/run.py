@@ -16,12 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from ..compare.run import BenchConfig, PreparedBench, _protocol_label, prepare_bench
-from ..compare.summary import summarize
+from ..compare.summary import latest_records, summarize
 from ..datasets import load_dataset
 from ..errors import ConfigError, did_you_mean
 from ..protocols import PCFProtocol, Weights, protocol_class, protocol_names
 from ..protocols.prompts import LISTWISE_PROMPT_VERSION
 from ..reports import previous_sessions
+from ..reports.reader import iter_lines_at, line_offsets
 from ..run import Engine, RunHooks, RunInfo, RunJob, RunOptions, RunReport, open_endpoint
 from ..sim import SimConfig, SimJudge
 from .items import INPUT_FILE, write_input
@@ -119,7 +120,7 @@ def _summarizer(bench: PreparedBench, config: JudgeConfig):
                     labels={name: label})
         n_items = n_failed = n_labelled = flipped = 0
         agreement: list[float] = []
-        for j in map(judgment_of, _latest(records)):
+        for j in map(judgment_of, latest_records(records)):
             n_items += 1
             n_failed += j.failed
             n_labelled += bool(j.gold)
@@ -137,35 +138,11 @@ def _summarizer(bench: PreparedBench, config: JudgeConfig):
     return summarize_judge
 
 
-def _latest(records: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
-    """Each item's last record (a rerun judges again only the items whose calls failed), in
-    two passes over re-iterable ``records``; only a position per item is held."""
-    last: dict[str, int] = {}
-    for i, r in enumerate(records):
-        last[str(r["item_id"])] = i
-    for i, r in enumerate(records):
-        if last[str(r["item_id"])] == i:
-            yield r
-
-
 def _in_input_order(path: Path, item_ids: Iterable[str]) -> Iterator[dict[str, Any]]:
-    """Each item's last record in items.jsonl, in the order of ``item_ids`` (the input's):
-    one pass notes where each item's last line starts, then each is read by seeking there."""
-    where: dict[str, int] = {}
-    with path.open("rb") as fh:
-        start = 0
-        for line in iter(fh.readline, b""):
-            try:
-                record = json.loads(line)
-            except (ValueError, RecursionError):  # a line cut short by a crash
-                record = None
-            if isinstance(record, dict) and "item_id" in record:
-                where[str(record["item_id"])] = start
-            start = fh.tell()
-        for item_id in item_ids:
-            if item_id in where:
-                fh.seek(where[item_id])
-                yield json.loads(fh.readline())
+    """Each item's last record in items.jsonl, in the order of ``item_ids`` (the input's),
+    read one at a time from the line offsets of one pass."""
+    offsets = line_offsets(path, lambda r: r.get("item_id"))
+    return iter_lines_at(path, (offsets[i][-1] for i in item_ids if i in offsets))
 
 
 def _job(bench: PreparedBench, config: JudgeConfig, out: Path) -> RunJob:
@@ -275,6 +252,7 @@ def judge(items: Iterable[Any] | str | Path, *, model: str = "sim", protocol: st
     if isinstance(items, (str, Path)):
         config = JudgeConfig(input=str(items), model=model, protocol=protocol, **settings)
         folder = Path(out) if out is not None else default_judge_out(config)
+        result = run_judge(config, folder, options=options, hooks=hooks)
     else:
         rows = list(items)
         digest = hashlib.sha256(json.dumps([repr(r) for r in rows]).encode()).hexdigest()
@@ -288,9 +266,6 @@ def judge(items: Iterable[Any] | str | Path, *, model: str = "sim", protocol: st
             if not (folder / "run.json").exists():  # refused before any run: leave nothing
                 _remove_input(folder, created)
             raise
-        return Judgments(list(read_judgments(folder / "judgments.jsonl")), result.summary,
-                         folder, result)
-    result = run_judge(config, folder, options=options, hooks=hooks)
     return Judgments(list(read_judgments(folder / "judgments.jsonl")), result.summary, folder,
                      result)
 

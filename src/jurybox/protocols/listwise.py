@@ -162,10 +162,7 @@ class PCFProtocol(PlannedProtocol):
                   "prompt_version": self.prompt_version}
         if self.adaptive == "sequential":
             params.update(confidence=self.confidence, min_k=self.min_k)
-        for name in ("criteria", "template"):  # absent when default: old params unchanged
-            if getattr(self.custom, name) is not None:
-                params[name] = getattr(self.custom, name)
-        return params
+        return {**params, **self.custom.params()}
 
     def budget(self, item: ListwiseItem) -> CallBudget:
         """All K orders at most; adaptive: at least the orders no rule can stop before."""

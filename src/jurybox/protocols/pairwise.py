@@ -179,10 +179,7 @@ class _PairwiseProtocol(PlannedProtocol):
     def params(self) -> dict[str, Any]:
         params = {"seed": self.seed, "temperature": self.temperature,
                   "max_tokens": self.max_tokens, "verdict_format": self.verdict_format}
-        for name in ("criteria", "template"):  # absent when default: old params unchanged
-            if getattr(self.custom, name) is not None:
-                params[name] = getattr(self.custom, name)
-        return params
+        return {**params, **self.custom.params()}
 
     def _order(self, item: PairwiseItem, reverse: bool = False) -> tuple[int, int]:
         order = base_order(2, seed=self.seed, item_id=item.item_id)

@@ -69,6 +69,13 @@ class JudgePrompt:
     def is_default(self) -> bool:
         return self.criteria is None and self.template is None
 
+    def params(self) -> dict[str, str]:
+        """The fields that are set, for a protocol's params (none: the default prompt, so
+        params of runs written before criteria existed are unchanged)."""
+        return {name: value for name, value in (("criteria", self.criteria),
+                                                ("template", self.template))
+                if value is not None}
+
     def render(self, *, question: str, candidates: str, answer_format: str,
                default: str) -> str:
         """The user message: the template filled in, or ``default`` (our layout, with the

@@ -17,7 +17,7 @@ from .views import ItemView, Task, build_item
 __all__ = ["RunReader"]
 
 
-def _index(path: Path, key: Any) -> dict[str, list[int]]:
+def line_offsets(path: Path, key: Any) -> dict[str, list[int]]:
     """Byte offsets of each JSON line of ``path`` by ``key(record)`` (skipping lines that are
     not JSON objects or have no key), keys in first-seen order."""
     out: dict[str, list[int]] = {}
@@ -37,16 +37,20 @@ def _index(path: Path, key: Any) -> dict[str, list[int]]:
     return out
 
 
-def _lines(path: Path, offsets: Iterable[int]) -> list[dict[str, Any]]:
+def iter_lines_at(path: Path, offsets: Iterable[int]) -> Iterator[dict[str, Any]]:
+    """The JSON lines of ``path`` starting at ``offsets`` (from :func:`line_offsets`), in
+    that order, read one at a time."""
     offsets = list(offsets)
     if not offsets:  # nothing to read: the file may be absent (calls.jsonl deleted)
-        return []
-    out = []
+        return
     with path.open("rb") as fh:
         for offset in offsets:
             fh.seek(offset)
-            out.append(json.loads(fh.readline()))
-    return out
+            yield json.loads(fh.readline())
+
+
+def _lines(path: Path, offsets: Iterable[int]) -> list[dict[str, Any]]:
+    return list(iter_lines_at(path, offsets))
 
 
 #: Fields the views read, and the JSON types they must have when present (null is allowed).
@@ -107,9 +111,9 @@ class RunReader:
                                 for p in manifest.get("protocols") or () if isinstance(p, dict)}
         self.task = self._task()
         # a line without a protocol is no decision jurybox wrote (a hand-edited file)
-        self._items = _index(self.items_path,
+        self._items = line_offsets(self.items_path,
                              lambda r: unit_of(r) if isinstance(r.get("protocol"), str) else None)
-        self._calls = _index(self.calls_path, lambda r: (r.get("meta") or {}).get("item_id"))
+        self._calls = line_offsets(self.calls_path, lambda r: (r.get("meta") or {}).get("item_id"))
         self.item_ids = list(self._items)
 
     @property
