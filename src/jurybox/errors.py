@@ -25,6 +25,7 @@ __all__ = [
     "ProviderError",
     "FormatRefusedError",
     "RetryableProviderError",
+    "EndpointGoneError",
     "RateLimitError",
     "ServerError",
     "TimeoutError_",
@@ -96,6 +97,12 @@ class RetryableProviderError(ProviderError):
                  retry_after: float | None = None) -> None:
         self.retry_after = retry_after
         super().__init__(message, status=status)
+
+
+class EndpointGoneError(ProviderError):
+    """The endpoint's server process has exited (a local judge that crashed or was killed):
+    no retry can reach it, so the run stops at once. The calls that failed are API failures,
+    judged again when the run is resumed."""
 
 
 class RateLimitError(RetryableProviderError):

@@ -8,6 +8,12 @@ output lets each protocol decide, a rerun is free), not accuracy.
 
 import importlib.util
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pytest
 
@@ -100,3 +106,51 @@ def test_a_server_that_is_not_ready_in_time_is_an_error_and_nothing_is_left():
         server.start()
     assert server.exited()
     assert json.dumps(server.label)  # named by file and sha256 even when it never answered
+
+
+def _children(pid: int) -> list[int]:
+    """Process ids whose parent is ``pid`` (from /proc)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def test_a_server_killed_mid_run_is_one_error_line_and_the_same_command_resumes(tmp_path):
+    out = tmp_path / "run"
+    args = [sys.executable, "-m", "jurybox", "bench", "truthfulqa", "--model", "local",
+            "--protocols", "direct", "--limit", "4", "--max-tokens", "400", "--out", str(out),
+            "--cache", str(tmp_path / "cache.sqlite")]
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 600
+        while not ((out / "calls.jsonl").exists() and (out / "calls.jsonl").read_text()):
+            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+            time.sleep(0.2)
+        (server,) = [p for p in _children(proc.pid)
+                     if b"llama_cpp.server" in Path(f"/proc/{p}/cmdline").read_bytes()]
+        os.kill(server, signal.SIGKILL)
+        _, err = proc.communicate(timeout=600)
+    finally:
+        proc.kill()
+    errors = [line for line in err.splitlines() if line.startswith("error:")]
+    assert proc.returncode == 2, err
+    assert len(errors) == 1 and "llama.cpp server died with SIGKILL" in errors[0], err
+    assert "during the run" in errors[0]
+    assert "Traceback" not in err
+    calls = read_jsonl(out / "calls.jsonl")
+    assert [c["attempts"] for c in calls if c["error"]] in ([], [1])  # never retried to death
+    assert json.loads((out / "run.json").read_text())["sessions"][-1]["status"] == "failed"
+
+    again = subprocess.run(args, capture_output=True, text=True, timeout=900)
+    assert again.returncode == 0, again.stderr
+    items = read_jsonl(out / "items.jsonl")
+    assert len(items) == 4 and all(i["winners"] for i in items)
+    answered = {c["key"] for c in calls if c["error"] is None}
+    assert not [c for c in read_jsonl(out / "calls.jsonl")[len(calls):]
+                if c["key"] in answered and not c["cached"]], "an answered call paid twice"

@@ -8,13 +8,24 @@ The default GGUF is SmolLM2-135M-Instruct (Q4_1, 98 MB), which the PyPI package
 
 The server answers one request at a time, so a run against it sends one call at a time
 (``max_concurrency = 1``); its cache identity is the file's name and sha256, not its port.
+
+Ready means a real completion: after ``/v1/models`` answers, one completion of one token is
+asked before any run starts, because a llama.cpp build compiled for another CPU
+(``-march=native`` on a machine with AMX or AVX-512) loads the model, lists it, and dies with
+SIGILL on its first completion. A server that dies, then or during a run, is one error line
+naming the signal (and, for SIGILL, the installed build and the pip command that rebuilds it
+portably: :mod:`jurybox.providers.llama_build`); during a run the provider raises
+:class:`~jurybox.errors.EndpointGoneError` at the first failed call, so the run stops at once
+instead of retrying a closed port.
 """
 
 from __future__ import annotations
 
+import asyncio
 import ctypes
 import hashlib
 import importlib.util
+import json
 import os
 import signal
 import socket
@@ -22,15 +33,19 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 from types import TracebackType
 from typing import IO
 
-from ..errors import ConfigError, missing_extra
+from ..errors import ConfigError, EndpointGoneError, ProviderError, missing_extra
+from .base import ChatRequest, ChatResponse
+from .llama_build import LlamaBuild, installed_build, rebuild_command
 from .openai_compat import OpenAICompatibleProvider, Transport
 
-__all__ = ["DEFAULT_CTX", "DEFAULT_READY_TIMEOUT_S", "LocalServer", "default_gguf", "gguf_sha256"]
+__all__ = ["DEFAULT_CTX", "DEFAULT_READY_TIMEOUT_S", "LocalProvider", "LocalServer",
+           "default_gguf", "gguf_sha256", "describe_exit"]
 
 #: Context window of the local server, tokens (JudgeBench prompts run to several thousand).
 DEFAULT_CTX = 8192
@@ -40,6 +55,35 @@ _SMOLLM2 = "SmolLM2-135M-Instruct.Q4_1.gguf"
 _SERVER_MODULES = ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context",
                    "pydantic_settings")
 _PR_SET_PDEATHSIG = 1
+#: What a signal that ends a server process usually means.
+_SIGNAL_MEANING = {
+    signal.SIGILL: "illegal instruction",
+    signal.SIGSEGV: "segmentation fault",
+    signal.SIGBUS: "bus error",
+    signal.SIGABRT: "aborted",
+    signal.SIGFPE: "arithmetic fault",
+    signal.SIGKILL: "killed: by the out-of-memory killer or from outside",
+    signal.SIGTERM: "terminated from outside",
+}
+
+
+def describe_exit(returncode: int) -> str:
+    """How a process ended, from ``Popen.returncode``: ``"died with SIGILL (illegal
+    instruction)"`` for a signal (a negative code), ``"exited with code 1"`` otherwise.
+
+    >>> describe_exit(-4)
+    'died with SIGILL (illegal instruction)'
+    >>> describe_exit(1)
+    'exited with code 1'
+    """
+    if returncode >= 0:
+        return f"exited with code {returncode}"
+    try:
+        sig = signal.Signals(-returncode)
+    except ValueError:
+        return f"died with signal {-returncode}"
+    meaning = _SIGNAL_MEANING.get(sig)
+    return f"died with {sig.name}" + (f" ({meaning})" if meaning else "")
 
 
 def _require_extra() -> None:
@@ -143,6 +187,8 @@ class LocalServer:
         self._log: IO[bytes] | None = None
         self.gguf = Path()
         self.sha256 = ""
+        self._build: LlamaBuild | None = None
+        self._probed = False
 
     @property
     def base_url(self) -> str:
@@ -185,17 +231,83 @@ class LocalServer:
         assert self._proc is not None
         while time.monotonic() < deadline:
             if self._proc.poll() is not None:
-                raise ConfigError(f"the local llama.cpp server exited (code "
-                                  f"{self._proc.returncode}) before answering: {self._tail()}")
+                raise ConfigError(self.death_message("before answering"))
             try:
                 with urllib.request.urlopen(f"{self.base_url}/models", timeout=2) as resp:
                     if resp.status == 200:
-                        return
+                        return self._first_completion(deadline)
             except OSError:
                 pass
             time.sleep(0.25)
         raise ConfigError(f"the local llama.cpp server did not answer within "
                           f"{self.ready_timeout_s:g} s: {self._tail()}")
+
+    def _first_completion(self, deadline: float) -> None:
+        """Ask one completion of one token: a build that cannot run on this CPU dies here
+        (SIGILL), before any run has started.
+
+        Raises:
+            ConfigError: the server died (naming the signal), refused, or took past the
+                deadline.
+        """
+        body = json.dumps({"model": self.alias, "max_tokens": 1, "temperature": 0,
+                           "messages": [{"role": "user", "content": "Reply with OK."}]}).encode()
+        request = urllib.request.Request(f"{self.base_url}/chat/completions", data=body,
+                                         headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(request, timeout=max(1.0, deadline - time.monotonic())
+                                        ) as resp:
+                resp.read()
+                return
+        except urllib.error.HTTPError as exc:
+            raise ConfigError(f"the local llama.cpp server answered its first completion with "
+                              f"HTTP {exc.code}: {self._tail()}") from None
+        except OSError as exc:
+            if self.wait_exited(5.0):
+                raise ConfigError(self.death_message("on its first completion")) from None
+            raise ConfigError(f"the local llama.cpp server did not answer its first completion "
+                              f"within {self.ready_timeout_s:g} s ({exc}): {self._tail()}"
+                              ) from None
+
+    def wait_exited(self, timeout_s: float) -> bool:
+        """Wait up to ``timeout_s`` seconds for the server process to end (a process whose
+        connection just dropped may not have been reaped yet); True when it has ended."""
+        if self._proc is None:
+            return True
+        try:
+            self._proc.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            return False
+        return True
+
+    def death_message(self, when: str) -> str:
+        """One line on how the server ended ``when`` (``"on its first completion"``, ``"during
+        the run"``): the signal, for SIGILL the installed build and the pip command that
+        rebuilds it portably, and the last lines of its log."""
+        code = self._proc.returncode if self._proc is not None else None
+        how = "exited" if code is None else describe_exit(code)
+        text = f"llama.cpp server {how} {when}"
+        if code == -signal.SIGILL:
+            text += (": its llama.cpp build uses CPU instructions this machine cannot run"
+                     f"{self._build_note()}; rebuild it to run on any x86-64 CPU with AVX2: "
+                     f"{rebuild_command(self._build_version())}")
+        return f"{text}; server log: {self._tail()}"
+
+    def _probe_build(self) -> None:
+        if not self._probed:
+            self._probed = True
+            try:
+                self._build = installed_build(timeout_s=60)
+            except (OSError, subprocess.SubprocessError):
+                self._build = None
+
+    def _build_note(self) -> str:
+        self._probe_build()
+        return f" ({self._build.describe()})" if self._build is not None else ""
+
+    def _build_version(self) -> str | None:
+        self._probe_build()
+        return self._build.version if self._build is not None else None
 
     def _tail(self) -> str:
         if self._log is None:
@@ -230,13 +342,40 @@ class LocalServer:
         self.stop()
 
     def provider(self, *, timeout_s: float = 120.0, transport: Transport = "aiohttp"
-                 ) -> OpenAICompatibleProvider:
+                 ) -> LocalProvider:
         """A provider for this server: llama.cpp's structured-output dialect, one call at a
-        time, cache identity = the file (name and sha256), and the report label."""
-        provider = OpenAICompatibleProvider(
-            "local", self.alias or self.gguf.stem, self.base_url, timeout_s=timeout_s,
+        time, cache identity = the file (name and sha256), the report label, and a stop at
+        the first failed call after the server has exited."""
+        provider = LocalProvider(
+            self, "local", self.alias or self.gguf.stem, self.base_url, timeout_s=timeout_s,
             transport=transport, dialect="llamacpp",
             identity={"provider": "local", "gguf": self.gguf.name, "sha256": self.sha256})
         provider.max_concurrency = self.max_concurrency
         provider.label = self.label
         return provider
+
+
+class LocalProvider(OpenAICompatibleProvider):
+    """The OpenAI-compatible provider of a :class:`LocalServer`, which notices the server's
+    death: a call that fails without an HTTP status (a refused or dropped connection, a
+    timeout) after the server process has ended raises
+    :class:`~jurybox.errors.EndpointGoneError` naming how it ended, which stops the run
+    (instead of retrying a closed port until the attempts run out)."""
+
+    #: How long a failed call waits for a dying server to be reaped, seconds.
+    REAP_WAIT_S = 2.0
+
+    def __init__(self, server: LocalServer, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.server = server
+
+    async def complete(self, request: ChatRequest) -> ChatResponse:
+        try:
+            return await super().complete(request)
+        except ProviderError as exc:
+            if exc.status is None and await asyncio.to_thread(self.server.wait_exited,
+                                                              self.REAP_WAIT_S):
+                raise EndpointGoneError(self.server.death_message(
+                    "during the run: the calls it did not answer are recorded as API "
+                    "failures and judged again when the same command is rerun")) from None
+            raise

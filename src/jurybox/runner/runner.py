@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
 from ..cache import cache_key
-from ..errors import FormatRefusedError, ParseError, ProviderError, RetryableProviderError
+from ..errors import (EndpointGoneError, FormatRefusedError, ParseError, ProviderError,
+                      RetryableProviderError)
 from ..providers import ChatRequest, ChatResponse, Message, Provider
 from .records import CallRecord, Failure, FailureKind, Outcome, Totals
 from .retry import RetryPolicy
@@ -79,7 +80,9 @@ class Runner:
         abort_after: raise ProviderError when this many calls in a row end in an API failure
             (after their retries) with no success between them: a wrong URL, key or model
             fails every call, and a run should stop rather than record thousands of failures.
-            None never aborts.
+            None never aborts. A provider raising
+            :class:`~jurybox.errors.EndpointGoneError` (its server process has exited) stops
+            the run at once, after recording the call as an API failure.
         offline: never call the provider; a request the cache cannot answer is a recorded
             failure ("no recorded answer"). Replays recorded answers (``jurybox score``).
         on_format_refused: when the server refuses a request's structured-output field, called
@@ -108,6 +111,7 @@ class Runner:
         self.abort_after, self.offline = abort_after, offline
         self.on_format_refused = on_format_refused
         self._failed_in_a_row = 0
+        self._gone: EndpointGoneError | None = None
 
     async def run(self, job: Job[T]) -> Outcome[T]:
         """Obtain one judgment: cache or endpoint, parse, re-ask once on a parse failure.
@@ -129,6 +133,8 @@ class Runner:
                 record.outcome = "api"
                 self._emit(record)
                 self._failed_in_a_row += 1
+                if self._gone is not None:  # the server has exited: no call can succeed
+                    raise self._gone
                 if self.abort_after is not None and self._failed_in_a_row >= self.abort_after:
                     raise ProviderError(f"stopping: {self._failed_in_a_row} calls in a row failed; "
                                         f"last error: {record.error}")
@@ -194,6 +200,9 @@ class Runner:
                 except FormatRefusedError as exc:
                     return _failed(key, meta, request, attempt + 1, str(exc),
                                    format_refused=True)
+                except EndpointGoneError as exc:  # recorded, then the run stops (run())
+                    self._gone = exc
+                    return _failed(key, meta, request, attempt + 1, str(exc))
                 except ProviderError as exc:
                     return _failed(key, meta, request, attempt + 1, str(exc))
                 except Exception as exc:  # noqa: BLE001 - a bug in a client is a failure too
