@@ -97,7 +97,7 @@ class Candidates:
 
 def test_dataclass_items_with_gold_add_accuracy(tmp_path):
     items = [Candidates("a", "2+2?", ("4", "5"), 0), Candidates("b", "3+3?", ("6", "7"))]
-    result = jurybox.judge(items, protocol="direct", out=tmp_path / "run")
+    result = jurybox.judge(items, model="sim", protocol="direct", out=tmp_path / "run")
     assert result.summary.n_labelled == 1
     acc = result.summary.bench.protocols["direct"].accuracy
     assert acc.n == 1 and acc.accuracy == result["a"].credit
@@ -106,27 +106,27 @@ def test_dataclass_items_with_gold_add_accuracy(tmp_path):
 
 def test_pairwise_protocol_on_two_candidates(tmp_path):
     pairs = [{"id": "p1", "prompt": "Is the sky blue?", "candidates": ["Yes", "No"]}]
-    result = jurybox.judge(pairs, protocol="both-orders", out=tmp_path / "run")
+    result = jurybox.judge(pairs, model="sim", protocol="both-orders", out=tmp_path / "run")
     j = result["p1"]
     assert j.task == "pairwise" and j.n_calls == 2 and j.verdict in ("A", "B", "tie")
     assert j.winners == {"A": (0,), "B": (1,), "tie": (0, 1)}[j.verdict]
     with pytest.raises(jurybox.DataError, match="exactly 2 candidates"):
-        jurybox.judge(ITEMS, protocol="pairwise", out=tmp_path / "run2")
+        jurybox.judge(ITEMS, model="sim", protocol="pairwise", out=tmp_path / "run2")
 
 
 def test_bad_settings_and_other_items_in_the_same_folder(tmp_path):
     with pytest.raises(ConfigError, match="no setting 'kk'"):
-        jurybox.judge(ITEMS, kk=3, out=tmp_path / "x")
+        jurybox.judge(ITEMS, kk=3, model="sim", out=tmp_path / "x")
     with pytest.raises(ConfigError, match="unknown protocol 'pfc'; did you mean 'pcf'"):
-        jurybox.judge(ITEMS, protocol="pfc", out=tmp_path / "y")
+        jurybox.judge(ITEMS, model="sim", protocol="pfc", out=tmp_path / "y")
     with pytest.raises(ConfigError, match=r"unknown protocol 'rubric'; jurybox judge takes "
                                           r"direct, pcf, apoc, both-orders"):
-        jurybox.judge(ITEMS, protocol="rubric", out=tmp_path / "y")
-    jurybox.judge(ITEMS[:1], out=tmp_path / "run", k=2)
+        jurybox.judge(ITEMS, model="sim", protocol="rubric", out=tmp_path / "y")
+    jurybox.judge(ITEMS[:1], model="sim", out=tmp_path / "run", k=2)
     with pytest.raises(ConfigError, match="other items"):
-        jurybox.judge(ITEMS, out=tmp_path / "run", k=2)
+        jurybox.judge(ITEMS, model="sim", out=tmp_path / "run", k=2)
     with pytest.raises(ConfigError, match=r"items\[0\] is a int"):
-        jurybox.judge([3], out=tmp_path / "z")
+        jurybox.judge([3], model="sim", out=tmp_path / "z")
 
 
 def test_cli_judge_two_unlabelled_items_writes_winners(tmp_path):
@@ -149,12 +149,14 @@ def test_cli_judge_two_unlabelled_items_writes_winners(tmp_path):
 def test_cli_judge_errors_are_one_line(tmp_path):
     src = tmp_path / "three.jsonl"
     src.write_text(json.dumps(ITEMS[0]) + "\n")
-    one_line_error(runner.invoke(app, ["judge", str(src), "--protocol", "apoc", "--out",
+    one_line_error(runner.invoke(app, ["judge", str(src), "--model", "sim",
+                                       "--protocol", "apoc", "--out",
                                        str(tmp_path / "o")]),
                    "three.jsonl:1", "'candidates'", "exactly 2")
     template = tmp_path / "t.txt"
     template.write_text("Rank:\n{candidates}\n{answer}\n")
-    one_line_error(runner.invoke(app, ["judge", str(src), "--template", str(template)]),
+    one_line_error(runner.invoke(app, ["judge", str(src), "--model", "sim",
+                                       "--template", str(template)]),
                    "t.txt:3", "'{answer}'")
 
 
@@ -169,7 +171,7 @@ def test_criteria_are_recorded_and_a_changed_prompt_is_a_new_run(tmp_path):
     src = tmp_path / "two.jsonl"
     src.write_text("".join(json.dumps(i) + "\n" for i in ITEMS))
     out = tmp_path / "run"
-    args = ["judge", str(src), "--k", "2", "--out", str(out)]
+    args = ["judge", str(src), "--model", "sim", "--k", "2", "--out", str(out)]
     first = runner.invoke(app, [*args, "--criteria", "Kind to a beginner."])
     assert first.exit_code == 0, first.output
     config = json.loads((out / "run.json").read_text())["config"]
@@ -180,7 +182,8 @@ def test_criteria_are_recorded_and_a_changed_prompt_is_a_new_run(tmp_path):
     assert changed.exit_code == 2 and "config" in changed.output.lower(), changed.output
     template = tmp_path / "t.txt"
     template.write_text("Which is best for {{me}}?\n{question}\n{candidates}\n")
-    ok = runner.invoke(app, ["judge", str(src), "--k", "2", "--template", str(template),
+    ok = runner.invoke(app, ["judge", str(src), "--model", "sim",
+                             "--k", "2", "--template", str(template),
                              "--out", str(tmp_path / "run2")])
     assert ok.exit_code == 0, ok.output
     calls = [json.loads(line) for line in (tmp_path / "run2" / "calls.jsonl").open()]
@@ -191,7 +194,7 @@ def test_criteria_are_recorded_and_a_changed_prompt_is_a_new_run(tmp_path):
 def test_cli_judge_dry_run_makes_no_call(tmp_path):
     src = tmp_path / "two.jsonl"
     src.write_text("".join(json.dumps(i) + "\n" for i in ITEMS))
-    res = runner.invoke(app, ["judge", str(src), "--k", "7", "--dry-run", "--out",
+    res = runner.invoke(app, ["judge", str(src), "--model", "sim", "--k", "7", "--dry-run", "--out",
                               str(tmp_path / "run")])
     assert res.exit_code == 0, res.output
     # q1: 3 candidates, 3! = 6 < 7 orders; q2: 2 orders
@@ -205,7 +208,8 @@ def test_cli_judge_table_prints_item_ids_literally(tmp_path):
     src.write_text(json.dumps({"id": "[/]", "prompt": "Q?", "candidates": ["a", "b"]}) + "\n"
                    + json.dumps({"id": "[bold]q2", "prompt": "Q2?", "candidates": ["c", "d"]})
                    + "\n")
-    res = runner.invoke(app, ["judge", str(src), "--k", "2", "--no-cache", "--out",
+    res = runner.invoke(app, ["judge", str(src), "--model", "sim",
+                              "--k", "2", "--no-cache", "--out",
                               str(tmp_path / "run")])
     assert res.exit_code == 0, res.output
     assert "│ [/]" in res.output and "│ [bold]q2" in res.output
@@ -217,7 +221,8 @@ def test_paths_with_brackets_print_as_written(tmp_path):
     src = tmp_path / "two.jsonl"
     src.write_text("".join(json.dumps(i) + "\n" for i in ITEMS))
     out = tmp_path / "[exp]" / "run"
-    res = runner.invoke(app, ["judge", str(src), "--k", "2", "--no-cache", "--out", str(out)])
+    res = runner.invoke(app, ["judge", str(src), "--model", "sim",
+                              "--k", "2", "--no-cache", "--out", str(out)])
     assert res.exit_code == 0, res.output
     flat = "".join(res.output.split())
     assert "".join(f"judgments: {out / 'judgments.jsonl'}".split()) in flat
@@ -229,7 +234,8 @@ def test_paths_with_brackets_print_as_written(tmp_path):
     gold = tmp_path / "gold.jsonl"
     gold.write_text(json.dumps({**ITEMS[1], "gold": 0}) + "\n")
     bench = tmp_path / "[exp]" / "bench"
-    res = runner.invoke(app, ["bench", str(gold), "--k", "2", "--no-cache", "--out", str(bench)])
+    res = runner.invoke(app, ["bench", str(gold), "--model", "sim", "--k", "2", "--no-cache",
+                              "--out", str(bench)])
     assert res.exit_code == 0, res.output
     assert "".join(f"run directory: {bench}".split()) in "".join(res.output.split())
 
@@ -238,7 +244,7 @@ def test_cli_judge_exits_1_when_no_item_was_judged(tmp_path):
     # as bench: 1 when no item got a decision, 3 when some did not (README's exit codes)
     src = tmp_path / "two.jsonl"
     src.write_text("".join(json.dumps(i) + "\n" for i in ITEMS))
-    args = ["judge", str(src), "--k", "2", "--no-cache", "--attempts", "1"]
+    args = ["judge", str(src), "--model", "sim", "--k", "2", "--no-cache", "--attempts", "1"]
     res = runner.invoke(app, [*args, "--sim-faults", "rate_malformed=1", "--out",
                               str(tmp_path / "none")])
     assert res.exit_code == 1, res.output
@@ -252,20 +258,20 @@ def test_cli_judge_exits_1_when_no_item_was_judged(tmp_path):
 def test_a_refused_judge_call_leaves_no_folder_behind(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # the default out is runs/judge-items-... under the cwd
     with pytest.raises(ConfigError, match="unknown protocol 'pfc'"):
-        jurybox.judge(ITEMS, protocol="pfc")
+        jurybox.judge(ITEMS, model="sim", protocol="pfc")
     with pytest.raises(jurybox.DataError, match="same text"):
-        jurybox.judge([{"id": "a", "prompt": "Q", "candidates": ["x", "x"]}])
+        jurybox.judge([{"id": "a", "prompt": "Q", "candidates": ["x", "x"]}], model="sim")
     assert not (tmp_path / "runs").exists() or list((tmp_path / "runs").iterdir()) == []
     kept = tmp_path / "mine"
     kept.mkdir()
     (kept / "notes.txt").write_text("mine")
     with pytest.raises(ConfigError):
-        jurybox.judge(ITEMS, protocol="pfc", out=kept)
+        jurybox.judge(ITEMS, model="sim", protocol="pfc", out=kept)
     assert sorted(p.name for p in kept.iterdir()) == ["notes.txt"]  # only what was there
 
 
 def test_integer_ids_look_up_as_given(tmp_path):
-    result = jurybox.judge([{"id": 7, "prompt": "Q?", "candidates": ["a", "b"]}], k=2,
+    result = jurybox.judge([{"id": 7, "prompt": "Q?", "candidates": ["a", "b"]}], model="sim", k=2,
                            out=tmp_path / "run")
     assert result.items[0].item_id == "7" and result[7] is result["7"]
     with pytest.raises(KeyError):
@@ -277,7 +283,8 @@ def test_judgments_that_cannot_be_written_are_one_line(tmp_path):
     src.write_text("".join(json.dumps(i) + "\n" for i in ITEMS))
     out = tmp_path / "run"
     (out / "judgments.csv").mkdir(parents=True)  # in the way, as a full disk would be
-    one_line_error(runner.invoke(app, ["judge", str(src), "--k", "2", "--no-cache", "--out",
+    one_line_error(runner.invoke(app, ["judge", str(src), "--model", "sim",
+                                       "--k", "2", "--no-cache", "--out",
                                        str(out)]), f"cannot write {str(out / 'judgments.csv')!r}")
     assert not list(out.glob("*.tmp"))
 
@@ -287,20 +294,21 @@ def test_template_and_criteria_mismatch_names_the_template_file(tmp_path):
     src.write_text(json.dumps(ITEMS[1]) + "\n")
     with_criteria = tmp_path / "crit.txt"
     with_criteria.write_text("{criteria}\n{question}\n{candidates}\n")
-    one_line_error(runner.invoke(app, ["judge", str(src), "--template", str(with_criteria)]),
+    one_line_error(runner.invoke(app, ["judge", str(src), "--model", "sim",
+                                       "--template", str(with_criteria)]),
                    "crit.txt", "no --criteria")
     plain = tmp_path / "plain.txt"
     plain.write_text("{question}\n{candidates}\n")
     one_line_error(runner.invoke(app, ["bench", str(src), "--criteria", "x", "--template",
                                        str(plain)]), "plain.txt", "does not place {criteria}")
-    one_line_error(runner.invoke(app, ["judge", str(src), "--protocol", "pfc"]),
+    one_line_error(runner.invoke(app, ["judge", str(src), "--model", "sim", "--protocol", "pfc"]),
                    "did you mean 'pcf'", "jurybox judge takes")
 
 
 def test_pairs_take_one_gold_and_items_one_id_key(tmp_path):
     pair = {"id": "p", "prompt": "Q?", "candidates": ["a", "b"], "gold": [0, 1]}
     with pytest.raises(jurybox.DataError, match=r"input.jsonl:1: field 'gold': a pair has one"):
-        jurybox.judge([pair], protocol="pairwise", out=tmp_path / "a")
+        jurybox.judge([pair], model="sim", protocol="pairwise", out=tmp_path / "a")
     both = {"id": "x", "item_id": "y", "prompt": "Q?", "candidates": ["a", "b"]}
     with pytest.raises(ConfigError, match=r"items\[0\] has both 'id' and 'item_id'"):
-        jurybox.judge([both], out=tmp_path / "b")
+        jurybox.judge([both], model="sim", out=tmp_path / "b")

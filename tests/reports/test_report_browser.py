@@ -159,8 +159,8 @@ def judge_runs(tmp_path_factory) -> dict[str, Path]:
     pairs = [{"id": f"pair{i}", "prompt": f"Better summary {i}?",
               "candidates": [f"summary {i} {SCRIPT}", f"summary {i} {IMG}"]} for i in range(3)]
     options = RunOptions(cache_path=None, retry=FAST_RETRY, concurrency=4)
-    judge(listwise, protocol="pcf", k=3, out=folder / "pcf", options=options)
-    judge(pairs, protocol="both-orders", out=folder / "pairs", options=options)
+    judge(listwise, model="sim", protocol="pcf", k=3, out=folder / "pcf", options=options)
+    judge(pairs, model="sim", protocol="both-orders", out=folder / "pairs", options=options)
     return {"pcf": folder / "pcf", "pairs": folder / "pairs"}
 
 

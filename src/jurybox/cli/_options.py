@@ -11,6 +11,7 @@ engine receives. Every option has a ``JURYBOX_`` environment variable.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -21,7 +22,8 @@ from ..run.options import RunOptions
 from ..runner.retry import RetryPolicy
 
 __all__ = ["ENV_EPILOG", "API_KEY_VARIABLES", "Attempts", "BaseUrl", "Cache", "Concurrency",
-           "DryRun", "MaxTokens", "Model", "NoCache", "Out", "PriceIn", "PriceOut", "Seed",
+           "DryRun", "MaxTokens", "Model", "model_for", "NoCache", "Out", "PriceIn", "PriceOut",
+           "Seed",
            "SimBias", "SimFaults", "SimLatency", "SimSeed", "Temperature", "Structured",
            "Timeout", "TransportOpt", "run_options"]
 
@@ -38,11 +40,33 @@ ENV_EPILOG = (
     "run directory; `JURYBOX_LOG_LEVEL`: log level (WARNING); `JURYBOX_PROGRESS=1`: draw the "
     "progress bar when stderr is not a terminal.")
 
-Model = Annotated[str, typer.Option(
+Model = Annotated[Optional[str], typer.Option(
     envvar="JURYBOX_MODEL", help="The judge: `provider/model` (openai/gpt-4o-mini, `vllm/<model>`, "
     "`ollama/<model>`, `llamacpp/<model>`, `sglang/<model>`, `lmstudio/<model>`, "
     "`openrouter/<model>`, `anthropic/<model>`), local (the llama.cpp judge; "
-    "`local/<file.gguf>`), or sim: the simulated judge, started on 127.0.0.1.")]
+    "`local/<file.gguf>`), or sim: the simulated judge, started on 127.0.0.1, which is told "
+    "the gold answers. Required for your own files; bundled datasets default to sim.")]
+
+
+def model_for(model: str | None, data: str, *, bundled: bool,
+              check: Callable[[], object] | None = None) -> str:
+    """The judge of a command: ``model`` when given; ``sim`` for bundled data (the tool's own
+    demonstration data); for the user's own data, the one-line error listing the choices
+    (never a silent simulated judge). ``check`` (the command's data checks) runs before that
+    error, so a file's own problems are named first.
+
+    Raises:
+        ConfigError: no model for the user's own data (or whatever ``check`` raises).
+    """
+    from ..providers.spec import require_model
+
+    if model is None and bundled:
+        return "sim"
+    if model is None and check is not None:
+        check()
+    return require_model(model, data)
+
+
 BaseUrl = Annotated[Optional[str], typer.Option(
     envvar="JURYBOX_BASE_URL", help="Endpoint base URL, e.g. http://localhost:8000/v1 (default "
     "per provider).")]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
@@ -16,7 +17,8 @@ from ._protocol_options import (AdaptiveOpt, ConfidenceOpt, CriteriaOpt, K, MinK
                                TemplateOpt, Tolerance, VerdictFormatOpt, WeightsOpt)
 from ._options import (Attempts, BaseUrl, Cache, Concurrency, DryRun, MaxTokens, Model,
                        NoCache, Out, PriceIn, PriceOut, Seed, SimBias, SimFaults, SimLatency,
-                       SimSeed, Structured, Temperature, Timeout, TransportOpt, run_options)
+                       SimSeed, Structured, Temperature, Timeout, TransportOpt, model_for,
+                       run_options)
 
 if TYPE_CHECKING:
     from ..protocols import Weights
@@ -89,7 +91,7 @@ def bench(
         help="Bundled name (truthfulqa, rewardbench2-sample, judgebench, judgebench-gpt, "
              "judgebench-claude) or a file: TruthfulQA CSV, RewardBench 2 .jsonl/.parquet, "
              "JudgeBench .jsonl, or listwise .jsonl (id, prompt, candidates, gold).")],
-    model: Model = "sim",
+    model: Model = None,
     protocols: Annotated[Optional[str], typer.Option(
         envvar="JURYBOX_PROTOCOLS", help=f"Comma list; listwise datasets: {LISTWISE_PROTOCOLS} "
         f"(default direct,pcf); pairwise (JudgeBench): {PAIRWISE_PROTOCOLS} (default "
@@ -144,6 +146,8 @@ def bench(
     from ..protocols.templates import load_template
     from ._tables import print_bench_result
 
+    from ..datasets import BUNDLED
+
     sim = sim_options(sim_bias, sim_latency_ms, sim_faults, sim_seed)
     names = (None if protocols is None else
              tuple(p.strip() for p in protocols.split(",") if p.strip()))
@@ -153,12 +157,8 @@ def bench(
         if name not in PROTOCOLS:
             raise ConfigError(f"unknown protocol {name!r}{did_you_mean(name, PROTOCOLS)} "
                               f"(choose from {sorted(PROTOCOLS)})")
-    price = resolve_price(model, price_in, price_out)
-    options = run_options(concurrency=concurrency, attempts=attempts, timeout=timeout,
-                          transport=transport, cache=cache, no_cache=no_cache,
-                          structured=structured, price=price)
     config = BenchConfig(
-        dataset=dataset, model=model, protocols=names, baseline=baseline, k=k, limit=limit,
+        dataset=dataset, model=model or "sim", protocols=names, baseline=baseline, k=k, limit=limit,
         seed=seed, subset=None if subset == "all" else subset, n_candidates=n_candidates,
         tolerance=tolerance, weights=parse_weights(weights), temperature=temperature,
         max_tokens=max_tokens, base_url=base_url, verdict_format=verdict_format,
@@ -166,6 +166,13 @@ def bench(
         criteria=criteria,
         template=None if template is None else load_template(template, criteria=criteria),
         sim=sim)
+    model = model_for(model, dataset, bundled=dataset in BUNDLED,
+                      check=lambda: prepare_bench(config))
+    config = replace(config, model=model)
+    price = resolve_price(model, price_in, price_out)
+    options = run_options(concurrency=concurrency, attempts=attempts, timeout=timeout,
+                          transport=transport, cache=cache, no_cache=no_cache,
+                          structured=structured, price=price)
     if dry_run:
         bench = prepare_bench(config)  # every check a run makes before its first call
         print_plan(plan_for(bench.selection, bench.protocols, model=model, price=price),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 import math
 from typing import TYPE_CHECKING, Annotated, Optional
 
@@ -12,7 +13,8 @@ from ..run.options import (DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY, DEFAULT_STRUCT
 from ._common import BenchProgress, console, exit_for_status, fail_cleanly, print_warnings
 from ._options import (Attempts, BaseUrl, Cache, Concurrency, DryRun, MaxTokens, Model,
                        NoCache, Out, PriceIn, PriceOut, Seed, SimBias, SimFaults, SimLatency,
-                       SimSeed, Structured, Temperature, Timeout, TransportOpt, run_options)
+                       SimSeed, Structured, Temperature, Timeout, TransportOpt, model_for,
+                       run_options)
 from ._plan import cost_line, plan_for, print_plan
 from ._protocol_options import (AdaptiveOpt, ConfidenceOpt, CriteriaOpt, K, MinK, PairwiseRuleOpt,
                                TemplateOpt, Tolerance, VerdictFormatOpt, WeightsOpt)
@@ -31,7 +33,7 @@ def judge(
         metavar="FILE", help="JSON lines, one item a line: {\"id\": ..., \"prompt\": ..., "
         "\"candidates\": [text, ...], \"gold\": index or [indices] (optional)}. Pairwise "
         "protocols take lines with exactly 2 candidates. Any bench dataset works too.")],
-    model: Model = "sim",
+    model: Model = None,
     protocol: Annotated[str, typer.Option(
         envvar="JURYBOX_PROTOCOL", help="pcf (K permutations, consensus), direct (one call), "
         "or for 2 candidates: pairwise, both-orders, keyed, apoc.")] = "pcf",
@@ -76,19 +78,23 @@ def judge(
     from ..judging import JudgeConfig, default_judge_out, prepare_judge, run_judge
     from ..protocols.templates import load_template
 
+    from ..datasets import BUNDLED
+
     sim = sim_options(sim_bias, sim_latency_ms, sim_faults, sim_seed)
-    price = resolve_price(model, price_in, price_out)
-    options = run_options(concurrency=concurrency, attempts=attempts, timeout=timeout,
-                          transport=transport, cache=cache, no_cache=no_cache,
-                          structured=structured, price=price)
     config = JudgeConfig(
-        input=file, model=model, protocol=protocol, k=k, limit=limit, seed=seed,
+        input=file, model=model or "sim", protocol=protocol, k=k, limit=limit, seed=seed,
         tolerance=tolerance, weights=parse_weights(weights), temperature=temperature,
         max_tokens=max_tokens, base_url=base_url, verdict_format=verdict_format,
         pairwise_rule=pairwise_rule, adaptive=adaptive, confidence=confidence, min_k=min_k,
         criteria=criteria,
         template=None if template is None else load_template(template, criteria=criteria),
         sim=sim)
+    model = model_for(model, file, bundled=file in BUNDLED, check=lambda: prepare_judge(config))
+    config = replace(config, model=model)
+    price = resolve_price(model, price_in, price_out)
+    options = run_options(concurrency=concurrency, attempts=attempts, timeout=timeout,
+                          transport=transport, cache=cache, no_cache=no_cache,
+                          structured=structured, price=price)
     if dry_run:
         prepared = prepare_judge(config)  # every check a run makes before its first call
         print_plan(plan_for(prepared.selection, prepared.protocols, model=model, price=price),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional, cast
@@ -15,6 +16,7 @@ from ..run.options import (DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY, DEFAULT_STRUCT
 from ._common import BenchProgress, console, default_out, exit_for_status, fail_cleanly
 from ._plan import cost_line, plan_for, print_plan
 from ._options import (Attempts, BaseUrl, Cache, Concurrency, DryRun, Model, NoCache, Out,
+                       model_for,
                        PriceIn, PriceOut, Seed,
                        SimSeed, Structured, Timeout, TransportOpt, run_options)
 
@@ -95,7 +97,7 @@ def personalize(
         "response) (default: the bundled items of a bundled ratings set).")] = None,
     rubric: Annotated[str, typer.Option(envvar="JURYBOX_RUBRIC", help="Rubric YAML, or a "
                                         f"bundled one: {BUNDLED_RUBRIC_NAMES}.")] = "",
-    model: Model = "sim",
+    model: Model = None,
     judges: Annotated[str, typer.Option(
         "--judges", "--configs", envvar="JURYBOX_JUDGES",
         help="Judge kinds (the paper's judge configurations), comma list of zero-shot, "
@@ -169,12 +171,8 @@ def personalize(
         count = raters.strip()  # a count past the raters' number means all: 19 digits do
         rater_sel = int(count[:19]) if count.isascii() and count.isdigit() else tuple(
             r.strip() for r in raters.split(",") if r.strip())
-    price = resolve_price(model, price_in, price_out)
-    options = run_options(concurrency=concurrency, attempts=attempts, timeout=timeout,
-                          transport=transport, cache=cache, no_cache=no_cache,
-                          structured=structured, price=price)
     config = PersonalizeConfig(
-        ratings=ratings, items=items, rubric=rubric, model=model,
+        ratings=ratings, items=items, rubric=rubric, model=model or "sim",
         judges=tuple(c.strip() for c in judges.split(",") if c.strip()), shots=shot_counts,
         seeds=seeds, threshold=threshold, raters=rater_sel, limit=limit,
         dimensions=None if dimensions is None else tuple(
@@ -182,6 +180,13 @@ def personalize(
         seed=seed, group_field=group_field or ("passage_id" if ratings == "squality" else None),
         base_url=base_url, sim=SimConfig(bias="none", seed=sim_seed),
         answer_format=cast("RubricAnswerFormat", answer_format))
+    model = model_for(model, ratings, bundled=ratings in BUNDLED_RATINGS
+                      and items in BUNDLED_ITEMS, check=lambda: prepare_personalize(config))
+    config = replace(config, model=model)
+    price = resolve_price(model, price_in, price_out)
+    options = run_options(concurrency=concurrency, attempts=attempts, timeout=timeout,
+                          transport=transport, cache=cache, no_cache=no_cache,
+                          structured=structured, price=price)
     if dry_run:
         prepared = prepare_personalize(config)  # every check a run makes before its first call
         print_plan(plan_for(prepared.units, prepared.judges, model=model, price=price),

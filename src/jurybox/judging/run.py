@@ -19,6 +19,7 @@ from ..compare.run import BenchConfig, PreparedBench, _protocol_label, prepare_b
 from ..compare.summary import latest_records, summarize
 from ..datasets import load_dataset
 from ..errors import ConfigError, did_you_mean
+from ..providers.spec import require_model
 from ..protocols import PCFProtocol, Weights, protocol_class, protocol_names
 from ..protocols.prompts import LISTWISE_PROMPT_VERSION
 from ..reports import previous_sessions
@@ -42,6 +43,8 @@ class JudgeConfig:
     Attributes:
         input: a file (generic JSONL ``id, prompt, candidates, gold?``; JudgeBench JSONL; or
             any bench dataset file) or a bundled dataset name.
+        model: the judge (``sim``, ``local``, ``openai/gpt-4o-mini``, ...): no default, so the
+            user's own data is never judged by the simulated judge unless asked.
         protocol: ``pcf`` (default), ``direct``, ``pairwise``, ``both-orders``, ``keyed`` or
             ``apoc``; pairwise protocols take generic lines with exactly 2 candidates.
         criteria, template: the user's judging criteria and template text (None: the
@@ -50,7 +53,7 @@ class JudgeConfig:
     """
 
     input: str
-    model: str = "sim"
+    model: str
     protocol: str = "pcf"
     k: int = 7
     limit: int | None = None
@@ -223,7 +226,7 @@ class Judgments:
         raise KeyError(item_id)
 
 
-def judge(items: Iterable[Any] | str | Path, *, model: str = "sim", protocol: str = "pcf",
+def judge(items: Iterable[Any] | str | Path, *, model: str | None = None, protocol: str = "pcf",
           out: str | Path | None = None, options: RunOptions | None = None,
           hooks: RunHooks | None = None, **settings: Any) -> Judgments:
     """Judge candidates given in memory (or a file) and return typed per-item results.
@@ -232,8 +235,9 @@ def judge(items: Iterable[Any] | str | Path, *, model: str = "sim", protocol: st
         items: dicts (``id``, ``prompt``, ``candidates``, optional ``gold``; ``item_id`` and
             ``question`` are accepted too), :class:`~jurybox.ListwiseItem` or PairwiseItem
             values, other dataclasses with those fields, or a file path / bundled name.
-        model: ``sim`` (the simulated judge) or ``provider/model`` (``openai/gpt-4o-mini``,
-            ``vllm/...``, ``local``).
+        model: the judge, required: ``provider/model`` (``openai/gpt-4o-mini``, ``vllm/...``),
+            ``local`` (llama.cpp on this machine), or ``sim`` to try the tool (the simulated
+            judge, which is told the gold answers).
         protocol: ``pcf`` (default), ``direct``, ``pairwise``, ``both-orders``, ``keyed``,
             ``apoc``.
         out: the run directory (default ``runs/judge-items-<model>-<hash>``, the same for the
@@ -249,6 +253,8 @@ def judge(items: Iterable[Any] | str | Path, *, model: str = "sim", protocol: st
     if unknown or "input" in settings:
         raise ConfigError(f"judge() takes no setting {', '.join(map(repr, unknown or ['input']))}"
                           f"; it takes {sorted(set(JudgeConfig.__dataclass_fields__) - {'input'})}")
+    model = require_model(model, str(items) if isinstance(items, (str, Path)) else "the items",
+                          how="model=...")
     if isinstance(items, (str, Path)):
         config = JudgeConfig(input=str(items), model=model, protocol=protocol, **settings)
         folder = Path(out) if out is not None else default_judge_out(config)

@@ -44,6 +44,10 @@ Dialect = Literal["openai", "llamacpp"]
 #: ``owned_by`` of the simulated judge's models; a provider that sees it knows the judge is
 #: simulated, however it was reached.
 SIM_OWNER = "jurybox-sim"
+#: Field of the simulated judge's ``/models`` entry holding what it knows (a digest of its
+#: items and their gold): a provider that reaches serve-sim by URL adds it to its cache
+#: identity, so the same server restarted with another dataset or gold is another judge.
+SIM_KNOWS_FIELD = "jurybox_sim_knows"
 
 #: Servers that answer whatever model name a request gives (llama.cpp's servers serve their
 #: one loaded model): a name missing from their ``/models`` list is no sign of a typo.
@@ -69,6 +73,16 @@ def unlisted_model(model: str, listing: object) -> list[str] | None:
     if not ids or model in ids or f"{model}:latest" in ids:
         return None
     return ids
+
+
+def _sim_knows(listing: object) -> str | None:
+    """The simulated judge's knowledge digest in a ``/models`` body, or None."""
+    data = listing.get("data") if isinstance(listing, dict) else None
+    for m in data if isinstance(data, list) else ():
+        if isinstance(m, dict) and m.get("owned_by") == SIM_OWNER and isinstance(
+                m.get(SIM_KNOWS_FIELD), str):
+            return str(m[SIM_KNOWS_FIELD])
+    return None
 
 
 def _retry_after(value: str | None) -> float | None:
@@ -150,6 +164,7 @@ class OpenAICompatibleProvider:
         self.api_key, self.timeout_s, self.transport = api_key, timeout_s, transport
         self._identity, self.dialect = identity, dialect
         self.simulated = name == "sim"  # also set by check() when the server says so
+        self._sim_knows: str | None = None  # set by check() when the server is serve-sim
         #: calls the server takes at once (None: no limit of its own); the local judge: 1
         self.max_concurrency: int | None = None
         #: how reports name the judge (None: the model spec)
@@ -161,6 +176,9 @@ class OpenAICompatibleProvider:
     def cache_identity(self) -> dict[str, Any]:
         if self._identity is not None:
             return dict(self._identity)
+        if self._sim_knows is not None:  # serve-sim reached by URL: what it knows counts
+            return {"provider": self.name, "base_url": self.base_url, "model": self.model,
+                    "sim_knows": self._sim_knows}
         return {"provider": self.name, "base_url": self.base_url, "model": self.model}
 
     def _headers(self) -> dict[str, str]:
@@ -277,6 +295,7 @@ class OpenAICompatibleProvider:
                     owners = {m.get("owned_by") for m in (listing or {}).get("data", [])
                               if isinstance(m, dict)} if isinstance(listing, dict) else set()
                     self.simulated = SIM_OWNER in owners
+                    self._sim_knows = _sim_knows(listing) if self.simulated else None
                     self._warn_if_unlisted(listing)
         except (aiohttp.ClientError, asyncio.TimeoutError, ValueError) as exc:
             raise ProviderError(f"cannot reach {self.base_url} ({type(exc).__name__}: {exc}); "

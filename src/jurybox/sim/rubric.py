@@ -14,6 +14,7 @@ Prometheus-style feedback and a result marker) the reasoning as feedback, then
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import re
@@ -49,6 +50,16 @@ class RubricKnowledge:
                 scores.setdefault((r.item_id, r.dimension), []).append(r.score)
         self._mean = {k: statistics.fmean(v) for k, v in scores.items()}
         self._sd = {k: statistics.pstdev(v) for k, v in scores.items()}
+
+    def digest(self) -> str:
+        """sha256 (hex) of what it knows: each text's item and each (item, dimension)'s
+        consensus and spread; equal knowledge, equal digest, whatever the order read."""
+        h = hashlib.sha256()
+        for entry in sorted(self._item.items()):
+            h.update(json.dumps(entry).encode())
+        for key in sorted(self._mean):
+            h.update(json.dumps([*key, self._mean[key], self._sd[key]]).encode())
+        return h.hexdigest()
 
     def consensus(self, text: str, dimension: str) -> tuple[float, float] | None:
         item = self._item.get(text)

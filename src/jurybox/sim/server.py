@@ -25,6 +25,7 @@ from typing import Any
 from aiohttp import web
 
 from ..providers import SIM_OWNER, OpenAICompatibleProvider
+from ..providers.openai_compat import SIM_KNOWS_FIELD
 from .judge import SimJudge
 
 __all__ = ["make_app", "SimServer", "SIM_MODEL", "UNKNOWN_HEADER", "STATS_PATH"]
@@ -164,9 +165,12 @@ def make_app(judge: SimJudge) -> web.Application:
     async def stats(_: web.Request) -> web.Response:
         return web.json_response(asdict(judge.stats))
 
+    knows = judge.knowledge()
+
     async def models(_: web.Request) -> web.Response:
         return web.json_response({"object": "list", "data": [
-            {"id": SIM_MODEL, "object": "model", "owned_by": SIM_OWNER}]})
+            {"id": SIM_MODEL, "object": "model", "owned_by": SIM_OWNER,
+             SIM_KNOWS_FIELD: knows}]})
 
     app = web.Application(client_max_size=64 * 1024 * 1024)
     app.router.add_post("/v1/chat/completions", completions)
@@ -201,12 +205,14 @@ class SimServer:
 
     def provider(self, *, timeout_s: float = 60.0, transport: str = "aiohttp"
                  ) -> OpenAICompatibleProvider:
-        """A provider for this server; its cache identity is the judge's configuration (not the
-        port, which changes between runs)."""
+        """A provider for this server; its cache identity is the judge's configuration and what
+        it knows (:meth:`SimJudge.knowledge`: the items and their gold), not the port, which
+        changes between runs."""
         return OpenAICompatibleProvider("sim", SIM_MODEL, self.base_url, timeout_s=timeout_s,
                                         transport=transport,  # type: ignore[arg-type]
                                         identity={"provider": "sim", "model": SIM_MODEL,
-                                                  "config": self.judge.config.identity()})
+                                                  "config": self.judge.config.identity(),
+                                                  "knows": self.judge.knowledge()})
 
     def start(self) -> SimServer:
         ready = threading.Event()
