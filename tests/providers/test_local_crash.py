@@ -10,7 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import signal
+import socket
+import subprocess
+import sys
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -127,3 +132,34 @@ def test_describe_exit_names_signals_and_codes():
     assert local.describe_exit(-signal.SIGSEGV) == "died with SIGSEGV (segmentation fault)"
     assert local.describe_exit(-signal.SIGUSR1) == "died with SIGUSR1"
     assert local.describe_exit(3) == "exited with code 3"
+
+
+def test_serve_local_whose_server_dies_while_serving_is_one_line(tmp_path):
+    """``jurybox serve-local`` in its own process (it waits on signals in the main thread):
+    its server passes the readiness completion, then dies with SIGILL on the next one."""
+    gguf = tmp_path / "judge.gguf"
+    gguf.write_bytes(b"GGUF" + b"\0" * 16)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {**os.environ, "PYTHONPATH": str(FAKE), "FAKE_LLAMA_DIE_AT": "2"}
+    proc = subprocess.Popen([sys.executable, "-m", "jurybox", "serve-local", "--gguf", str(gguf),
+                             "--port", str(port)], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        assert "local judge on http://127.0.0.1" in proc.stdout.readline()
+        body = json.dumps({"model": "judge", "messages": [{"role": "user", "content": "hi"}]})
+        request = urllib.request.Request(f"http://127.0.0.1:{port}/v1/chat/completions",
+                                         data=body.encode(),
+                                         headers={"Content-Type": "application/json"})
+        with pytest.raises(OSError):  # the server dies before answering
+            urllib.request.urlopen(request, timeout=30)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 2
+    (line,) = [ln for ln in err.splitlines() if ln.strip()]
+    assert line.startswith("error: llama.cpp server died with SIGILL (illegal instruction) "
+                           "while serving: its llama.cpp build uses CPU instructions")
+    assert "pip install --force-reinstall --no-cache-dir" in line

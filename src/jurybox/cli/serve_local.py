@@ -30,7 +30,10 @@ def serve_local(
 ) -> None:
     """Serve a GGUF judge with llama.cpp's OpenAI-compatible server on 127.0.0.1 (needs
     `pip install 'jurybox[local]'`). Point a run at it with `--model llamacpp/<alias>
-    --base-url http://127.0.0.1:PORT/v1`, or let `--model local` start one for the run."""
+    --base-url http://127.0.0.1:PORT/v1`, or let `--model local` start one for the run. It
+    is ready after answering one real completion: a llama.cpp build for another CPU (SIGILL)
+    is one error line with the command that rebuilds it."""
+    from ..errors import EndpointGoneError
     from ..providers import LocalServer
 
     with LocalServer(gguf, port=port, threads=threads, ctx=ctx,
@@ -42,7 +45,7 @@ def serve_local(
         signal.signal(signal.SIGTERM, lambda *_: stop.set())
         try:
             while not stop.wait(1.0):
-                if server.exited():
-                    raise typer.Exit(1)
+                if server.exited():  # one line naming how it ended (SIGILL: the rebuild)
+                    raise EndpointGoneError(server.death_message("while serving"))
         except KeyboardInterrupt:
             pass

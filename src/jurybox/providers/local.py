@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import ctypes
 import hashlib
+import http.client
 import importlib.util
 import json
 import os
@@ -153,6 +154,31 @@ def _check_port(port: int) -> None:
                               ) from None
 
 
+def _listens_on(pid: int, port: int) -> bool | None:
+    """Whether process ``pid`` holds the listening TCP socket on 127.0.0.1:``port`` (Linux:
+    the socket's inode in ``/proc/net/tcp`` among the process's open files); None where
+    ``/proc`` cannot tell. A free port is chosen before the server binds it, so another
+    process may take it meanwhile: its answers must never pass for the local judge's."""
+    try:
+        lines = Path("/proc/net/tcp").read_text().splitlines()[1:]
+    except OSError:
+        return None
+    inodes = {f[9] for f in (line.split() for line in lines)
+              if len(f) > 9 and f[3] == "0A" and int(f[1].rsplit(":", 1)[1], 16) == port}
+    try:
+        fds = list(Path(f"/proc/{pid}/fd").iterdir())
+    except OSError:
+        return None
+    for fd in fds:
+        try:
+            target = os.readlink(fd)
+        except OSError:
+            continue
+        if target.startswith("socket:[") and target[8:-1] in inodes:
+            return True
+    return False
+
+
 def _die_with_parent() -> None:  # runs in the child before exec (Linux): no orphaned server
     try:
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
@@ -234,9 +260,10 @@ class LocalServer:
                 raise ConfigError(self.death_message("before answering"))
             try:
                 with urllib.request.urlopen(f"{self.base_url}/models", timeout=2) as resp:
-                    if resp.status == 200:
+                    # another process may have taken the port first: only ours will do
+                    if resp.status == 200 and _listens_on(self._proc.pid, self.port) is not False:
                         return self._first_completion(deadline)
-            except OSError:
+            except (OSError, http.client.HTTPException):
                 pass
             time.sleep(0.25)
         raise ConfigError(f"the local llama.cpp server did not answer within "
@@ -262,7 +289,7 @@ class LocalServer:
         except urllib.error.HTTPError as exc:
             raise ConfigError(f"the local llama.cpp server answered its first completion with "
                               f"HTTP {exc.code}: {self._tail()}") from None
-        except OSError as exc:
+        except (OSError, http.client.HTTPException) as exc:  # refused, dropped, cut short
             if self.wait_exited(5.0):
                 raise ConfigError(self.death_message("on its first completion")) from None
             raise ConfigError(f"the local llama.cpp server did not answer its first completion "

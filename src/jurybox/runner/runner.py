@@ -193,6 +193,8 @@ class Runner:
         error = "no attempt made"
         for attempt in range(self.retry.attempts):
             async with self._slots:
+                if self._gone is not None:  # the server has exited: stop, nothing to record
+                    raise self._gone
                 try:
                     response = await self.provider.complete(request)
                 except RetryableProviderError as exc:

@@ -14,6 +14,7 @@ import json
 import os
 import signal
 import sys
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from jurybox.datasets import load_dataset
@@ -55,6 +56,7 @@ class Handler(BaseHTTPRequestHandler):
         if completions == die_at:
             print(f"fake llama.cpp server: dying with {die_with.name}", flush=True)
             os.kill(os.getpid(), die_with)
+            time.sleep(60)  # another thread may take the signal: never answer meanwhile
         answer = judge.answer(body, 0)
         self._send({"choices": [{"index": 0, "finish_reason": answer.finish_reason,
                                  "message": {"role": "assistant", "content": answer.text}}],
