@@ -57,15 +57,16 @@ def run_blocking(main: Callable[[], Coroutine[Any, Any, T]]) -> T:
     worker = _Worker(main)
     thread = threading.Thread(target=contextvars.copy_context().run, args=(worker,),
                               name="jurybox-run")
-    thread.start()
     try:
+        thread.start()  # Ctrl-C may come while this waits for the thread to start
         while not worker.done.wait(_POLL_S):
             pass
     except KeyboardInterrupt:
         worker.cancel()
-        while not worker.done.wait(_POLL_S):
-            pass
-        thread.join()
+        if thread.ident is not None:  # it started (one not yet running stops at once)
+            while not worker.done.wait(_POLL_S):
+                pass
+            thread.join()
         raise
     thread.join()
     if worker.error is not None:
