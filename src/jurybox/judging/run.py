@@ -4,6 +4,9 @@ A judge run is a bench run of one protocol over items whose gold is optional, wi
 per-item judgments as its product: ``RUN/judgments.jsonl`` and ``RUN/judgments.csv`` next to
 the usual run directory files (run.json, calls.jsonl, items.jsonl, summary.json). Items with
 gold add accuracy; without gold nothing pretends to be one.
+
+Each verb has an awaitable form for code that runs on an event loop (``await ajudge(...)``,
+``await arun_judge(...)``); the blocking forms work there too, on a worker thread.
 """
 
 from __future__ import annotations
@@ -207,8 +210,9 @@ def _judge_run(config: JudgeConfig, out: Path, options: RunOptions | None,
     options = options or RunOptions()
 
     def after(folder: Path) -> None:
-        run.ids = [item.item_id for item in bench.selection] if keep else []
-        ids = run.ids if keep else (item.item_id for item in bench.selection)
+        ids: Iterable[str] = (item.item_id for item in bench.selection)
+        if keep:
+            ids = run.ids = list(ids)
         write_judgments(map(judgment_of, _in_input_order(folder / "items.jsonl", ids)), folder)
         if keep:
             run.judgments = list(read_judgments(folder / "judgments.jsonl"))
