@@ -19,3 +19,20 @@ def test_all_is_exact(name):
     public = {n for n, v in vars(module).items() if not n.startswith("_")
               and not isinstance(v, type(module))}
     assert public - exported == set(), f"{name} exports names missing from __all__"
+
+
+@pytest.mark.parametrize("name, package", [("ajudge", "judging"), ("arun_judge", "judging"),
+                                           ("arun_bench", "compare"),
+                                           ("arun_personalize", "personalize")])
+def test_the_awaitable_forms_are_exported_from_the_root(name, package):
+    import inspect
+
+    import jurybox
+
+    assert name in jurybox.__all__ and name in dir(jurybox)
+    value = getattr(jurybox, name)
+    assert value is getattr(importlib.import_module(f"jurybox.{package}"), name)
+    assert inspect.iscoroutinefunction(value)
+    blocking = getattr(jurybox, name[1:])  # judge, run_judge, run_bench, run_personalize
+    assert list(inspect.signature(value).parameters) == \
+        list(inspect.signature(blocking).parameters)  # the same arguments as the blocking form

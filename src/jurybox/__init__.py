@@ -14,6 +14,7 @@ __version__ = "0.1.0"
 #: Root name -> the subpackage it comes from.
 _EXPORTS = {
     "BenchConfig": "compare", "BenchResult": "compare", "run_bench": "compare",
+    "arun_bench": "compare",
     "ResponseCache": "cache",
     "ListwiseItem": "datasets", "load_listwise": "datasets", "load_ratings": "datasets",
     "ConfigError": "errors", "DataError": "errors", "JuryboxError": "errors",
@@ -30,8 +31,9 @@ _EXPORTS = {
     "run_agreement": "agreement",
     "load_rubric": "rubrics",
     "PersonalizeConfig": "personalize", "run_personalize": "personalize",
+    "arun_personalize": "personalize",
     "ItemJudgment": "judging", "JudgeConfig": "judging", "Judgments": "judging",
-    "judge": "judging", "run_judge": "judging",
+    "judge": "judging", "run_judge": "judging", "ajudge": "judging", "arun_judge": "judging",
 }
 
 __all__ = [
@@ -65,6 +67,10 @@ __all__ = [
     "Weights",
     "__version__",
     "accuracy",
+    "ajudge",
+    "arun_bench",
+    "arun_judge",
+    "arun_personalize",
     "build_protocol",
     "judge",
     "load_listwise",
@@ -97,11 +103,12 @@ def __dir__() -> list[str]:
 if _typing.TYPE_CHECKING:
     from .agreement import run_agreement
     from .cache import ResponseCache
-    from .compare import BenchConfig, BenchResult, run_bench
+    from .compare import BenchConfig, BenchResult, arun_bench, run_bench
     from .datasets import ListwiseItem, load_listwise, load_ratings
-    from .judging import ItemJudgment, JudgeConfig, Judgments, judge, run_judge
+    from .judging import (ItemJudgment, JudgeConfig, Judgments, ajudge, arun_judge, judge,
+                          run_judge)
     from .errors import ConfigError, DataError, JuryboxError, ParseError, ProviderError
-    from .personalize import PersonalizeConfig, run_personalize
+    from .personalize import PersonalizeConfig, arun_personalize, run_personalize
     from .protocols import DirectProtocol, PCFProtocol, Weights, build_protocol
     from .providers import ChatRequest, ChatResponse, make_provider, parse_spec
     from .rubrics import load_rubric

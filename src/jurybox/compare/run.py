@@ -7,7 +7,8 @@ The bench supplies the run engine with its items, protocols, unit key and summar
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -20,12 +21,13 @@ from ..providers import Provider, redact_url
 from ..reports import previous_sessions
 from ..run import (Engine, RunHooks, RunInfo, RunJob, RunOptions, RunReport, StructuredMode,
                    open_endpoint)
+from ..run.loops import entered_off_loop
 from ..runner import AnswerStore
 from ..sim import SimConfig, SimJudge
 from .summary import BenchSummary, summarize
 
-__all__ = ["BenchConfig", "BenchResult", "DEFAULT_PROTOCOLS", "PreparedBench", "prepare_bench",
-           "replay_bench", "run_bench"]
+__all__ = ["BenchConfig", "BenchResult", "DEFAULT_PROTOCOLS", "PreparedBench", "arun_bench",
+           "prepare_bench", "replay_bench", "run_bench"]
 
 #: Protocols judged when none are named, by task.
 DEFAULT_PROTOCOLS = {"listwise": ("direct", "pcf"), "pairwise": ("pairwise", "both-orders", "apoc")}
@@ -241,6 +243,9 @@ def run_bench(config: BenchConfig, out: str | Path, *, options: RunOptions | Non
     missing key fails here), check a real endpoint answers, and only then open the run
     directory and judge.
 
+    Blocks, inside a running event loop too (the engine then runs on a worker thread: see
+    :meth:`~jurybox.run.Engine.run`); :func:`arun_bench` is the awaitable form.
+
     Args:
         config: what to judge, with what.
         out: the run directory.
@@ -248,16 +253,39 @@ def run_bench(config: BenchConfig, out: str | Path, *, options: RunOptions | Non
         hooks: progress callbacks.
 
     Raises:
-        DataError, ConfigError, ProviderError: before any judging starts.
+        DataError, ConfigError, ProviderError: before any judging starts (RunDirBusyError,
+            a ConfigError: another process or another call in this one judges into ``out``).
         ProviderError: when too many calls in a row fail (run.json status "failed").
         KeyboardInterrupt: after writing run.json with status "interrupted".
     """
+    with _bench_run(config, Path(out), options, hooks) as (engine, job):
+        return engine.run(job)
+
+
+async def arun_bench(config: BenchConfig, out: str | Path, *,
+                     options: RunOptions | None = None,
+                     hooks: RunHooks | None = None) -> BenchResult:
+    """:func:`run_bench` on the running event loop: ``await arun_bench(config, out)``.
+
+    The judging (every model call, every hook) runs on the caller's loop without blocking
+    it; loading the dataset, starting the endpoint and writing the summary and report run in
+    the loop's default executor. Raises as :func:`run_bench`, and asyncio.CancelledError when
+    cancelled (run.json then says "interrupted"; a rerun resumes).
+    """
+    async with entered_off_loop(_bench_run(config, Path(out), options, hooks)) as (engine, job):
+        return await engine.arun(job)
+
+
+@contextmanager
+def _bench_run(config: BenchConfig, out: Path, options: RunOptions | None,
+               hooks: RunHooks | None) -> Iterator[tuple[Engine, RunJob[Item, BenchSummary]]]:
+    """Check the bench (:func:`prepare_bench`) and open its endpoint for the engine."""
     bench = prepare_bench(config)
     options = options or RunOptions()
     with open_endpoint(config.model, base_url=config.base_url, options=options,
                        sim=lambda: SimJudge(list(bench.selection), config.sim,
-                                         fault_epoch=previous_sessions(out))) as provider:
-        return Engine(provider, options, hooks=hooks).run(_job(bench, Path(out), False))
+                                            fault_epoch=previous_sessions(out))) as provider:
+        yield Engine(provider, options, hooks=hooks), _job(bench, out, False)
 
 
 def replay_bench(config: BenchConfig, provider: Provider, answers: AnswerStore,

@@ -18,7 +18,7 @@ from typing import Any
 from ..datasets import ListwiseItem, PairwiseItem
 from ..errors import ConfigError
 
-__all__ = ["write_input", "INPUT_FILE"]
+__all__ = ["INPUT_FILE", "id_text", "input_rows", "write_input"]
 
 INPUT_FILE = "input.jsonl"
 _ALIASES = {"item_id": "id", "question": "prompt"}
@@ -50,30 +50,54 @@ def _as_row(item: Any, index: int) -> dict[str, Any]:
     return row
 
 
+def input_rows(items: Iterable[Any]) -> list[dict[str, Any]]:
+    """``items`` as rows of the generic format (see :func:`write_input` for what items may
+    be), each checked to be JSON; rows given again come back unchanged.
+
+    Raises:
+        ConfigError: an item of another type, or a value JSON cannot hold (``items[i]: ...``).
+    """
+    rows = []
+    for i, item in enumerate(items):
+        row = _as_row(item, i)
+        try:
+            json.dumps(row, ensure_ascii=False)
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(f"items[{i}]: {exc}") from None
+        rows.append(row)
+    return rows
+
+
+def id_text(value: Any) -> str:
+    """An item id as the generic format reads it: an integer becomes its decimal text, a
+    string stays as it is (the loader refuses anything else)."""
+    return str(value) if isinstance(value, int) and not isinstance(value, bool) else \
+        value if isinstance(value, str) else repr(value)
+
+
 def write_input(items: Iterable[Any], out: Path) -> Path:
     """Write ``items`` to ``out/input.jsonl`` (creating ``out``) and return its path.
 
     Items are dicts (``id`` or ``item_id``; ``prompt`` or ``question``; ``candidates``: a list
     of texts; ``gold``: an index or list of indices, optional; ``group`` optional), or
     :class:`ListwiseItem` / :class:`PairwiseItem` values, or other dataclasses with those
-    fields. An item without an id gets its position (``"0"``, ``"1"``, ...).
+    fields, or rows from :func:`input_rows`. An item without an id gets its position
+    (``"0"``, ``"1"``, ...).
+
+    The caller must hold ``out``'s lock (:func:`jurybox.reports.lock_run_dir`): two writers
+    of one folder would judge each other's items.
 
     Raises:
         ConfigError: an item of another type, a value JSON cannot hold, or ``out`` already
             holds an input of other items (a run directory is never overwritten).
     """
-    lines = []
-    for i, item in enumerate(items):
-        try:
-            lines.append(json.dumps(_as_row(item, i), ensure_ascii=False))
-        except (TypeError, ValueError) as exc:
-            raise ConfigError(f"items[{i}]: {exc}") from None
-    text = "".join(f"{line}\n" for line in lines)
+    text = "".join(f"{json.dumps(row, ensure_ascii=False)}\n" for row in input_rows(items))
     path = out / INPUT_FILE
     if path.exists() and (out / "run.json").exists():  # a run started from it: keep it
         if path.read_text(encoding="utf-8") != text:
-            raise ConfigError(f"{out} holds a judge run of other items ({path}); give another "
-                              f"out= or delete that folder")
+            raise ConfigError(f"{out} holds a run with a different configuration (a judge run "
+                              f"of other items: {path}); give another out= or delete that "
+                              f"folder")
         return path
     out.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".jsonl.tmp")

@@ -4,13 +4,17 @@ A judge run is a bench run of one protocol over items whose gold is optional, wi
 per-item judgments as its product: ``RUN/judgments.jsonl`` and ``RUN/judgments.csv`` next to
 the usual run directory files (run.json, calls.jsonl, items.jsonl, summary.json). Items with
 gold add accuracy; without gold nothing pretends to be one.
+
+Each verb has an awaitable form for code that runs on an event loop (``await ajudge(...)``,
+``await arun_judge(...)``); the blocking forms work there too, on a worker thread.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -22,15 +26,16 @@ from ..errors import ConfigError, did_you_mean
 from ..providers.spec import require_model
 from ..protocols import PCFProtocol, Weights, protocol_class, protocol_names
 from ..protocols.prompts import LISTWISE_PROMPT_VERSION
-from ..reports import previous_sessions
+from ..reports import RunLock, lock_run_dir, previous_sessions
 from ..reports.reader import iter_lines_at, line_offsets
 from ..run import Engine, RunHooks, RunInfo, RunJob, RunOptions, RunReport, open_endpoint
+from ..run.loops import entered_off_loop
 from ..sim import SimConfig, SimJudge
-from .items import INPUT_FILE, write_input
+from .items import INPUT_FILE, id_text, input_rows, write_input
 from .results import ItemJudgment, JudgeSummary, judgment_of, read_judgments, write_judgments
 
-__all__ = ["JudgeConfig", "JudgeResult", "Judgments", "prepare_judge", "run_judge", "judge",
-           "default_judge_out"]
+__all__ = ["JudgeConfig", "JudgeResult", "Judgments", "ajudge", "arun_judge", "default_judge_out",
+           "judge", "prepare_judge", "run_judge"]
 
 #: What :func:`run_judge` returns.
 JudgeResult = RunReport[JudgeSummary]
@@ -148,7 +153,8 @@ def _in_input_order(path: Path, item_ids: Iterable[str]) -> Iterator[dict[str, A
     return iter_lines_at(path, (offsets[i][-1] for i in item_ids if i in offsets))
 
 
-def _job(bench: PreparedBench, config: JudgeConfig, out: Path) -> RunJob:
+def _job(bench: PreparedBench, config: JudgeConfig, out: Path, *,
+         after: Callable[[Path], None], lock: RunLock | None) -> RunJob:
     dataset = bench.dataset
     for protocol in bench.protocols:  # judgments show C_i's components
         if isinstance(protocol, PCFProtocol):
@@ -164,7 +170,62 @@ def _job(bench: PreparedBench, config: JudgeConfig, out: Path) -> RunJob:
                               "n_items": bench.selection.n_items}},
         units=lambda: iter(bench.selection), n_units=bench.selection.n_items,
         unit_key=lambda item: item.item_id, protocols=bench.protocols,
-        summarize=_summarizer(bench, config))
+        summarize=_summarizer(bench, config), after=after, lock=lock)
+
+
+@dataclass
+class _JudgeRun:
+    """A checked judge run with its endpoint open: the engine and job to run, and (with
+    ``keep``) the judgments ``job.after`` read back, for :func:`judge`'s result."""
+
+    engine: Engine
+    job: RunJob
+    folder: Path
+    given: list[str] | None  # the ids of the items the caller gave (None: a file's)
+    ids: list[str] = field(default_factory=list)  # the selection's, in input order
+    judgments: list[ItemJudgment] = field(default_factory=list)
+
+    def result(self, report: JudgeResult) -> Judgments:
+        """:func:`judge`'s value: the judgments of exactly the items asked for.
+
+        Raises:
+            ConfigError: the run directory's judgments are not those of the items given
+                (never passed off as theirs).
+        """
+        got = [j.item_id for j in self.judgments]
+        given = set(self.given if self.given is not None else self.ids)
+        other = [i for i in got if i not in given]
+        if got != self.ids or other or len(set(got)) != len(got):
+            missing = [i for i in self.ids if i not in set(got)]
+            raise ConfigError(f"{self.folder} holds judgments of other items than the "
+                              f"{len(self.ids)} given (other: {other[:3]}, missing: "
+                              f"{missing[:3]}); give another out= or delete that folder")
+        return Judgments(list(self.judgments), report.summary, self.folder, report)
+
+
+@contextmanager
+def _judge_run(config: JudgeConfig, out: Path, options: RunOptions | None,
+               hooks: RunHooks | None, *, lock: RunLock | None = None, keep: bool = False,
+               given: list[str] | None = None) -> Iterator[_JudgeRun]:
+    """Check the run (:func:`prepare_judge`) and open its endpoint for the engine; the job
+    writes judgments.jsonl and .csv while the run directory is still locked."""
+    bench = prepare_judge(config)
+    options = options or RunOptions()
+
+    def after(folder: Path) -> None:
+        ids: Iterable[str] = (item.item_id for item in bench.selection)
+        if keep:
+            ids = run.ids = list(ids)
+        write_judgments(map(judgment_of, _in_input_order(folder / "items.jsonl", ids)), folder)
+        if keep:
+            run.judgments = list(read_judgments(folder / "judgments.jsonl"))
+
+    with open_endpoint(config.model, base_url=config.base_url, options=options,
+                       sim=lambda: SimJudge(list(bench.selection), config.sim,
+                                            fault_epoch=previous_sessions(out))) as provider:
+        run = _JudgeRun(Engine(provider, options, hooks=hooks),
+                        _job(bench, config, out, after=after, lock=lock), out, given)
+        yield run
 
 
 def run_judge(config: JudgeConfig, out: str | Path, *, options: RunOptions | None = None,
@@ -172,22 +233,33 @@ def run_judge(config: JudgeConfig, out: str | Path, *, options: RunOptions | Non
     """Run (or resume) a judge run: judge every item, then write ``judgments.jsonl`` and
     ``judgments.csv`` (and ``report.html`` when the report module is installed).
 
+    Blocks, inside a running event loop too (the engine then runs on a worker thread: see
+    :meth:`~jurybox.run.Engine.run`); :func:`arun_judge` is the awaitable form.
+
     Raises:
-        DataError, ConfigError, ProviderError: before any judging starts.
+        DataError, ConfigError, ProviderError: before any judging starts (RunDirBusyError,
+            a ConfigError: another process or another call in this one judges into ``out``).
         ProviderError: too many calls in a row failed (run.json status "failed").
         KeyboardInterrupt: after writing run.json with status "interrupted" (the judgments
             files are then not written; a rerun resumes and writes them).
     """
-    bench = prepare_judge(config)
-    out = Path(out)
-    options = options or RunOptions()
-    with open_endpoint(config.model, base_url=config.base_url, options=options,
-                       sim=lambda: SimJudge(list(bench.selection), config.sim,
-                                            fault_epoch=previous_sessions(out))) as provider:
-        result = Engine(provider, options, hooks=hooks).run(_job(bench, config, out))
-    ids = (item.item_id for item in bench.selection)
-    write_judgments(map(judgment_of, _in_input_order(out / "items.jsonl", ids)), out)
-    return result
+    with _judge_run(config, Path(out), options, hooks) as run:
+        return run.engine.run(run.job)
+
+
+async def arun_judge(config: JudgeConfig, out: str | Path, *,
+                     options: RunOptions | None = None,
+                     hooks: RunHooks | None = None) -> JudgeResult:
+    """:func:`run_judge` on the running event loop: ``await arun_judge(config, out)``.
+
+    The judging (every model call, every hook) runs on the caller's loop without blocking
+    it; checking the input, starting the endpoint and writing the summary, judgments and
+    report run in the loop's default executor. Raises as :func:`run_judge`, and
+    asyncio.CancelledError when cancelled (run.json then says "interrupted"; a rerun
+    resumes).
+    """
+    async with entered_off_loop(_judge_run(config, Path(out), options, hooks)) as run:
+        return await run.engine.arun(run.job)
 
 
 def default_judge_out(config: JudgeConfig, items_sha256: str = "") -> Path:
@@ -245,41 +317,99 @@ def judge(items: Iterable[Any] | str | Path, *, model: str | None = None, protoc
         settings: any other :class:`JudgeConfig` field (``k``, ``criteria``, ``template``
             text, ``adaptive``, ``seed``, ``base_url``, ``sim``, ...).
 
+    Returns:
+        The judgments of exactly the items given (or selected by ``limit``), in their order.
+
+    One call at a time in a run directory: the call locks ``out`` before it writes the items
+    into it and holds the lock until its result is read, and a second call into the same
+    folder while the first runs, from another thread, another task or another process
+    (two calls with the same items and no ``out`` share the default folder), is refused at
+    once with RunDirBusyError naming the holder, as two processes always were. Refused rather
+    than queued: the rule is the same in and across processes; a wait could never end where a
+    blocking call on an event loop's thread waited for a task of that loop; and the same call
+    once the first has finished is served from its records and cache, with no model call.
+
+    Blocks, inside a running event loop too (Jupyter, an async handler: the engine then runs
+    on a worker thread); :func:`ajudge` is the awaitable form, which does not block the loop.
+
     Raises:
-        ConfigError, DataError: bad items or settings (before any model call).
+        ConfigError, DataError: bad items or settings (before any model call); ``out`` holds
+            a run of other items or other settings; RunDirBusyError (a ConfigError): another
+            call or process judges into ``out``.
         ProviderError: the endpoint cannot be used.
+        KeyboardInterrupt: Ctrl-C, after writing run.json with status "interrupted".
     """
+    with _judge_call(items, model, protocol, out, options, hooks, settings) as run:
+        return run.result(run.engine.run(run.job))
+
+
+async def ajudge(items: Iterable[Any] | str | Path, *, model: str | None = None,
+                 protocol: str = "pcf", out: str | Path | None = None,
+                 options: RunOptions | None = None, hooks: RunHooks | None = None,
+                 **settings: Any) -> Judgments:
+    """:func:`judge` on the running event loop: ``await jurybox.ajudge(items, ...)`` (in a
+    notebook, an async web handler).
+
+    The judging (every model call, every hook) runs on the caller's loop without blocking
+    it, so several ``ajudge`` calls with different ``out`` folders judge concurrently on one
+    loop; writing the items, checking them, starting the endpoint and writing the summary,
+    judgments and report run in the loop's default executor. Arguments, result and errors as
+    :func:`judge`, plus asyncio.CancelledError when the awaiting task is cancelled (run.json
+    then says "interrupted"; the same call again resumes).
+    """
+    async with entered_off_loop(
+            _judge_call(items, model, protocol, out, options, hooks, settings)) as run:
+        return run.result(await run.engine.arun(run.job))
+
+
+def _check_settings(settings: dict[str, Any]) -> None:
     unknown = sorted(set(settings) - set(JudgeConfig.__dataclass_fields__) - {"input"})
     if unknown or "input" in settings:
         raise ConfigError(f"judge() takes no setting {', '.join(map(repr, unknown or ['input']))}"
                           f"; it takes {sorted(set(JudgeConfig.__dataclass_fields__) - {'input'})}")
+
+
+@contextmanager
+def _judge_call(items: Iterable[Any] | str | Path, model: str | None, protocol: str,
+                out: str | Path | None, options: RunOptions | None, hooks: RunHooks | None,
+                settings: dict[str, Any]) -> Iterator[_JudgeRun]:
+    """:func:`judge`'s run: items in memory are written to ``out/input.jsonl`` with ``out``
+    locked (and the lock held through the run); a call refused before its run leaves
+    nothing behind."""
+    _check_settings(settings)
     model = require_model(model, str(items) if isinstance(items, (str, Path)) else "the items",
                           how="model=...")
     if isinstance(items, (str, Path)):
         config = JudgeConfig(input=str(items), model=model, protocol=protocol, **settings)
         folder = Path(out) if out is not None else default_judge_out(config)
-        result = run_judge(config, folder, options=options, hooks=hooks)
-    else:
-        rows = list(items)
-        digest = hashlib.sha256(json.dumps([repr(r) for r in rows]).encode()).hexdigest()
-        probe = JudgeConfig(input="items", model=model, protocol=protocol, **settings)
-        folder = Path(out) if out is not None else default_judge_out(probe, digest)
-        created = not folder.exists()
-        config = replace(probe, input=str(write_input(rows, folder)))
+        with _judge_run(config, folder, options, hooks, keep=True) as run:
+            yield run
+        return
+    raw = list(items)
+    rows = input_rows(raw)  # a bad item is refused before the folder is touched
+    digest = hashlib.sha256(json.dumps([repr(r) for r in raw]).encode()).hexdigest()
+    probe = JudgeConfig(input="items", model=model, protocol=protocol, **settings)
+    folder = Path(out) if out is not None else default_judge_out(probe, digest)
+    existed, had_lock = folder.exists(), (folder / "lock").exists()
+    with lock_run_dir(folder) as lock:
         try:
-            result = run_judge(config, folder, options=options, hooks=hooks)
+            config = replace(probe, input=str(write_input(rows, folder)))
+            with _judge_run(config, folder, options, hooks, lock=lock, keep=True,
+                            given=[id_text(row["id"]) for row in rows]) as run:
+                yield run
         except BaseException:
             if not (folder / "run.json").exists():  # refused before any run: leave nothing
-                _remove_input(folder, created)
+                _remove_input(folder, existed, had_lock)
             raise
-    return Judgments(list(read_judgments(folder / "judgments.jsonl")), result.summary, folder,
-                     result)
 
 
-def _remove_input(folder: Path, created: bool) -> None:
-    """Undo :func:`write_input` for a call that was refused (bad items or settings)."""
+def _remove_input(folder: Path, existed: bool, had_lock: bool) -> None:
+    """Undo :func:`write_input` and the lock file of a call that was refused (bad items or
+    settings), while it still holds the lock; a folder it did not create stays."""
     (folder / INPUT_FILE).unlink(missing_ok=True)
-    if created:
+    if not had_lock:
+        (folder / "lock").unlink(missing_ok=True)
+    if not existed:
         try:
             folder.rmdir()
         except OSError:  # something else is in it: leave it

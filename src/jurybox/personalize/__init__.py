@@ -6,10 +6,10 @@ from .evaluate import (AlignmentRow, MeanCI, ReasoningSimilarity, ShotComparison
                        paired_personalized_vs_aggregate, reasoning_similarity)
 from .plan import conditions, select_units
 from .run import (PersonalizeConfig, PersonalizeResult, PersonalizeSummary, PreparedPersonalize,
-                  check_scales, prepare_personalize, run_personalize)
+                  arun_personalize, check_scales, prepare_personalize, run_personalize)
 
 __all__ = ["AlignmentRow", "MeanCI", "PersonalizeConfig", "PersonalizeResult",
            "PersonalizeSummary", "PreparedPersonalize", "ReasoningSimilarity",
-           "ShotComparison", "alignment", "check_scales", "conditions",
+           "ShotComparison", "alignment", "arun_personalize", "check_scales", "conditions",
            "paired_personalized_vs_aggregate", "prepare_personalize", "reasoning_similarity",
            "run_personalize", "select_units"]

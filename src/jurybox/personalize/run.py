@@ -4,7 +4,8 @@ judges through the run engine, and evaluate alignment with each rater."""
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,13 +18,15 @@ from ..rubrics import Rubric, load_rubric
 from ..providers import redact_url
 from ..reports import previous_sessions
 from ..run import Engine, RunHooks, RunInfo, RunJob, RunOptions, RunReport, open_endpoint
+from ..run.loops import entered_off_loop
 from ..sim import RubricKnowledge, SimConfig, SimJudge
 from .evaluate import (AlignmentRow, ReasoningSimilarity, ShotComparison, alignment,
                        paired_personalized_vs_aggregate, reasoning_similarity)
 from .plan import check_names, conditions, select_units
 
 __all__ = ["PreparedPersonalize", "prepare_personalize", "PersonalizeConfig",
-           "PersonalizeResult", "PersonalizeSummary", "check_scales", "run_personalize"]
+           "PersonalizeResult", "PersonalizeSummary", "arun_personalize", "check_scales",
+           "run_personalize"]
 
 
 @dataclass(frozen=True)
@@ -191,12 +194,41 @@ def run_personalize(config: PersonalizeConfig, out: str | Path, *,
                     hooks: RunHooks | None = None) -> PersonalizeResult:
     """Run (or resume) a personalize experiment and evaluate it.
 
+    Blocks, inside a running event loop too (the engine then runs on a worker thread: see
+    :meth:`~jurybox.run.Engine.run`); :func:`arun_personalize` is the awaitable form.
+
     Raises:
         DataError: bad ratings, items or rubric file; a rating off its dimension's scale
             (:func:`check_scales`).
         ConfigError: unknown, duplicate or no judge kind; unknown rater, dimension or answer
-            format; nothing to judge; missing key.
+            format; nothing to judge; missing key; another process or another call in this
+            one judges into ``out`` (RunDirBusyError).
     """
+    with _personalize_run(config, Path(out), options, hooks) as (engine, job):
+        return engine.run(job)
+
+
+async def arun_personalize(config: PersonalizeConfig, out: str | Path, *,
+                           options: RunOptions | None = None,
+                           hooks: RunHooks | None = None) -> PersonalizeResult:
+    """:func:`run_personalize` on the running event loop: ``await arun_personalize(config,
+    out)``.
+
+    The judging (every model call, every hook) runs on the caller's loop without blocking
+    it; loading the files, starting the endpoint and the evaluation and report run in the
+    loop's default executor. Raises as :func:`run_personalize`, and asyncio.CancelledError
+    when cancelled (run.json then says "interrupted"; a rerun resumes).
+    """
+    async with entered_off_loop(
+            _personalize_run(config, Path(out), options, hooks)) as (engine, job):
+        return await engine.arun(job)
+
+
+@contextmanager
+def _personalize_run(config: PersonalizeConfig, out: Path, options: RunOptions | None,
+                     hooks: RunHooks | None
+                     ) -> Iterator[tuple[Engine, RunJob[Unit, PersonalizeSummary]]]:
+    """Check the experiment (:func:`prepare_personalize`) and open its endpoint."""
     options = options or RunOptions()
     prepared = prepare_personalize(config)
     rubric, table, items, dims = (prepared.rubric, prepared.table, prepared.items,
@@ -212,15 +244,15 @@ def run_personalize(config: PersonalizeConfig, out: str | Path, *,
         return _evaluate(kept, config, dims, rubric, [c.name for c in conds], info)
 
     job: RunJob[Unit, PersonalizeSummary] = RunJob(
-        out=Path(out), model=config.model, config={**config.as_dict(), "sha256": sha},
+        out=out, model=config.model, config={**config.as_dict(), "sha256": sha},
         manifest={"kind": "personalize", "seed": config.seed},
         units=lambda: iter(units), n_units=len(units), unit_key=lambda u: u.key,
         protocols=judges, summarize=summarize)
     knowledge = RubricKnowledge(table, {i: it.text for i, it in items.items()})
     with open_endpoint(config.model, base_url=config.base_url, options=options,
                        sim=lambda: SimJudge((), config.sim, rubric=knowledge,
-                                         fault_epoch=previous_sessions(out))) as provider:
-        return Engine(provider, options, hooks=hooks).run(job)
+                                            fault_epoch=previous_sessions(out))) as provider:
+        yield Engine(provider, options, hooks=hooks), job
 
 
 def _evaluate(records: list[dict[str, Any]], config: PersonalizeConfig, dims: tuple[str, ...],

@@ -34,9 +34,9 @@ from ..errors import ConfigError, DataError, JuryboxError
 from ..runner.records import Totals
 from .lock import RunDirBusyError, RunLock
 
-__all__ = ["FailedUnits", "Records", "RunDir", "RunDirBusyError", "SCHEMA_VERSION",
-           "iter_records", "previous_sessions", "read_jsonl", "read_manifest", "unit_of",
-           "write_json_atomic"]
+__all__ = ["FailedUnits", "Records", "RunDir", "RunDirBusyError", "RunLock", "SCHEMA_VERSION",
+           "iter_records", "lock_run_dir", "previous_sessions", "read_jsonl", "read_manifest",
+           "unit_of", "write_json_atomic"]
 
 log = logging.getLogger(__name__)
 
@@ -138,33 +138,57 @@ def _add_totals(sessions: list[dict]) -> dict[str, Any]:
     return out
 
 
+def lock_run_dir(path: str | Path) -> RunLock:
+    """Create the run directory ``path`` (and its parents) and lock it for this call.
+
+    Raises:
+        ConfigError: the folder cannot be created (a file, under a file, no permission), or
+            another process or another call in this process holds it
+            (:class:`RunDirBusyError`, naming the holder).
+    """
+    path = Path(path)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        return RunLock(path)
+    except OSError as exc:
+        raise ConfigError(f"cannot use {str(path)!r} as the run directory (--out): "
+                          f"{exc.strerror or exc}") from None
+
+
 class RunDir:
-    """A run directory opened for writing (or resuming), locked for this process.
+    """A run directory opened for writing (or resuming), locked for this call.
 
     Args:
         path: the folder (created).
         config: the run's configuration; must equal the stored one to resume.
+        lock: the folder's lock, when the caller holds it already (``jurybox.judge`` takes it
+            before it writes the items into the folder); the caller then releases it, not
+            :meth:`close`. None: the folder is locked here (:func:`lock_run_dir`).
 
     Raises:
         ConfigError: the folder cannot be created or written (a file, under a file, no
             permission), holds a run with a different configuration, or is in use by another
-            process (:class:`RunDirBusyError`, naming it).
+            process or another call in this one (:class:`RunDirBusyError`, naming it).
         DataError: run.json or items.jsonl is not what jurybox wrote (file, line, field).
+        ValueError: ``lock`` is another folder's.
     """
 
-    def __init__(self, path: str | Path, config: dict[str, Any]) -> None:
+    def __init__(self, path: str | Path, config: dict[str, Any], *,
+                 lock: RunLock | None = None) -> None:
         self.path = Path(path)
-        try:
-            self.path.mkdir(parents=True, exist_ok=True)
-            self._lock = RunLock(self.path)
-        except OSError as exc:
-            raise ConfigError(f"cannot use {str(self.path)!r} as the run directory (--out): "
-                              f"{exc.strerror or exc}") from None
+        if lock is not None and lock.path != self.path / "lock":
+            raise ValueError(f"the lock {lock.path} is not {self.path}'s")
+        self._owns_lock = lock is None
+        self._lock = lock_run_dir(self.path) if lock is None else lock
         try:
             self._open(config)
         except BaseException:
-            self._lock.release()
+            self._release()
             raise
+
+    def _release(self) -> None:
+        if self._owns_lock:
+            self._lock.release()
 
     def _open(self, config: dict[str, Any]) -> None:
         self.config = json.loads(json.dumps(config, default=str))
@@ -335,7 +359,7 @@ class RunDir:
         write_json_atomic(self.summary_path, {"schema": SCHEMA_VERSION, **summary})
 
     def close(self) -> None:
-        """Close the logs and release the lock."""
+        """Close the logs and release the lock (unless the caller gave it: see ``lock``)."""
         try:
             for fh in (self._calls, self._items):
                 try:
@@ -343,7 +367,7 @@ class RunDir:
                 except OSError as exc:  # a full disk fails the last flush
                     log.error("could not close %s: %s", fh.name, exc)
         finally:
-            self._lock.release()
+            self._release()
 
 
 class FailedUnits(NamedTuple):

@@ -11,6 +11,11 @@ configuration; resuming finished units), then stream the units through a window 
 ``options.items_in_flight``: read, judge with every protocol not yet done for it (they share
 identical calls), write each decision to items.jsonl, drop. Raw texts go to calls.jsonl as
 they arrive and are not kept. The summary is computed from items.jsonl, read line by line.
+The run directory stays locked until its last file (report.html) is written, so a second run
+into it, from another process or this one, never writes over a half-finished one.
+
+:meth:`Engine.run` blocks (inside a running event loop too: :mod:`jurybox.run.loops`);
+``await Engine.arun(job)`` judges on the caller's loop.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ import asyncio
 import logging
 import signal
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
@@ -29,9 +34,10 @@ from ..cache import ResponseCache
 from ..protocols import JudgingProtocol
 from ..providers import Provider, redact_text
 from ..errors import JuryboxError, write_error
-from ..reports import FailedUnits, Records, RunDir, read_manifest, write_report
+from ..reports import FailedUnits, Records, RunDir, RunLock, read_manifest, write_report
 from ..runner import AnswerStore, CallRecord, Runner, Totals
 from .calls import ItemCalls
+from .loops import off_loop, run_blocking
 from .options import RunOptions
 from .structured import AnswerFormats
 
@@ -41,6 +47,7 @@ log = logging.getLogger(__name__)
 
 U = TypeVar("U")
 S = TypeVar("S", bound="Summary")
+T = TypeVar("T")
 
 
 class Summary(Protocol):
@@ -74,6 +81,11 @@ class RunJob(Generic[U, S]):
         protocols: judged on every unit, in table order.
         summarize: items.jsonl records (re-iterable; later lines supersede earlier ones)
             -> a summary.
+        after: writes more files from the finished run directory (the judge's
+            judgments.jsonl), called with its path after summary.json, still locked.
+        lock: ``out``'s lock when the caller took it already (``jurybox.judge`` does, before
+            it writes the items into ``out``): the engine uses it and the caller releases it.
+            None: the engine locks ``out`` after checking the endpoint.
     """
 
     out: Path
@@ -85,6 +97,8 @@ class RunJob(Generic[U, S]):
     unit_key: Callable[[U], str]
     protocols: Sequence[JudgingProtocol]
     summarize: Callable[[Iterable[dict[str, Any]], RunInfo], S]
+    after: Callable[[Path], None] | None = None
+    lock: RunLock | None = None
 
 
 @dataclass(frozen=True)
@@ -130,6 +144,10 @@ class Engine:
         hooks: progress callbacks.
         answers: an answer store that replaces the cache (recorded answers being replayed).
         offline: never call the provider; a request without an answer is a recorded failure.
+
+    :meth:`run` blocks; :meth:`arun` is its awaitable form, judging on the caller's loop. In
+    both the run directory stays locked until everything is written: items.jsonl, the
+    summary, ``job.after``'s files and report.html.
     """
 
     def __init__(self, provider: Provider, options: RunOptions, *,
@@ -141,8 +159,15 @@ class Engine:
     def run(self, job: RunJob[U, S]) -> RunReport[S]:
         """Judge every unit not finished in ``job.out``, then summarize.
 
+        With no event loop running in this thread the run has its own (``asyncio.run``), and
+        SIGTERM stops it as Ctrl-C does (main thread only). Inside a running loop (Jupyter,
+        an async handler) it runs on its own loop in a worker thread while this call waits
+        (hooks are then called from that thread; SIGTERM keeps its default);
+        :meth:`arun` does not block the loop. See :func:`jurybox.run.loops.run_blocking`.
+
         Raises:
-            ConfigError, ProviderError: before any judging (bad endpoint, changed config).
+            ConfigError, ProviderError: before any judging (bad endpoint, changed config,
+                a run directory in use by another process or call: RunDirBusyError).
             ProviderError: when ``abort_after`` calls in a row fail (status ``failed``).
             RunWriteError: the run directory or the cache cannot be written (a full disk):
                 everything written before stays, and a rerun resumes from it.
@@ -150,15 +175,110 @@ class Engine:
                 ``interrupted`` (a KeyboardInterrupt carrying the signal number).
         """
         received: list[int] = []
-        self._opened: Path | None = None
         try:
-            rundir, judged, totals = asyncio.run(self._stoppable(job, received))
+            return run_blocking(lambda: self._stoppable(job, received))
         except (KeyboardInterrupt, asyncio.CancelledError):
-            self._report()  # what was judged before the interruption
             raise Interrupted(received[0] if received else signal.SIGINT) from None
-        except JuryboxError:  # too many failures in a row, a full disk: report what there is
-            self._report()
-            raise
+
+    async def arun(self, job: RunJob[U, S]) -> RunReport[S]:
+        """:meth:`run` on the running loop: every call, hook and items.jsonl line happens in
+        this loop's thread, interleaved with the loop's other tasks; file work that can take
+        long (the summary, ``job.after``, report.html) runs in the loop's default executor
+        (:func:`jurybox.run.loops.off_loop`). No signal handler is set: the loop is the
+        caller's, so is its SIGTERM; cancel the task to stop the run.
+
+        Raises:
+            as :meth:`run`, except: asyncio.CancelledError when the awaiting task is cancelled
+            (after writing run.json with status ``interrupted``; a rerun resumes);
+            Interrupted (SIGINT) for a KeyboardInterrupt raised into it.
+        """
+        try:
+            return await self._session(job, off_loop)
+        except KeyboardInterrupt as exc:
+            if isinstance(exc, Interrupted):
+                raise
+            raise Interrupted(signal.SIGINT) from None
+
+    async def _stoppable(self, job: RunJob[U, S], received: list[int]) -> RunReport[S]:
+        """:meth:`_session` on a loop of its own, stopped by SIGTERM the way Ctrl-C stops it:
+        the task is cancelled, run.json says ``interrupted``, and ``received`` gets the signal
+        number. The handler is the event loop's own (SIGINT may be ignored, under nohup or as
+        a background job, and SIGTERM still stops the run); it can only be set from the main
+        thread, elsewhere (a worker thread: see :meth:`run`) SIGTERM keeps its default."""
+        loop, task = asyncio.get_running_loop(), asyncio.current_task()
+
+        def stop() -> None:
+            received.append(signal.SIGTERM)
+            if task is not None:
+                task.cancel()
+
+        try:
+            loop.add_signal_handler(signal.SIGTERM, stop)
+            installed = True
+        except (ValueError, RuntimeError, NotImplementedError):  # not the main thread
+            installed = False
+        try:
+            return await self._session(job, _inline)
+        finally:
+            if installed:
+                loop.remove_signal_handler(signal.SIGTERM)
+
+    async def _session(self, job: RunJob[U, S], blocking: _Blocking) -> RunReport[S]:
+        """Check the endpoint, open (and lock) the run directory, judge, summarize, close.
+        ``blocking`` runs the long file work (inline on a loop of the engine's own; off the
+        loop on the caller's)."""
+        try:
+            if not self.offline:
+                await self.provider.check()
+            sim_before = await _sim_stats(self.provider)
+            rundir = RunDir(job.out, job.config, lock=job.lock)
+            try:
+                try:
+                    judged, totals = await self._judge_all(job, rundir, sim_before)
+                except (JuryboxError, KeyboardInterrupt, asyncio.CancelledError):
+                    # too many failures in a row, a full disk, Ctrl-C: report what there is
+                    await blocking(self._report, rundir.path)
+                    raise
+                return await blocking(self._finish, job, rundir, judged, totals)
+            finally:
+                rundir.close()
+        finally:
+            await self.provider.aclose()
+
+    async def _judge_all(self, job: RunJob[U, S], rundir: RunDir,
+                         sim_before: dict[str, Any] | None) -> tuple[int, Totals]:
+        """One session in ``rundir``: every unit not done, with the cache; run.json kept
+        current."""
+        formats = AnswerFormats(self.options.structured, simulated=self.provider.simulated)
+        cache = (ResponseCache(self.options.cache_path)
+                 if self.options.cache_path is not None and self.answers is None else None)
+        try:
+            # a server that takes one call at a time (the local judge) gets one at a time
+            limit: int | None = getattr(self.provider, "max_concurrency", None)
+            concurrency = min(self.options.concurrency, limit or self.options.concurrency)
+            runner = Runner(self.provider, cache=self.answers or cache,
+                            concurrency=concurrency, retry=self.options.retry,
+                            on_call=self._logger(rundir),
+                            abort_after=None if self.offline else self.options.abort_after,
+                            offline=self.offline, on_format_refused=formats.refused)
+            with rundir.session(self._manifest(job), runner.totals.as_dict) as session:
+                session["structured"] = formats.state()
+                try:
+                    judged = await self._judge(job, runner, rundir, formats)
+                finally:  # the mode in effect at the end, and any fallback taken
+                    session["structured"] = formats.state()
+                unknown = _unknown_since(sim_before, await _sim_stats(self.provider))
+                if unknown:
+                    session["sim_unknown"] = unknown
+            return judged, runner.totals
+        finally:
+            if cache is not None:
+                cache.close()
+
+    def _finish(self, job: RunJob[U, S], rundir: RunDir, judged: int,
+                totals: Totals) -> RunReport[S]:
+        """Summarize items.jsonl into summary.json, write ``job.after``'s files and
+        report.html (the run directory still locked)."""
         info = RunInfo(job.n_units, self.provider.simulated, totals, self.offline)
         summary = job.summarize(Records(rundir.items_path), info)
         failed = rundir.failed_units()
@@ -171,20 +291,21 @@ class Engine:
                 **({"warnings": list(warnings)} if warnings else {})})
         except OSError as exc:
             raise write_error(rundir.summary_path, exc) from None
-        self._report()
+        if job.after is not None:
+            job.after(rundir.path)
+        self._report(rundir.path)
         return RunReport(summary, rundir.path, totals, judged, job.n_units,
                          self.provider.simulated, _protocol_params(job.protocols),
                          self._label(job), failed, cost["usd"] if cost else None, warnings)
 
-    def _report(self) -> None:
+    @staticmethod
+    def _report(folder: Path) -> None:
         """Write report.html into the run directory this engine opened (never into one it
         refused); a report that cannot be written is a warning, never a failed run."""
-        if self._opened is None:
-            return
         try:
-            write_report(self._opened)
+            write_report(folder)
         except (Exception, KeyboardInterrupt) as exc:  # noqa: BLE001 - the run stands
-            log.warning("could not write %s: %s", self._opened / "report.html", exc)
+            log.warning("could not write %s: %s", folder / "report.html", exc)
 
     def _cost(self, rundir: RunDir, totals: Totals) -> dict[str, Any] | None:
         """USD of the whole run (every session's tokens) at ``options.price``."""
@@ -200,67 +321,6 @@ class Engine:
     def _label(self, job: RunJob[U, S]) -> str:
         label: str | None = getattr(self.provider, "label", None)
         return label or job.model
-
-    async def _stoppable(self, job: RunJob[U, S], received: list[int]
-                         ) -> tuple[RunDir, int, Totals]:
-        """:meth:`_main`, stopped by SIGTERM the way Ctrl-C stops it: the task is cancelled,
-        run.json says ``interrupted``, and ``received`` gets the signal number. The handler
-        is the event loop's own (SIGINT may be ignored, under nohup or as a background job,
-        and SIGTERM still stops the run); it can only be set from the main thread, elsewhere
-        SIGTERM keeps its default."""
-        loop, task = asyncio.get_running_loop(), asyncio.current_task()
-
-        def stop() -> None:
-            received.append(signal.SIGTERM)
-            if task is not None:
-                task.cancel()
-
-        try:
-            loop.add_signal_handler(signal.SIGTERM, stop)
-            installed = True
-        except (ValueError, RuntimeError, NotImplementedError):  # not the main thread
-            installed = False
-        try:
-            return await self._main(job)
-        finally:
-            if installed:
-                loop.remove_signal_handler(signal.SIGTERM)
-
-    async def _main(self, job: RunJob[U, S]) -> tuple[RunDir, int, Totals]:
-        try:
-            if not self.offline:
-                await self.provider.check()
-            sim_before = await _sim_stats(self.provider)
-            rundir = RunDir(job.out, job.config)
-            self._opened = rundir.path
-            formats = AnswerFormats(self.options.structured, simulated=self.provider.simulated)
-            cache = (ResponseCache(self.options.cache_path)
-                     if self.options.cache_path is not None and self.answers is None else None)
-            try:
-                # a server that takes one call at a time (the local judge) gets one at a time
-                limit: int | None = getattr(self.provider, "max_concurrency", None)
-                concurrency = min(self.options.concurrency, limit or self.options.concurrency)
-                runner = Runner(self.provider, cache=self.answers or cache,
-                                concurrency=concurrency, retry=self.options.retry,
-                                on_call=self._logger(rundir),
-                                abort_after=None if self.offline else self.options.abort_after,
-                                offline=self.offline, on_format_refused=formats.refused)
-                with rundir.session(self._manifest(job), runner.totals.as_dict) as session:
-                    session["structured"] = formats.state()
-                    try:
-                        judged = await self._judge(job, runner, rundir, formats)
-                    finally:  # the mode in effect at the end, and any fallback taken
-                        session["structured"] = formats.state()
-                    unknown = _unknown_since(sim_before, await _sim_stats(self.provider))
-                    if unknown:
-                        session["sim_unknown"] = unknown
-                return rundir, judged, runner.totals
-            finally:
-                rundir.close()
-                if cache is not None:
-                    cache.close()
-        finally:
-            await self.provider.aclose()
 
     def _manifest(self, job: RunJob[U, S]) -> dict[str, Any]:
         o = self.options
@@ -325,6 +385,17 @@ class Interrupted(KeyboardInterrupt):
     def __init__(self, signum: int) -> None:
         super().__init__(signal.Signals(signum).name)
         self.signum = signum
+
+
+class _Blocking(Protocol):
+    """How the engine runs file work: :func:`_inline` or :func:`~.loops.off_loop`."""
+
+    def __call__(self, fn: Callable[..., T], /, *args: Any) -> Awaitable[T]: ...
+
+
+async def _inline(fn: Callable[..., T], /, *args: Any) -> T:
+    """``fn(*args)`` here, on the engine's own loop (nothing else runs on it)."""
+    return fn(*args)
 
 
 async def _all_or_none(coros: list[Any]) -> None:
