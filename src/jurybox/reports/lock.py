@@ -143,9 +143,12 @@ class RunLock:
         """Give the lock up (idempotent). The file stays: it only names the last holder."""
         self._close()
 
+    def __del__(self) -> None:  # dropped unreleased: give it up as a closed file would
+        self._close()
+
     def _close(self) -> None:
         for name in ("_file", "_dir"):
-            fd = getattr(self, name)
+            fd = getattr(self, name, None)
             if fd is not None:
                 setattr(self, name, None)
                 os.close(fd)  # closing the last descriptor releases its flock

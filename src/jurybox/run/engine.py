@@ -231,11 +231,18 @@ class Engine:
             if not self.offline:
                 await self.provider.check()
             sim_before = await _sim_stats(self.provider)
-            rundir = RunDir(job.out, job.config)
-            self._opened = rundir.path
-            formats = AnswerFormats(self.options.structured, simulated=self.provider.simulated)
+            # the cache first: a file that cannot be one is refused before the run directory
+            # is touched
             cache = (ResponseCache(self.options.cache_path)
                      if self.options.cache_path is not None and self.answers is None else None)
+            try:
+                rundir = RunDir(job.out, job.config)
+            except BaseException:
+                if cache is not None:
+                    cache.close()
+                raise
+            self._opened = rundir.path
+            formats = AnswerFormats(self.options.structured, simulated=self.provider.simulated)
             try:
                 # a server that takes one call at a time (the local judge) gets one at a time
                 limit: int | None = getattr(self.provider, "max_concurrency", None)
