@@ -117,8 +117,9 @@ def test_a_non_empty_file_that_is_not_sqlite_is_refused_and_left_alone(tmp_path,
     # SQLite takes a file of under 512 bytes for an empty database: it used to be overwritten
     path = tmp_path / "notes.txt"
     path.write_bytes(content)
-    with pytest.raises(ConfigError, match=rf"'{path}' is not an SQLite file \({len(content):,} "
-                                          r"bytes starting .*left alone"):
+    size = "1 byte" if len(content) == 1 else f"{len(content):,} bytes"
+    with pytest.raises(ConfigError, match=rf"'{path}' is not an SQLite file \({size} "
+                                          r"starting .*left alone"):
         ResponseCache(path)
     assert path.read_bytes() == content
     result = CliRunner().invoke(app, ["bench", "truthfulqa", "--limit", "2", "--cache",
@@ -135,6 +136,10 @@ def test_an_empty_file_becomes_a_cache(tmp_path):
     cache.close()
     assert path.read_bytes().startswith(b"SQLite format 3\x00")
     assert ResponseCache(path, read_only=True).get("k") == ChatResponse(text="x")
+    (tmp_path / "e.sqlite").touch()  # read-only (cache info): empty is no cache yet
+    with pytest.raises(ConfigError, match="is empty: not a response cache yet"):
+        ResponseCache(tmp_path / "e.sqlite", read_only=True)
+    assert (tmp_path / "e.sqlite").stat().st_size == 0
 
 
 def test_another_programs_database_and_non_files_are_refused(tmp_path):

@@ -119,12 +119,16 @@ class ResponseCache:
             raise ConfigError(f"cannot use {self.path!r} as the response cache: it is {kind}; "
                               f"pass a file with --cache, or --no-cache")
         if st.st_size == 0:
+            if read_only:
+                raise ConfigError(f"{self.path!r} is empty: not a response cache yet (a run "
+                                  f"with --cache {self.path} makes it one); nothing was changed")
             return  # empty: becomes a new cache
         with open(self.path, "rb") as fh:
             header = fh.read(100)
         if not header.startswith(SQLITE_MAGIC):
-            raise ConfigError(f"{self.path!r} is not an SQLite file ({st.st_size:,} bytes "
-                              f"starting {header[:16]!r}), so not a response cache; it was "
+            size = "1 byte" if st.st_size == 1 else f"{st.st_size:,} bytes"
+            raise ConfigError(f"{self.path!r} is not an SQLite file ({size} starting "
+                              f"{header[:16]!r}), so not a response cache; it was "
                               f"left alone: pass another --cache file or --no-cache")
         if len(header) < 100:
             raise _damaged(self.path, f"cut short: {st.st_size} bytes, less than its header")
