@@ -126,8 +126,8 @@ class ResponseCache:
         with open(self.path, "rb") as fh:
             header = fh.read(100)
         if not header.startswith(SQLITE_MAGIC):
-            size = "1 byte" if st.st_size == 1 else f"{st.st_size:,} bytes"
-            raise ConfigError(f"{self.path!r} is not an SQLite file ({size} starting "
+            length = "1 byte" if st.st_size == 1 else f"{st.st_size:,} bytes"
+            raise ConfigError(f"{self.path!r} is not an SQLite file ({length} starting "
                               f"{header[:16]!r}), so not a response cache; it was "
                               f"left alone: pass another --cache file or --no-cache")
         if len(header) < 100:
