@@ -7,12 +7,15 @@ import signal
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
 
-from jurybox.errors import ConfigError, DataError
-from jurybox.reports import RunDir, RunDirBusyError, previous_sessions, read_manifest
+from jurybox.errors import ConfigError, DataError, RunWriteError
+from jurybox.reports import (RunDir, RunDirBusyError, iter_records, previous_sessions,
+                             read_manifest)
+from jurybox.reports.lock import RunLock
 
 CONFIG = {"dataset": "d", "k": 3}
 
@@ -140,3 +143,102 @@ def test_a_setting_left_out_on_resume_is_named_not_blamed_on_an_old_version(tmp_
     message = str(info.value)
     assert "differs in ['template']; ['template'] set in that run and not in this one" in message
     assert "not settings of this jurybox version" not in message
+
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+
+
+def test_deleting_the_lock_file_mid_run_does_not_let_a_second_run_in(tmp_path):
+    # issue 17: with the lock on RUN/lock, deleting that file let a second bench take a new
+    # one: both exited 0, every item judged twice, the first session marked killed and
+    # run.json's totals short of the calls logged. The lock is on the directory now.
+    from typer.testing import CliRunner
+
+    from jurybox.cli import app
+    from jurybox.runner import Totals
+    from tests.cli_checks import one_line_error
+
+    out = tmp_path / "run"
+    args = ["bench", "truthfulqa", "--model", "sim", "--limit", "30", "--k", "3",
+            "--sim-latency-ms", "40", "--concurrency", "2", "--out", str(out), "--no-cache"]
+    first = subprocess.Popen([sys.executable, "-m", "jurybox", *args],
+                             env={**os.environ, "PYTHONPATH": str(SRC)},
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        calls = out / "calls.jsonl"
+        for _ in range(3000):  # until it is judging (a hang guard, not a timing assert)
+            if calls.exists() and len(calls.read_bytes().splitlines()) >= 4:
+                break
+            assert first.poll() is None, first.communicate()[1]
+            time.sleep(0.02)
+        (out / "lock").unlink()
+        second = CliRunner().invoke(app, args)
+        one_line_error(second, f"{out} is in use by another process", "another --out")
+        _, err = first.communicate(timeout=120)
+    finally:
+        if first.poll() is None:
+            first.kill()
+            first.wait()
+    assert first.returncode == 0, err
+    manifest = read_manifest(out / "run.json")
+    assert manifest is not None
+    assert [s["status"] for s in manifest["sessions"]] == ["complete"]
+    logged = Totals.of_records(iter_records(out / "calls.jsonl")).as_dict()
+    assert manifest["totals"] == logged
+    assert logged["jobs"] == len((out / "calls.jsonl").read_bytes().splitlines())
+    keys = [(r["item_id"], r["protocol"]) for r in iter_records(out / "items.jsonl")]
+    assert len(keys) == len(set(keys)) == 60  # no item judged twice
+
+
+def test_a_second_lock_in_the_same_process_is_refused_too(tmp_path):
+    (tmp_path / "run").mkdir()
+    first = RunLock(tmp_path / "run")
+    (tmp_path / "run" / "lock").unlink()
+    with pytest.raises(RunDirBusyError, match="in use by another process"):
+        RunLock(tmp_path / "run")
+    assert not (tmp_path / "run" / "lock").exists()  # the refused one created nothing
+    first.release()
+    first.release()  # idempotent
+    RunLock(tmp_path / "run").release()
+
+
+def test_a_run_directory_replaced_mid_run_is_not_written_into(tmp_path):
+    # rm -rf RUN while a run holds it, and a second run makes RUN anew: the first must not
+    # write its run.json over the second's
+    run = RunDir(tmp_path / "run", CONFIG)
+    run.write_manifest({}, {"status": "running"})
+    (tmp_path / "run").rename(tmp_path / "gone")
+    other = RunDir(tmp_path / "run", CONFIG)
+    other.write_manifest({"who": "other"}, {"status": "running"})
+    with pytest.raises(RunWriteError, match=r"the run directory '.*run' was removed or "
+                                            r"replaced while this run held it"):
+        run.write_manifest({"who": "first"}, {"status": "complete"})
+    with pytest.raises(RunWriteError):
+        run.write_summary({})
+    assert (read_manifest(tmp_path / "run" / "run.json") or {})["who"] == "other"
+    run.close()
+    other.close()
+
+
+def test_where_a_directory_cannot_be_locked_the_lock_file_is_checked(tmp_path, monkeypatch,
+                                                                      caplog):
+    import errno
+    import fcntl
+
+    real = fcntl.flock
+
+    def no_directory_locks(fd, op):
+        if os.path.isdir(f"/proc/self/fd/{fd}"):
+            raise OSError(errno.EBADF, "Bad file descriptor")
+        return real(fd, op)
+
+    monkeypatch.setattr(fcntl, "flock", no_directory_locks)
+    run = RunDir(tmp_path / "run", CONFIG)
+    assert not run._lock.directory_locked and "cannot lock a directory" in caplog.text
+    with pytest.raises(RunDirBusyError, match=rf"process {os.getpid()} "):
+        RunDir(tmp_path / "run", CONFIG)  # the lock file still excludes
+    run.write_manifest({}, {"status": "running"})
+    (tmp_path / "run" / "lock").unlink()
+    with pytest.raises(RunWriteError, match="the run directory's lock .* was removed"):
+        run.write_manifest({}, {"status": "complete"})
+    run.close()

@@ -18,17 +18,41 @@ FAST = RetryPolicy(attempts=2, base_s=0)
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    ({"concurrency": 0}, "concurrency must be >= 1, got 0"),
-    ({"timeout_s": 0}, "timeout_s must be a finite number of seconds > 0, got 0"),
+    ({"concurrency": 0}, "concurrency must be between 1 and 1,024, got 0"),
+    # issue 17: 10**9 grew to 2.7 GB before the first call and never finished
+    ({"concurrency": 10**9}, "concurrency must be between 1 and 1,024, got 1,000,000,000"),
+    ({"timeout_s": 0}, "timeout_s must be a finite number of seconds > 0, at most 3600, got 0"),
+    ({"timeout_s": 3600.5}, "timeout_s must be a finite number of seconds > 0, at most 3600, "
+                            "got 3600.5"),
     ({"transport": "curl"}, "transport must be one of ('aiohttp', 'sdk'), got 'curl'"),
     ({"abort_after": 0}, "abort_after must be >= 1 or None, got 0"),
-    ({"window": 0}, "window must be >= 1, got 0"),
+    ({"window": 0}, "window must be between 1 and 1,024, got 0"),
+    ({"window": 1025}, "window must be between 1 and 1,024, got 1,025"),
     ({"structured": "xml"}, "structured must be one of ('auto', 'json-schema', 'json-object', "
                             "'off'), got 'xml'"),
 ])
 def test_run_options_name_the_bad_parameter(kwargs, message):
     with pytest.raises(ConfigError) as err:
         RunOptions(**kwargs)
+    assert str(err.value) == message
+
+
+def test_the_largest_allowed_run_options_are_accepted():
+    options = RunOptions(concurrency=1024, timeout_s=3600, window=1024,
+                         retry=RetryPolicy(attempts=100))
+    assert options.items_in_flight == 1024
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"attempts": 0}, "attempts must be between 1 and 100, got 0"),
+    # 10**9 attempts against a dead endpoint never ended (and 2**attempt overflows a float)
+    ({"attempts": 10**9}, "attempts must be between 1 and 100, got 1,000,000,000"),
+    ({"base_s": float("inf")}, "base_s must be a finite number of seconds >= 0, got inf"),
+    ({"max_s": float("nan")}, "max_s must be a finite number of seconds >= 0, got nan"),
+])
+def test_retry_policy_bounds(kwargs, message):
+    with pytest.raises(ValueError) as err:
+        RetryPolicy(**kwargs)
     assert str(err.value) == message
 
 

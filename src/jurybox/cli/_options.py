@@ -18,8 +18,8 @@ from typing import Annotated, Optional
 import typer
 
 from ..cost.prices import Price
-from ..run.options import RunOptions
-from ..runner.retry import RetryPolicy
+from ..run.options import MAX_CONCURRENCY, MAX_TIMEOUT_S, RunOptions
+from ..runner.retry import MAX_ATTEMPTS, RetryPolicy
 
 __all__ = ["ENV_EPILOG", "API_KEY_VARIABLES", "Attempts", "BaseUrl", "Cache", "Concurrency",
            "DryRun", "MaxTokens", "Model", "model_for", "NoCache", "Out", "PriceIn", "PriceOut",
@@ -89,13 +89,16 @@ Cache = Annotated[Optional[Path], typer.Option(
     "~/.cache/jurybox/cache.sqlite).")]
 NoCache = Annotated[bool, typer.Option("--no-cache", envvar="JURYBOX_NO_CACHE",
                                        help="Do not read or write the response cache.")]
-Concurrency = Annotated[int, typer.Option(envvar="JURYBOX_CONCURRENCY", min=1,
-                                          help="Model calls in flight at once.")]
+Concurrency = Annotated[int, typer.Option(
+    envvar="JURYBOX_CONCURRENCY", min=1, max=MAX_CONCURRENCY,
+    help=f"Model calls in flight at once (at most {MAX_CONCURRENCY:,}).")]
 Attempts = Annotated[int, typer.Option(
-    envvar="JURYBOX_ATTEMPTS", min=1, help="Attempts per call, first try included: 429, 5xx "
-    "and timeouts are retried with exponential backoff and jitter, honouring Retry-After.")]
-Timeout = Annotated[float, typer.Option(envvar="JURYBOX_TIMEOUT", min=0.001,
-                                        help="Per-request timeout, seconds.")]
+    envvar="JURYBOX_ATTEMPTS", min=1, max=MAX_ATTEMPTS, help="Attempts per call, first try "
+    "included: 429, 5xx and timeouts are retried with exponential backoff and jitter, "
+    f"honouring Retry-After (at most {MAX_ATTEMPTS}).")]
+Timeout = Annotated[float, typer.Option(envvar="JURYBOX_TIMEOUT", min=0.001, max=MAX_TIMEOUT_S,
+                                        help="Per-request timeout, seconds (at most "
+                                        f"{MAX_TIMEOUT_S:g}).")]
 Structured = Annotated[str, typer.Option(
     envvar="JURYBOX_STRUCTURED", help="Structured outputs: auto (the answer's JSON schema for "
     "real endpoints, falling back once to json-object, then off, when a server refuses it; "

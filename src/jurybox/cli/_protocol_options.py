@@ -7,11 +7,14 @@ from typing import Annotated, Optional
 
 import typer
 
+from ..protocols.permutations import MAX_K
+
 __all__ = ["AdaptiveOpt", "ConfidenceOpt", "CriteriaOpt", "K", "MinK", "PairwiseRuleOpt",
            "TemplateOpt", "Tolerance", "VerdictFormatOpt", "WeightsOpt"]
 
-K = Annotated[int, typer.Option(envvar="JURYBOX_K", min=1,
-                                help="Listwise: PCF permutations (shown orders) per item.")]
+K = Annotated[int, typer.Option(envvar="JURYBOX_K", min=1, max=MAX_K,
+                                help="Listwise: PCF permutations (shown orders) per item, at "
+                                f"most {MAX_K:,} (and n! for n candidates).")]
 Tolerance = Annotated[float, typer.Option(
     envvar="JURYBOX_TOLERANCE", help="Listwise: winners within this many C_i points.")]
 WeightsOpt = Annotated[str, typer.Option(

@@ -11,6 +11,7 @@ import typer
 from rich.table import Table
 
 from ..errors import ConfigError
+from ..protocols.rubric import MAX_SEEDS
 from ..run.options import (DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY, DEFAULT_STRUCTURED,
                            DEFAULT_TIMEOUT_S, DEFAULT_TRANSPORT)
 from ._common import BenchProgress, console, default_out, exit_for_status, fail_cleanly
@@ -104,8 +105,9 @@ def personalize(
         "aggregate, personalized.")] = "zero-shot,aggregate,personalized",
     shots: Annotated[str, typer.Option(envvar="JURYBOX_SHOTS", help="Few-shot counts, comma "
                                        "list.")] = "0,1,2,5,10",
-    seeds: Annotated[int, typer.Option(envvar="JURYBOX_SEEDS", min=1, help="Seeds per "
-                                       "prediction (example sample and decoding seed).")] = 3,
+    seeds: Annotated[int, typer.Option(envvar="JURYBOX_SEEDS", min=1, max=MAX_SEEDS,
+                                       help="Seeds per prediction (example sample and "
+                                       f"decoding seed), at most {MAX_SEEDS}.")] = 3,
     threshold: Annotated[float, typer.Option(envvar="JURYBOX_THRESHOLD", min=0, max=100,
                                              help="Drop predictions with confidence below "
                                              "this (0-100).")] = 80.0,

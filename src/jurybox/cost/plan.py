@@ -16,6 +16,7 @@ save, not a promise.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import os
 from collections.abc import Iterable
@@ -84,6 +85,15 @@ def _text(request: ChatRequest) -> str:
     return "".join(f"{m.role}\x1f{m.content}\x1e" for m in request.messages)
 
 
+def _longest_common_prefix(text: str, ordered: list[str]) -> int:
+    """The longest prefix ``text`` shares with any string of ``ordered`` (sorted, not empty):
+    that string is a neighbour of ``text`` in sorted order, so two comparisons, not one per
+    string (a unit of K orders: O(K log K), not O(K**2))."""
+    i = bisect.bisect_left(ordered, text)
+    return max(len(os.path.commonprefix([text, ordered[j]]))
+               for j in (i - 1, i) if 0 <= j < len(ordered))
+
+
 def plan_run(units: Iterable[Any], protocols: list[Any], *, counter: TokenCounter,
              price: Price | None = None) -> RunPlan:
     """Plan every unit with every protocol, without calling anything.
@@ -99,7 +109,7 @@ def plan_run(units: Iterable[Any], protocols: list[Any], *, counter: TokenCounte
     n_units = calls_max = calls_min = tokens_max = tokens_min = out_max = shared = 0
     for unit in units:
         n_units += 1
-        earlier: list[str] = []
+        earlier: list[str] = []  # this unit's texts so far, sorted
         for protocol in protocols:
             budget = protocol.budget(unit)
             for j, call in enumerate(budget.calls):
@@ -116,8 +126,8 @@ def plan_run(units: Iterable[Any], protocols: list[Any], *, counter: TokenCounte
                     tokens_min += tokens
                 text = _text(call.request)
                 if earlier:
-                    common = max(len(os.path.commonprefix([text, e])) for e in earlier)
+                    common = _longest_common_prefix(text, earlier)
                     shared += round(tokens * common / max(len(text), 1))
-                earlier.append(text)
+                bisect.insort(earlier, text)
     return RunPlan(n_units, calls_max, calls_min, tokens_max, tokens_min, out_max, shared,
                    counter.name, counter.exact, price)

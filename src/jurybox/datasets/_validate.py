@@ -8,11 +8,16 @@ The rules every loader applies (so a bad file fails when it is loaded, before an
 - names (ids, rater ids, dimensions, domains, groups): such text, not blank, at most
   :data:`MAX_NAME_CHARS` characters; an integer (not a boolean) is accepted where the format
   allows it and becomes its decimal text (``7`` -> ``"7"``);
-- listwise items: 2 to :data:`MAX_CANDIDATES` candidates (they are labelled A-Z).
+- listwise items: 2 to :data:`MAX_CANDIDATES` candidates (they are labelled A-Z);
+- files read whole (templates, rubrics): a regular file (never a device, FIFO or folder,
+  which could be endless or block), of at most a stated size, read with a bounded read so a
+  file that grows while it is read is bounded too (:func:`read_bounded`).
 """
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -37,6 +42,51 @@ def check_file(path: Path) -> Path:
     except OSError as exc:
         raise DataError(path, f"cannot read the file ({exc.strerror})") from None
     return path
+
+
+def read_bounded(path: Path, limit: int, what: str) -> bytes:
+    """The bytes of ``path``, a regular file of at most ``limit`` bytes.
+
+    The file is opened without blocking (a FIFO would wait for a writer) and checked to be a
+    regular file on the open descriptor (so a path swapped after a check is caught too), then
+    read with ``read(limit + 1)``: at most ``limit + 1`` bytes are ever held, however large
+    the file is or grows.
+
+    Args:
+        path: the file.
+        limit: most bytes allowed, > 0.
+        what: the file's role in messages, e.g. ``"template"``.
+
+    Raises:
+        DataError: not found, not a regular file (a folder, device or FIFO), unreadable, or
+            larger than ``limit`` (the message names its size and the limit).
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise DataError(path, f"{what} file not found") from None
+    except OSError as exc:
+        raise DataError(path, f"cannot read the {what}: {exc.strerror}") from None
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        kind = "a directory" if stat.S_ISDIR(st.st_mode) else "a device, FIFO or socket"
+        raise DataError(path, f"not a file ({kind}); give a {what} file")
+    with os.fdopen(fd, "rb") as fh:
+        if st.st_size > limit:  # said before reading a byte
+            raise DataError(path, _too_large(what, f"{st.st_size:,} bytes", limit))
+        try:
+            data = fh.read(limit + 1)
+        except OSError as exc:
+            raise DataError(path, f"cannot read the {what}: {exc.strerror}") from None
+    if len(data) > limit:  # it grew while being read
+        raise DataError(path, _too_large(what, f"more than {limit:,} bytes", limit))
+    return data
+
+
+def _too_large(what: str, size: str, limit: int) -> str:
+    mib = f" ({limit / (1 << 20):g} MiB)" if limit % (1 << 18) == 0 else ""
+    return f"the {what} is {size}; at most {limit:,} bytes{mib}"
 
 
 def text_problem(value: str) -> str | None:

@@ -20,7 +20,7 @@ from .aggregate import Weights, consensus, credit, run_view, winners
 from .adaptive import (ADAPTIVE_MODES, Adaptive, StopReason, earliest_stop, sequential_settled,
                        settled)
 from .base import CallBudget, Calls, PlannedCall, PlannedProtocol, register
-from .permutations import base_order, permutation_set
+from .permutations import MAX_K, base_order, permutation_set
 from .prompts import (LISTWISE_PROMPT_VERSION, LISTWISE_PROMPT_VERSIONS, labels_for,
                       listwise_request, request_tag)
 from .schemas import listwise_schema
@@ -91,7 +91,8 @@ class PCFProtocol(PlannedProtocol):
     """Permutation-consensus listwise judging.
 
     Args:
-        k: number of shown orders (default 7).
+        k: number of shown orders, 1 to :data:`~jurybox.protocols.permutations.MAX_K`
+            (1000) (default 7); an item of n candidates is shown at most n! of them.
         seed: run seed (base order, extra permutations, request tags, decoding seed).
         weights: C_i weights (finite and >= 0 with a positive sum; :class:`Weights` checks).
         tolerance: winners are within this many points of the best C_i (default 0.5); a
@@ -110,9 +111,9 @@ class PCFProtocol(PlannedProtocol):
             :mod:`jurybox.protocols.templates`); None: the factuality prompt.
 
     Raises:
-        ValueError: k < 1, weights not a :class:`Weights`, a tolerance that is negative,
-            NaN or infinite, an unknown adaptive mode, confidence outside (0, 1), min_k < 1
-            (``build_protocol`` turns these into ConfigError naming the parameter).
+        ValueError: k outside 1 to MAX_K, weights not a :class:`Weights`, a tolerance that
+            is negative, NaN or infinite, an unknown adaptive mode, confidence outside (0, 1),
+            min_k < 1 (``build_protocol`` turns these into ConfigError naming the parameter).
         ConfigError, DataError: bad criteria or template.
     """
 
@@ -132,6 +133,8 @@ class PCFProtocol(PlannedProtocol):
                  template: str | None = None):
         if k < 1:
             raise ValueError(f"k must be >= 1, got {k}")
+        if k > MAX_K:
+            raise ValueError(f"k must be at most {MAX_K:,} (orders per item), got {k:,}")
         if not isinstance(weights, Weights):
             raise ValueError(f"weights must be a Weights (mean, borda, vote, uncertainty), "
                              f"got {weights!r}")

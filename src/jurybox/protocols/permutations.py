@@ -15,9 +15,14 @@ import itertools
 import math
 import random
 
-__all__ = ["base_order", "permutation_set"]
+__all__ = ["MAX_K", "base_order", "permutation_set"]
 
 Order = tuple[int, ...]
+
+#: Most orders (K) PCF may ask per item. Consensus over K orders settles well before this
+#: (the paper uses K <= 10); the bound keeps a mistyped K (10**8) from building orders and
+#: prompts until memory runs out. An item of n candidates has at most n! orders besides.
+MAX_K = 1000
 
 
 def _rng(*parts: object) -> random.Random:
@@ -41,7 +46,7 @@ def permutation_set(base: Order, k: int, *, seed: int, item_id: str) -> list[Ord
 
     Args:
         base: the base order (permutation 0).
-        k: how many orders, >= 1.
+        k: how many orders, 1 to :data:`MAX_K`.
 
     Returns:
         ``min(k, n!)`` distinct orders: the first ``min(k, n)`` cyclic shifts of ``base``
@@ -49,10 +54,12 @@ def permutation_set(base: Order, k: int, *, seed: int, item_id: str) -> list[Ord
         n! orders (shifts first, the rest in lexicographic order).
 
     Raises:
-        ValueError: k < 1.
+        ValueError: k < 1 or k > MAX_K.
     """
     if k < 1:
         raise ValueError(f"k must be >= 1, got {k}")
+    if k > MAX_K:
+        raise ValueError(f"k must be at most {MAX_K:,}, got {k:,}")
     n = len(base)
     shifts = [tuple(base[j:] + base[:j]) for j in range(n)]
     orders = list(dict.fromkeys(shifts))[:k]

@@ -35,8 +35,12 @@ from .rubric_prompts import (MARKER_REASK, RUBRIC_ANSWER_FORMATS, RubricAnswerFo
                              rubric_request)
 from .schemas import rubric_schema
 
-__all__ = ["Condition", "DimensionResult", "RubricContext", "RubricDecision", "RubricJudge",
-           "Unit", "Vote", "decoding_seed", "vote"]
+__all__ = ["Condition", "DimensionResult", "MAX_SEEDS", "RubricContext", "RubricDecision",
+           "RubricJudge", "Unit", "Vote", "decoding_seed", "vote"]
+
+#: Most seeds (predictions per unit and dimension). The paper votes over 3; each seed is a
+#: call per unit and dimension, so a mistyped 10**9 would plan calls until memory ran out.
+MAX_SEEDS = 100
 
 Status = Literal["scored", "excluded", "abstain", "failed", "gated", "blocked"]
 
@@ -181,7 +185,8 @@ class RubricJudge:
         context: ratings, items, labels and domains of the run.
         condition: judge kind and shots k.
         dimensions: the rubric dimensions to judge, in gating order.
-        seeds: predictions per dimension (example sample and decoding seed), >= 1.
+        seeds: predictions per dimension (example sample and decoding seed), 1 to
+            :data:`MAX_SEEDS`.
         threshold: confidence filter, 0-100.
         seed: run seed.
         temperature, max_tokens: sampling parameters.
@@ -192,8 +197,8 @@ class RubricJudge:
             count as confidence 100, so the threshold keeps them all.
 
     Raises:
-        ValueError: seeds < 1, threshold outside 0-100, an unknown dimension or answer
-            format.
+        ValueError: seeds outside 1 to MAX_SEEDS, threshold outside 0-100, an unknown
+            dimension or answer format.
     """
 
     ARGS = ("context", "condition", "dimensions", "seeds", "threshold", "seed", "temperature",
@@ -209,6 +214,8 @@ class RubricJudge:
                              f"{answer_format!r}")
         if seeds < 1:
             raise ValueError(f"seeds must be >= 1, got {seeds}")
+        if seeds > MAX_SEEDS:
+            raise ValueError(f"seeds must be at most {MAX_SEEDS}, got {seeds:,}")
         if not 0 <= threshold <= 100:
             raise ValueError(f"threshold must be 0-100, got {threshold}")
         names = context.rubric.names

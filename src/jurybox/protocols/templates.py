@@ -22,13 +22,20 @@ import string
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..datasets._validate import read_bounded
 from ..errors import ConfigError, DataError
 
-__all__ = ["JudgePrompt", "load_template", "PLACEHOLDERS", "MAX_CRITERIA_CHARS"]
+__all__ = ["JudgePrompt", "load_template", "PLACEHOLDERS", "MAX_CRITERIA_CHARS",
+           "MAX_TEMPLATE_BYTES", "MAX_TEMPLATE_CHARS"]
 
 #: Placeholders a template may use; the first two are required.
 PLACEHOLDERS = ("question", "candidates", "format", "criteria")
+#: Longest criteria text (``--criteria`` is text on the command line, not a file).
 MAX_CRITERIA_CHARS = 20_000
+#: Largest template file read, in bytes (1 MiB): the read stops there, whatever the file.
+MAX_TEMPLATE_BYTES = 1 << 20
+#: Longest template text, in characters.
+MAX_TEMPLATE_CHARS = 100_000
 
 
 @dataclass(frozen=True)
@@ -120,26 +127,27 @@ def _placeholders(text: str, path: Path) -> set[str]:
 
 
 def load_template(path: str | Path, *, criteria: str | None = None) -> str:
-    """Read and check a template file (UTF-8 text, at most 100,000 characters), and that it
-    places ``{criteria}`` exactly when ``criteria`` are given.
+    """Read and check a template file (a regular file of at most :data:`MAX_TEMPLATE_BYTES`
+    bytes, UTF-8 text of at most :data:`MAX_TEMPLATE_CHARS` characters; line ends read as
+    ``\\n``), and that it places ``{criteria}`` exactly when ``criteria`` are given.
 
     Raises:
-        DataError: a missing or unreadable file, not UTF-8, too long, an unknown placeholder
-            (with its line), ``{question}`` or ``{candidates}`` missing or repeated,
-            ``{criteria}`` without criteria or criteria without ``{criteria}``.
+        DataError: a missing or unreadable file, not a regular file (a folder, device or
+            FIFO: refused without reading), larger than the limit (naming its size), not
+            UTF-8, too long, an unknown placeholder (with its line), ``{question}`` or
+            ``{candidates}`` missing or repeated, ``{criteria}`` without criteria or criteria
+            without ``{criteria}``.
     """
     path = Path(path)
+    raw = read_bounded(path, MAX_TEMPLATE_BYTES, "template")
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise DataError(path, "template file not found") from None
+        text = raw.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
     except UnicodeDecodeError as exc:
         raise DataError(path, f"template is not UTF-8 text ({exc.reason} at byte "
                         f"{exc.start})") from None
-    except OSError as exc:
-        raise DataError(path, f"cannot read the template: {exc.strerror}") from None
-    if len(text) > 100_000:
-        raise DataError(path, f"template has {len(text):,} characters; at most 100,000")
+    if len(text) > MAX_TEMPLATE_CHARS:
+        raise DataError(path, f"template has {len(text):,} characters; at most "
+                        f"{MAX_TEMPLATE_CHARS:,}")
     if "\x00" in text:
         raise DataError(path, "template contains a NUL character")
     names = _placeholders(text, path)

@@ -1,8 +1,11 @@
 """``report.html``: one self-contained page per run (inline CSS, JS and SVG; no URL at all).
 
 Everything from a dataset or a model is escaped by jinja2's autoescape; the page is readable
-without JavaScript (every item's content is in the HTML; the script only filters the item
-browser, reading and writing the URL hash ``#filter=flipped,failed``).
+without JavaScript (every item's question, candidates, calls and raw judge texts are in the
+HTML). The script filters the item browser (reading and writing the URL hash
+``#filter=flipped,failed``) and puts each call's prompt together when the call is opened: the
+page stores each distinct text once (:mod:`.page_texts`), where writing every prompt out made
+a page of long candidates about seven times the size of its texts.
 
 The item browser holds at most ``max_items`` items (flagged items first, then the rest, in
 run order), so the page of a large run stays small; ``jurybox show RUN ITEM`` shows any item.
@@ -23,6 +26,7 @@ from ..errors import DataError, write_error
 from .curve import CurveCollector
 from .reader import RunReader
 from .rundir import read_manifest
+from .page_texts import PageTexts
 from .sections import (Chart, Table, agreement_sections, curve_chart, flip_chart,
                        personalize_sections, position_charts, summary_table)
 from .views import FLAG_NAMES, ItemView
@@ -152,7 +156,7 @@ def render_report(run_dir: str | Path, *, max_items: int = DEFAULT_MAX_ITEMS) ->
                                "jurybox_version": __version__, "summary_table": None,
                                "charts": [], "items": [], "counts": {}, "n_items": 0,
                                "flag_help": _FLAG_HELP, "flag_names": FLAG_NAMES,
-                               "max_items": max_items, "notes": []}
+                               "max_items": max_items, "notes": [], "texts": PageTexts()}
     if read_manifest(run_dir / "run.json") is None:
         summary = _agreement_summary(run_dir)
         context.update(header={"kind": "agreement", "task": "ratings", "model": "",

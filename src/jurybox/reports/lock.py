@@ -1,35 +1,64 @@
 """One process, and one call, at a time in a run directory.
 
 Two processes judging into one ``--out`` would both judge every unit and overwrite each
-other's run.json. :class:`RunLock` takes an exclusive ``flock`` on ``RUN/lock`` for as long as
-the run directory is open. A ``flock`` belongs to an open file, not to a process, so two calls
-in one process (threads, or tasks on one event loop) that each open the lock are refused the
-same way as two processes, with the same error (naming this process). The operating system
-releases the lock when its process ends, however it ends (SIGKILL included), so a lock left by
-a dead process is taken over without any check; the file's contents (pid, host, command, start
-time) only name the holder in the error.
+other's run.json. :class:`RunLock` takes an exclusive ``flock`` for as long as the run
+directory is open. The operating system releases it when its process ends, however it ends
+(SIGKILL included), so a lock left by a dead process is taken over without any check. A
+``flock`` belongs to an open file, not to a process, so two calls in one process (threads, or
+tasks on one event loop) that each open the lock are refused the same way as two processes,
+with the same error (naming this process).
+
+What is locked is **the run directory itself** (opened ``O_RDONLY | O_DIRECTORY``), not a file
+in it. A lock on a file can be lost from under its holder: delete ``RUN/lock`` while a run
+holds it and the next process creates a new file (a new inode), locks that, finds the
+holder's session ``running``, settles it as killed and judges every unit again beside it
+(duplicate decisions, totals that no longer match calls.jsonl). A directory cannot be unlinked
+while it holds the run's files, so whoever opens ``RUN`` by its name meets the holder's lock.
+Re-checking a lock file's identity before every write would also catch the deletion, but only
+after the second process had started writing, and at the cost of a ``stat`` per line.
+
+Around that:
+
+- ``RUN/lock`` is still written (pid, host, command, start time): it only names the holder in
+  the busy error (a deleted one gives "another process"). It is locked too, so an older
+  jurybox, which locks only that file, and this one still exclude each other.
+- If the directory is removed outright (``rm -rf RUN``) and made anew, a second process gets
+  the new one; :meth:`RunLock.check` (called before run.json or summary.json is written by
+  name) sees that ``RUN`` is no longer the locked directory and refuses to write into
+  another process's run.
+- A file system that cannot ``flock`` a directory (some network mounts) falls back to the
+  lock file alone, with a warning; :meth:`RunLock.check` then also refuses when the lock
+  file was deleted or replaced.
 """
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import json
+import logging
 import os
 import socket
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
 from types import TracebackType
-from typing import IO
 
-from ..errors import ConfigError
+from ..errors import ConfigError, RunWriteError
 from ..providers.urls import redact_text
 
 __all__ = ["RunDirBusyError", "RunLock"]
 
+log = logging.getLogger(__name__)
+
 
 class RunDirBusyError(ConfigError):
-    """Another process holds the run directory."""
+    """Another process (or another open :class:`RunLock` in this one) holds the run
+    directory."""
+
+
+def _identity(st: os.stat_result) -> tuple[int, int]:
+    return st.st_dev, st.st_ino
 
 
 class RunLock:
@@ -39,33 +68,80 @@ class RunLock:
         folder: the run directory (must exist).
 
     Raises:
-        RunDirBusyError: another live process holds it, or another call in this process;
-            the message names its pid, host, command (or "this process") and start time.
-        OSError: the lock file cannot be created (the caller reports it).
+        RunDirBusyError: another holder has it (another process, or another RunLock open on
+            the same folder in this process: ``flock`` locks belong to open files); the
+            message names the holder's pid, host, command and start time when ``RUN/lock``
+            still says them.
+        OSError: the folder cannot be opened or the lock file created (the caller reports
+            it).
     """
 
     def __init__(self, folder: Path) -> None:
+        self.folder = folder
         self.path = folder / "lock"
-        fh: IO[str] = self.path.open("a+", encoding="utf-8")
+        self._dir: int | None = None
+        self._file: int | None = None
+        self.directory_locked = True  # False: the fallback to the lock file alone
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         try:
-            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            fh.seek(0)
-            holder = _describe(fh.read())
-            fh.close()
-            raise RunDirBusyError(
-                f"{folder} is in use by {holder}; wait for it to finish, or use another "
-                f"--out") from None
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise self._busy() from None
+            except OSError as exc:
+                if exc.errno not in (errno.EBADF, errno.EINVAL, errno.ENOLCK,
+                                     errno.EOPNOTSUPP):
+                    raise
+                log.warning("%s: this file system cannot lock a directory (%s); locking %s "
+                            "alone, so do not delete that file while a run holds it",
+                            folder, exc.strerror, self.path)
+                self.directory_locked = False
+            self._dir = fd
+            self._file = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            try:
+                fcntl.flock(self._file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:  # an older jurybox, which locks only the file
+                raise self._busy() from None
+            holder = json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
+                                 "command": redact_text(" ".join(sys.argv)),
+                                 "started": datetime.now(timezone.utc).isoformat()}) + "\n"
+            os.ftruncate(self._file, 0)
+            os.pwrite(self._file, holder.encode("utf-8"), 0)
         except BaseException:
-            fh.close()
+            if self._dir is None:  # not yet handed to self
+                os.close(fd)
+            self._close()
             raise
-        fh.seek(0)
-        fh.truncate()
-        fh.write(json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
-                             "command": redact_text(" ".join(sys.argv)),
-                             "started": datetime.now(timezone.utc).isoformat()}) + "\n")
-        fh.flush()
-        self._fh: IO[str] | None = fh
+
+    def _busy(self) -> RunDirBusyError:
+        try:
+            text = self.path.read_text(encoding="utf-8", errors="replace")[:10_000]
+        except OSError:
+            text = ""
+        return RunDirBusyError(f"{self.folder} is in use by {_describe(text)}; wait for it to "
+                               f"finish, or use another --out")
+
+    def check(self) -> None:
+        """Refuse to write by name into a run directory that is no longer the locked one.
+
+        Raises:
+            RunWriteError: ``RUN`` was removed (or replaced by another directory) since it
+                was locked, or, on the lock-file fallback, ``RUN/lock`` was deleted or
+                replaced; a second process may be running there.
+        """
+        if self._dir is None:
+            return
+        try:
+            same = _identity(os.stat(self.folder)) == _identity(os.fstat(self._dir))
+            if same and not self.directory_locked and self._file is not None:
+                same = _identity(os.stat(self.path)) == _identity(os.fstat(self._file))
+        except OSError:
+            same = False
+        if not same:
+            what = "the run directory" if self.directory_locked else "the run directory's lock"
+            raise RunWriteError(f"{what} {str(self.folder)!r} was removed or replaced while "
+                                f"this run held it; stopped without writing into it (another "
+                                f"process may be running there)")
 
     def __enter__(self) -> RunLock:
         return self
@@ -76,10 +152,17 @@ class RunLock:
 
     def release(self) -> None:
         """Give the lock up (idempotent). The file stays: it only names the last holder."""
-        if self._fh is not None:
-            fcntl.flock(self._fh, fcntl.LOCK_UN)
-            self._fh.close()
-            self._fh = None
+        self._close()
+
+    def __del__(self) -> None:  # dropped unreleased: give it up as a closed file would
+        self._close()
+
+    def _close(self) -> None:
+        for name in ("_file", "_dir"):
+            fd = getattr(self, name, None)
+            if fd is not None:
+                setattr(self, name, None)
+                os.close(fd)  # closing the last descriptor releases its flock
 
 
 def _describe(text: str) -> str:

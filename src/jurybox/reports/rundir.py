@@ -310,8 +310,15 @@ class RunDir:
     def write_manifest(self, manifest: dict[str, Any], session: dict[str, Any]) -> None:
         """Write run.json: ``manifest`` plus this session (started, finished, seconds, status,
         totals) after the earlier sessions; top-level ``status`` is this session's and
-        ``totals`` the sum over sessions."""
+        ``totals`` the sum over sessions.
+
+        Raises:
+            RunWriteError: the run directory was removed or replaced since it was opened (see
+                :meth:`RunLock.check`): nothing is written into another process's run.
+            OSError: it cannot be written.
+        """
         sessions = [*self.sessions, session]
+        self._lock.check()
         write_json_atomic(self.manifest_path, {
             "schema": SCHEMA_VERSION, **manifest, "status": session.get("status"),
             "started": sessions[0].get("started"), "totals": _add_totals(sessions),
@@ -356,6 +363,14 @@ class RunDir:
                 log.error("could not write %s: %s", self.manifest_path, exc)
 
     def write_summary(self, summary: dict[str, Any]) -> None:
+        """Write summary.json.
+
+        Raises:
+            RunWriteError: the run directory was removed or replaced meanwhile (see
+                :meth:`RunLock.check`).
+            OSError: it cannot be written.
+        """
+        self._lock.check()
         write_json_atomic(self.summary_path, {"schema": SCHEMA_VERSION, **summary})
 
     def close(self) -> None:

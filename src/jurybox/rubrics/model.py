@@ -43,16 +43,19 @@ from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, StrictInt,
                       ValidationError, model_validator)
 
 from ..datasets import BUNDLED_RUBRICS, resolve_bundled
-from ..datasets._validate import check_file, text_problem
+from ..datasets._validate import read_bounded, text_problem
 from ..errors import DataError
 
 __all__ = ["Scale", "Exclusion", "Dimension", "Rubric", "load_rubric", "Threshold",
-           "MAX_SCALE_LEVELS"]
+           "MAX_RUBRIC_BYTES", "MAX_SCALE_LEVELS"]
 
 #: Most levels a scale may have (min..max inclusive): 0-1000, or 0-100 with room to spare.
 #: The judge's answer schema lists every level (``protocols.schemas.score_enum``), so a
 #: scale of 10**8 levels would build a 10**8-entry enum before the first call.
 MAX_SCALE_LEVELS = 1001
+#: Largest rubric file read, in bytes (4 MiB; the bundled rubrics are under 3 kB): the read
+#: stops there, whatever the file.
+MAX_RUBRIC_BYTES = 4 << 20
 
 _OPS = {">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt,
         "==": operator.eq}
@@ -291,18 +294,20 @@ def load_rubric(path: str | Path) -> Rubric:
     """Load and validate a rubric YAML file, or a bundled rubric by name (``"pbig"``,
     ``"squality"``, ``"offensiveness"``).
 
-    The file is UTF-8 (a byte-order mark is allowed); JSON, being YAML, works too. Texts
+    The file is a regular file (not a device or FIFO) of at most :data:`MAX_RUBRIC_BYTES`
+    bytes, UTF-8 (a byte-order mark is allowed); JSON, being YAML, works too. Texts
     (names, descriptions, level descriptions) must not hold NUL characters or lone
     surrogates: they go into judge prompts.
 
     Raises:
-        DataError: missing or unreadable file, bytes that are not UTF-8 (naming the line),
+        DataError: missing or unreadable file, not a regular file, larger than the limit
+            (naming its size), bytes that are not UTF-8 (naming the line),
             bad YAML (also: a key given twice in one mapping, nested too deeply, or a value
             YAML cannot build, such as an integer of more than 4300 digits), or an invalid
             rubric (the message names the field): see the module docstring for the rules.
     """
-    path = check_file(resolve_bundled(path, BUNDLED_RUBRICS))
-    raw = path.read_bytes()
+    path = Path(resolve_bundled(path, BUNDLED_RUBRICS))
+    raw = read_bounded(path, MAX_RUBRIC_BYTES, "rubric")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

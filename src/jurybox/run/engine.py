@@ -231,10 +231,19 @@ class Engine:
             if not self.offline:
                 await self.provider.check()
             sim_before = await _sim_stats(self.provider)
-            rundir = RunDir(job.out, job.config, lock=job.lock)
+            # the cache first: a file that cannot be one is refused before the run directory
+            # is touched
+            cache = (ResponseCache(self.options.cache_path)
+                     if self.options.cache_path is not None and self.answers is None else None)
+            try:
+                rundir = RunDir(job.out, job.config, lock=job.lock)
+            except BaseException:
+                if cache is not None:
+                    cache.close()
+                raise
             try:
                 try:
-                    judged, totals = await self._judge_all(job, rundir, sim_before)
+                    judged, totals = await self._judge_all(job, rundir, sim_before, cache)
                 except (JuryboxError, KeyboardInterrupt, asyncio.CancelledError):
                     # too many failures in a row, a full disk, Ctrl-C: report what there is
                     await blocking(self._report, rundir.path)
@@ -246,12 +255,11 @@ class Engine:
             await self.provider.aclose()
 
     async def _judge_all(self, job: RunJob[U, S], rundir: RunDir,
-                         sim_before: dict[str, Any] | None) -> tuple[int, Totals]:
-        """One session in ``rundir``: every unit not done, with the cache; run.json kept
-        current."""
+                         sim_before: dict[str, Any] | None, cache: ResponseCache | None
+                         ) -> tuple[int, Totals]:
+        """One session in ``rundir``: every unit not done, with ``cache`` (closed at the
+        end); run.json kept current."""
         formats = AnswerFormats(self.options.structured, simulated=self.provider.simulated)
-        cache = (ResponseCache(self.options.cache_path)
-                 if self.options.cache_path is not None and self.answers is None else None)
         try:
             # a server that takes one call at a time (the local judge) gets one at a time
             limit: int | None = getattr(self.provider, "max_concurrency", None)

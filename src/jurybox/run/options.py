@@ -9,7 +9,6 @@ run may resume with another concurrency or timeout.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import get_args
@@ -21,12 +20,22 @@ from ..runner import RetryPolicy
 from .structured import STRUCTURED_MODES, StructuredMode
 
 __all__ = ["RunOptions", "DEFAULT_CONCURRENCY", "DEFAULT_TIMEOUT_S", "DEFAULT_ATTEMPTS",
-           "DEFAULT_ABORT_AFTER", "DEFAULT_STRUCTURED", "DEFAULT_TRANSPORT"]
+           "DEFAULT_ABORT_AFTER", "DEFAULT_STRUCTURED", "DEFAULT_TRANSPORT", "MAX_CONCURRENCY",
+           "MAX_TIMEOUT_S", "MAX_WINDOW"]
 
 #: Model calls in flight at once.
 DEFAULT_CONCURRENCY = 16
 #: Per-request timeout, seconds.
 DEFAULT_TIMEOUT_S = 60.0
+#: Most model calls in flight at once. Each unit in flight is a task holding its item and
+#: prompts; a billion of them filled 2.7 GB before the first call. No endpoint serves one
+#: client more than a few hundred calls at once.
+MAX_CONCURRENCY = 1024
+#: Most units being judged at once (``window``), for the same reason.
+MAX_WINDOW = 1024
+#: Longest per-request timeout, seconds (an hour): longer only hangs a run on an endpoint
+#: that stopped answering.
+MAX_TIMEOUT_S = 3600.0
 #: Attempts per call, the first included (429, 5xx and timeouts are retried).
 DEFAULT_ATTEMPTS = RetryPolicy().attempts
 #: A run stops when this many calls in a row fail at the API after their retries.
@@ -42,13 +51,14 @@ class RunOptions:
     """How to run, not what to judge.
 
     Attributes:
-        concurrency: most model calls in flight at once, >= 1.
+        concurrency: most model calls in flight at once, 1 to :data:`MAX_CONCURRENCY`.
         retry: attempts and backoff per call.
-        timeout_s: per-request timeout, seconds, > 0.
+        timeout_s: per-request timeout, seconds, > 0 and at most :data:`MAX_TIMEOUT_S`.
         transport: ``aiohttp`` (lean, the default) or ``sdk`` (the openai SDK).
         cache_path: the SQLite response cache, or None for no cache.
         abort_after: stop after this many API failures in a row (None: never).
-        window: items being judged at once, >= 1 (default: ``concurrency``). Items are read,
+        window: items being judged at once, 1 to :data:`MAX_WINDOW` (default:
+            ``concurrency``). Items are read,
             judged, written and dropped through this window, so memory does not grow with
             the dataset.
         structured: ``auto``, ``json-schema``, ``json-object`` or ``off`` (see
@@ -70,18 +80,20 @@ class RunOptions:
     structured: StructuredMode = DEFAULT_STRUCTURED
 
     def __post_init__(self) -> None:
-        if self.concurrency < 1:
-            raise ConfigError(f"concurrency must be >= 1, got {self.concurrency}")
-        if not 0 < self.timeout_s < math.inf:  # NaN fails too
-            raise ConfigError(f"timeout_s must be a finite number of seconds > 0, got "
-                              f"{self.timeout_s}")
+        if not 1 <= self.concurrency <= MAX_CONCURRENCY:
+            raise ConfigError(f"concurrency must be between 1 and {MAX_CONCURRENCY:,}, got "
+                              f"{self.concurrency:,}")
+        if not 0 < self.timeout_s <= MAX_TIMEOUT_S:  # NaN fails too
+            raise ConfigError(f"timeout_s must be a finite number of seconds > 0, at most "
+                              f"{MAX_TIMEOUT_S:g}, got {self.timeout_s}")
         if self.transport not in get_args(Transport):
             raise ConfigError(f"transport must be one of {get_args(Transport)}, got "
                               f"{self.transport!r}")
         if self.abort_after is not None and self.abort_after < 1:
             raise ConfigError(f"abort_after must be >= 1 or None, got {self.abort_after}")
-        if self.window is not None and self.window < 1:
-            raise ConfigError(f"window must be >= 1, got {self.window}")
+        if self.window is not None and not 1 <= self.window <= MAX_WINDOW:
+            raise ConfigError(f"window must be between 1 and {MAX_WINDOW:,}, got "
+                              f"{self.window:,}")
         if self.structured not in STRUCTURED_MODES:
             raise ConfigError(f"structured must be one of {STRUCTURED_MODES}, got "
                               f"{self.structured!r}")

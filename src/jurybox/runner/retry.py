@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass
 
-__all__ = ["RetryPolicy"]
+__all__ = ["MAX_ATTEMPTS", "RetryPolicy"]
+
+#: Most attempts per call. With the default backoff (waits capped at 30 s) 100 attempts can
+#: already hold one call for about 50 minutes; more only keeps a dead endpoint's run from
+#: ever ending (and 2**attempt overflows a float past ~1000).
+MAX_ATTEMPTS = 100
 
 
 @dataclass(frozen=True)
@@ -13,11 +19,15 @@ class RetryPolicy:
     """When and how long to wait between attempts.
 
     Attributes:
-        attempts: total attempts per call, >= 1 (default 6).
+        attempts: total attempts per call, 1 to :data:`MAX_ATTEMPTS` (default 6).
         base_s: backoff scale in seconds; attempt i (0-based) waits uniform(0, base * 2**i),
             capped at ``max_s`` ("full jitter"). 0 disables waiting (tests).
-        max_s: cap on one wait, seconds.
+        max_s: cap on one wait, seconds (finite, >= 0).
         honour_retry_after: wait at least the server's Retry-After.
+
+    Raises:
+        ValueError: attempts outside 1 to MAX_ATTEMPTS; base_s or max_s negative, NaN or
+            infinite.
     """
 
     attempts: int = 6
@@ -26,8 +36,14 @@ class RetryPolicy:
     honour_retry_after: bool = True
 
     def __post_init__(self) -> None:
-        if self.attempts < 1:
-            raise ValueError(f"attempts must be >= 1, got {self.attempts}")
+        if not 1 <= self.attempts <= MAX_ATTEMPTS:
+            raise ValueError(f"attempts must be between 1 and {MAX_ATTEMPTS}, got "
+                             f"{self.attempts:,}")
+        for name in ("base_s", "max_s"):
+            value = getattr(self, name)
+            if not 0 <= value < math.inf:  # NaN fails too
+                raise ValueError(f"{name} must be a finite number of seconds >= 0, got "
+                                 f"{value!r}")
 
     def delay(self, attempt: int, retry_after: float | None, rng: random.Random) -> float:
         """Seconds to wait after failed attempt ``attempt`` (0-based)."""
