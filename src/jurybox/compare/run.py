@@ -14,12 +14,13 @@ from typing import Any
 
 from ..datasets import Item, ItemSelection, LoadedDataset, load_dataset, select_items
 from ..errors import ConfigError, DataError
+from ..fields import check_fields
 from ..protocols.prompts import LISTWISE_PROMPT_VERSION
 from ..protocols import JudgingProtocol, Weights, build_protocol, protocol_class, protocol_names
 from ..providers import Provider, redact_url
 from ..reports import previous_sessions
 from ..run import (Engine, RunHooks, RunInfo, RunJob, RunOptions, RunReport, StructuredMode,
-                   open_endpoint)
+                   check_endpoint, open_endpoint)
 from ..runner import AnswerStore
 from ..sim import SimConfig, SimJudge
 from .summary import BenchSummary, summarize
@@ -90,6 +91,9 @@ class BenchConfig:
     template: str | None = None
     sim: SimConfig = field(default_factory=SimConfig)
 
+    def __post_init__(self) -> None:
+        check_fields(self)  # ConfigError naming a field of the wrong kind (k=2.5, model=None)
+
     def as_dict(self) -> dict[str, Any]:
         """As stored in run.json's ``config``."""
         d = {k: getattr(self, k) for k in self.__dataclass_fields__}
@@ -157,6 +161,7 @@ def prepare_bench(config: BenchConfig, expected_sha256: str | None = None, *,
     """
     if config.seed < 0:  # numpy's generators, which the bootstrap uses, take seeds >= 0
         raise ConfigError(f"--seed must be >= 0, got {config.seed}")
+    check_endpoint(config.model, config.base_url)  # a dry run refuses what a run refuses
     if dataset is None:
         dataset = load_dataset(config.dataset, subset=config.subset, n=config.n_candidates)
     if config.protocols is None:
@@ -195,6 +200,9 @@ def prepare_bench(config: BenchConfig, expected_sha256: str | None = None, *,
             config.adaptive != "sequential":
         raise ConfigError("--confidence and --min-k set the sequential rule: add --adaptive "
                           "sequential")
+    if config.min_k is not None and config.min_k > config.k:
+        raise ConfigError(f"--min-k {config.min_k} is above --k {config.k}: the sequential rule "
+                          f"cannot wait for more orders than PCF asks; give --min-k <= --k")
     return PreparedBench(config, dataset, select_items(dataset, config.limit, config.seed),
                          protocols)
 

@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from ..datasets import ListwiseItem, PairwiseItem
-from ..errors import ConfigError
+from ..errors import ConfigError, DataError
+from ..fields import text_problem
 
 __all__ = ["write_input", "INPUT_FILE"]
 
@@ -50,6 +51,24 @@ def _as_row(item: Any, index: int) -> dict[str, Any]:
     return row
 
 
+def _unencodable(value: Any, where: str = "") -> tuple[str, str] | None:
+    """The first text in a row (its keys too) that UTF-8 cannot encode: (field, problem)."""
+    if isinstance(value, str):
+        problem = text_problem(value)
+        return None if problem is None else (where or "value", problem)
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            name = f"{where}.{key}" if where else str(key)
+            found = _unencodable(str(key), f"{name} (the name)") or _unencodable(inner, name)
+            if found:
+                return found
+    if isinstance(value, (list, tuple)):
+        for i, inner in enumerate(value):
+            if found := _unencodable(inner, f"{where}[{i}]"):
+                return found
+    return None
+
+
 def write_input(items: Iterable[Any], out: Path) -> Path:
     """Write ``items`` to ``out/input.jsonl`` (creating ``out``) and return its path.
 
@@ -61,11 +80,15 @@ def write_input(items: Iterable[Any], out: Path) -> Path:
     Raises:
         ConfigError: an item of another type, a value JSON cannot hold, or ``out`` already
             holds an input of other items (a run directory is never overwritten).
+        DataError: a text UTF-8 cannot encode (a lone surrogate), naming the item and field.
     """
     lines = []
     for i, item in enumerate(items):
+        row = _as_row(item, i)
+        if found := _unencodable(row):
+            raise DataError(f"items[{i}]", found[1], field=found[0])
         try:
-            lines.append(json.dumps(_as_row(item, i), ensure_ascii=False))
+            lines.append(json.dumps(row, ensure_ascii=False))
         except (TypeError, ValueError) as exc:
             raise ConfigError(f"items[{i}]: {exc}") from None
     text = "".join(f"{line}\n" for line in lines)

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Iterator
+import os
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -19,11 +20,13 @@ from ..compare.run import BenchConfig, PreparedBench, _protocol_label, prepare_b
 from ..compare.summary import latest_records, summarize
 from ..datasets import load_dataset
 from ..errors import ConfigError, did_you_mean
+from ..fields import check_fields
 from ..protocols import PCFProtocol, Weights, protocol_class, protocol_names
 from ..protocols.prompts import LISTWISE_PROMPT_VERSION
 from ..reports import previous_sessions
 from ..reports.reader import iter_lines_at, line_offsets
-from ..run import Engine, RunHooks, RunInfo, RunJob, RunOptions, RunReport, open_endpoint
+from ..run import (Engine, RunHooks, RunInfo, RunJob, RunOptions, RunReport, check_endpoint,
+                   open_endpoint)
 from ..sim import SimConfig, SimJudge
 from .items import INPUT_FILE, write_input
 from .results import ItemJudgment, JudgeSummary, judgment_of, read_judgments, write_judgments
@@ -69,6 +72,9 @@ class JudgeConfig:
     template: str | None = None
     sim: SimConfig = field(default_factory=SimConfig)
 
+    def __post_init__(self) -> None:
+        check_fields(self)  # ConfigError naming a field of the wrong kind (k=2.5, criteria=5)
+
     def bench_config(self) -> BenchConfig:
         """The one-protocol bench this judge run is."""
         return BenchConfig(
@@ -98,6 +104,7 @@ def prepare_judge(config: JudgeConfig) -> PreparedBench:
         raise ConfigError(f"unknown protocol {config.protocol!r}"
                           f"{did_you_mean(config.protocol, choices)}; jurybox judge takes "
                           f"{', '.join(choices)}")
+    check_endpoint(config.model, config.base_url)  # before reading a large input
     dataset = load_dataset(config.input, labelled=False)
     task = protocol_class(config.protocol).task
     if task == "pairwise" and dataset.format == "jsonl":
@@ -245,12 +252,13 @@ def judge(items: Iterable[Any] | str | Path, *, model: str = "sim", protocol: st
         ConfigError, DataError: bad items or settings (before any model call).
         ProviderError: the endpoint cannot be used.
     """
+    _check_arguments(items, out, options, hooks)
     unknown = sorted(set(settings) - set(JudgeConfig.__dataclass_fields__) - {"input"})
     if unknown or "input" in settings:
         raise ConfigError(f"judge() takes no setting {', '.join(map(repr, unknown or ['input']))}"
                           f"; it takes {sorted(set(JudgeConfig.__dataclass_fields__) - {'input'})}")
-    if isinstance(items, (str, Path)):
-        config = JudgeConfig(input=str(items), model=model, protocol=protocol, **settings)
+    if isinstance(items, (str, os.PathLike)):
+        config = JudgeConfig(input=os.fspath(items), model=model, protocol=protocol, **settings)
         folder = Path(out) if out is not None else default_judge_out(config)
         result = run_judge(config, folder, options=options, hooks=hooks)
     else:
@@ -268,6 +276,29 @@ def judge(items: Iterable[Any] | str | Path, *, model: str = "sim", protocol: st
             raise
     return Judgments(list(read_judgments(folder / "judgments.jsonl")), result.summary, folder,
                      result)
+
+
+def _check_arguments(items: Any, out: Any, options: Any, hooks: Any) -> None:
+    """judge()'s own arguments, before anything is written (ConfigError naming the one)."""
+    if isinstance(items, Mapping):
+        raise ConfigError("items must be a list of items (dicts with id, prompt, candidates) "
+                          "or a file path, got one dict; give [item]")
+    if not isinstance(items, (str, os.PathLike, Iterable)):
+        raise ConfigError(f"items must be a list of items or a file path, got "
+                          f"{type(items).__name__}")
+    if out is not None:
+        if not isinstance(out, (str, os.PathLike)):
+            raise ConfigError(f"out must be a path (str or Path) or None, got "
+                              f"{type(out).__name__}")
+        if not str(out).strip():
+            raise ConfigError("out is empty; give a folder for the run directory")
+        if Path(out).exists() and not Path(out).is_dir():
+            raise ConfigError(f"out={str(out)!r} is a file, not a folder; give a folder for "
+                              f"the run directory")
+    if options is not None and not isinstance(options, RunOptions):
+        raise ConfigError(f"options must be a RunOptions or None, got {type(options).__name__}")
+    if hooks is not None and not isinstance(hooks, RunHooks):
+        raise ConfigError(f"hooks must be a RunHooks or None, got {type(hooks).__name__}")
 
 
 def _remove_input(folder: Path, created: bool) -> None:

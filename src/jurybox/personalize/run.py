@@ -12,11 +12,13 @@ from typing import Any
 from ..datasets import file_sha256, load_rated_items, load_ratings, resolve_bundled
 from ..datasets import BUNDLED_ITEMS, BUNDLED_RATINGS, BUNDLED_RUBRICS, RatingsTable
 from ..errors import ConfigError, DataError
+from ..fields import check_fields
 from ..protocols import RubricAnswerFormat, RubricContext, Unit, build_protocol
 from ..rubrics import Rubric, load_rubric
 from ..providers import redact_url
 from ..reports import previous_sessions
-from ..run import Engine, RunHooks, RunInfo, RunJob, RunOptions, RunReport, open_endpoint
+from ..run import (Engine, RunHooks, RunInfo, RunJob, RunOptions, RunReport, check_endpoint,
+                   open_endpoint)
 from ..sim import RubricKnowledge, SimConfig, SimJudge
 from .evaluate import (AlignmentRow, ReasoningSimilarity, ShotComparison, alignment,
                        paired_personalized_vs_aggregate, reasoning_similarity)
@@ -65,6 +67,9 @@ class PersonalizeConfig:
     base_url: str | None = None
     sim: SimConfig = field(default_factory=lambda: SimConfig(bias="none"))
     answer_format: RubricAnswerFormat = "json"
+
+    def __post_init__(self) -> None:
+        check_fields(self)  # ConfigError naming a field of the wrong kind (seeds=2.5, ...)
 
     def as_dict(self) -> dict[str, Any]:
         """As stored in run.json's ``config``. ``answer_format`` appears only when it is not
@@ -164,6 +169,7 @@ def prepare_personalize(config: PersonalizeConfig) -> PreparedPersonalize:
     if not 0 <= config.temperature < math.inf:
         raise ConfigError(f"--temperature must be a finite number >= 0, got "
                           f"{config.temperature!r}")
+    check_endpoint(config.model, config.base_url)  # a dry run refuses what a run refuses
     rubric = load_rubric(config.rubric)
     table = load_ratings(config.ratings, dimensions=None, exclusion_codes={
         d.name: [d.exclusion.code] for d in rubric.dimensions if d.exclusion})

@@ -16,6 +16,7 @@ from typing import get_args
 
 from ..cost.prices import Price
 from ..errors import ConfigError
+from ..fields import check_fields
 from ..providers import Transport
 from ..runner import RetryPolicy
 from .structured import STRUCTURED_MODES, StructuredMode
@@ -70,6 +71,7 @@ class RunOptions:
     structured: StructuredMode = DEFAULT_STRUCTURED
 
     def __post_init__(self) -> None:
+        check_fields(self)  # ConfigError naming a field of the wrong kind
         if self.concurrency < 1:
             raise ConfigError(f"concurrency must be >= 1, got {self.concurrency}")
         if not 0 < self.timeout_s < math.inf:  # NaN fails too
