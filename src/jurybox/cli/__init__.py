@@ -16,7 +16,7 @@ import typer
 from .. import __version__
 from ..errors import ConfigError
 from ._common import EXIT_BAD_INPUT, OneLineErrors, _error
-from ._logging import DEFAULT_LEVEL, log_level
+from ._logging import DEFAULT_LEVEL, SafeFormatter, log_level
 from ._options import ENV_EPILOG
 from .agreement import agreement
 from .bench import bench
@@ -78,5 +78,7 @@ def main() -> None:
             sys.exit(EXIT_BAD_INPUT)
         print(f"warning: {exc}; using {DEFAULT_LEVEL}", file=sys.stderr)
         level = log_level(None)
-    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    handler = logging.StreamHandler()
+    handler.setFormatter(SafeFormatter("%(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=level, handlers=[handler])
     app()

@@ -6,12 +6,23 @@ import logging
 
 from ..errors import ConfigError
 
-__all__ = ["DEFAULT_LEVEL", "LEVELS", "log_level"]
+__all__ = ["DEFAULT_LEVEL", "LEVELS", "SafeFormatter", "log_level"]
 
 #: The level when ``JURYBOX_LOG_LEVEL`` is unset or empty.
 DEFAULT_LEVEL = "WARNING"
 #: The levels ``JURYBOX_LOG_LEVEL`` takes (any case).
 LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+
+
+class SafeFormatter(logging.Formatter):
+    """Log lines with terminal control characters shown as escapes: a log message may quote
+    what a server sent (an error body, its model names), which must never steer the
+    terminal (:func:`jurybox.terminal.safe_text`; newlines and tabs kept for tracebacks)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        from ..terminal import safe_text
+
+        return safe_text(super().format(record), newlines=True)
 
 
 def log_level(value: str | None) -> int:
