@@ -71,3 +71,16 @@ def test_criteria_that_are_not_utf8_are_one_line_before_the_run_folder(tmp_path)
                                  "--out", str(tmp_path / "run"), "--no-cache"])
     one_line_error(result, "criteria is not UTF-8 text: byte 0xff at byte offset 12 (line 2)")
     assert not (tmp_path / "run").exists()
+
+
+def test_a_command_line_byte_that_is_not_utf8_is_recorded_as_a_replacement(tmp_path,
+                                                                          monkeypatch):
+    out = tmp_path / "run"
+    cache = str(tmp_path / "c\udcff.sqlite")  # b"c\xff.sqlite" as Python's argv holds it
+    monkeypatch.setattr("sys.argv", ["jurybox", "judge", "two.jsonl", "--cache", cache])
+    result = runner.invoke(app, ["judge", _two(tmp_path), "--out", str(out), "--cache", cache])
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((out / "run.json").read_text(encoding="utf-8"))
+    assert manifest["command"][-1] == str(tmp_path / "c\ufffd.sqlite")
+    assert manifest["options"]["cache"] == str(tmp_path / "c\ufffd.sqlite")
+    assert not list(out.glob("*.tmp"))

@@ -20,6 +20,8 @@ import re
 from typing import NamedTuple
 from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
 
+from .read import repair_text
+
 __all__ = ["EndpointURL", "redact_text", "redact_url", "split_credentials"]
 
 #: A URL inside free text: a scheme, then anything up to white space or a quote.
@@ -98,7 +100,10 @@ def redact_url(url: str | None) -> str | None:
 
 def redact_text(text: str) -> str:
     """Every URL in ``text`` redacted as :func:`redact_url` does (error messages, the command
-    line kept in run.json and the lock file)."""
+    line kept in run.json and the lock file), and any character UTF-8 cannot encode (an
+    argument's byte that was not UTF-8, which Python carries as a lone surrogate) as U+FFFD,
+    so the text can always be written."""
+    text = repair_text(text)[0]
     if "://" not in text:
         return text
     def one(match: re.Match[str]) -> str:
