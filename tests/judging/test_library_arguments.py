@@ -119,3 +119,18 @@ def test_text_problems_name_the_byte_or_the_surrogate_and_its_place():
     assert text_problem("\udfff") == ("holds a lone surrogate U+DFFF (UTF-8 cannot encode it) "
                                       "at character 0 (line 1)")
     assert text_problem("naïve 日本語 \U0001F600") is None
+
+
+def test_values_a_run_would_only_meet_later_are_refused_up_front():
+    from jurybox.compare import prepare_bench
+    from jurybox.personalize import prepare_personalize
+
+    with pytest.raises(ConfigError, match=r"^--max-tokens must be >= 1, got 0$"):
+        prepare_bench(BenchConfig(dataset="truthfulqa", limit=2, max_tokens=0))
+    base = {"ratings": "squality", "items": "squality", "rubric": "squality", "raters": 1}
+    for settings, message in (({"max_tokens": 0}, "max_tokens must be >= 1, got 0"),
+                              ({"limit": 0}, "--limit must be >= 1, got 0"),
+                              ({"level": "x"}, "level must be one of nominal, ordinal, "
+                                               "interval, ratio, got 'x'")):
+        with pytest.raises(ConfigError, match=f"^{re.escape(message)}$"):
+            prepare_personalize(PersonalizeConfig(**base, **settings))

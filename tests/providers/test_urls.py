@@ -182,9 +182,10 @@ def test_a_query_key_is_in_no_error_and_no_file_of_a_run(tmp_path, monkeypatch):
     data = tmp_path / "two.jsonl"
     data.write_text(json.dumps({"id": "q1", "prompt": "Q?", "candidates": ["x", "y"]}) + "\n")
     with fake_server(completion(listwise_answer())) as base:
-        result = CliRunner().invoke(app, [
-            "judge", str(data), "--model", "vllm/m", "--protocol", "direct", "--no-cache",
-            "--base-url", f"{base}?api_key={SECRET}", "--out", str(tmp_path / "run")])
+        args = ["judge", str(data), "--model", "vllm/m", "--protocol", "direct", "--no-cache",
+                f"--base-url={base}?api_key={SECRET}", "--out", str(tmp_path / "run")]
+        monkeypatch.setattr("sys.argv", ["jurybox", *args])  # run.json and the lock keep it
+        result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     assert SECRET not in result.output
     files = [p for p in (tmp_path / "run").rglob("*") if p.is_file()]
@@ -193,3 +194,4 @@ def test_a_query_key_is_in_no_error_and_no_file_of_a_run(tmp_path, monkeypatch):
     manifest = json.loads((tmp_path / "run" / "run.json").read_text())
     assert manifest["config"]["base_url"] == f"{base}?api_key=***"
     assert manifest["model"]["endpoint"]["base_url"] == f"{base}?api_key=***"
+    assert f"--base-url={base}?api_key=***" in manifest["command"]

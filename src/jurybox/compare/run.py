@@ -181,6 +181,8 @@ def prepare_bench(config: BenchConfig, expected_sha256: str | None = None, *,
     if not 0 <= config.temperature < math.inf:
         raise ConfigError(f"--temperature must be a finite number >= 0, got "
                           f"{config.temperature!r}")
+    if config.max_tokens is not None and config.max_tokens < 1:
+        raise ConfigError(f"--max-tokens must be >= 1, got {config.max_tokens}")
     for name in config.protocols:
         if protocol_class(name).task != dataset.task:
             raise ConfigError(f"protocol {name!r} judges {protocol_class(name).task} items, "
