@@ -57,7 +57,8 @@ def test_out_that_is_a_file_is_refused_for_items_and_for_a_file(tmp_path):
     ({"options": {"concurrency": 2}}, "options must be a RunOptions or None, got dict"),
     ({"hooks": print}, "hooks must be a RunHooks or None"),
 ])
-def test_judge_checks_its_own_arguments(tmp_path, kwargs, message):
+def test_judge_checks_its_own_arguments(tmp_path, monkeypatch, kwargs, message):
+    monkeypatch.chdir(tmp_path)  # the default out= is under the working directory
     with pytest.raises(ConfigError, match=re.escape(message)):
         jurybox.judge(ITEMS, **kwargs)
 
@@ -66,7 +67,8 @@ def test_judge_checks_its_own_arguments(tmp_path, kwargs, message):
     (ITEMS[0], "items must be a list of items .* got one dict; give \\[item\\]"),
     (5, "items must be a list of items or a file path, got int"),
 ])
-def test_items_that_are_not_a_list_are_refused(items, message):
+def test_items_that_are_not_a_list_are_refused(tmp_path, monkeypatch, items, message):
+    monkeypatch.chdir(tmp_path)
     with pytest.raises(ConfigError, match=message):
         jurybox.judge(items)
 
