@@ -64,6 +64,10 @@ def test_no_warning_when_listed_or_the_list_says_nothing(caplog, provider, model
     lambda: web.Response(status=405, text="no listing here"),
     lambda: web.json_response({"models": ["m0"]}),
     lambda: web.json_response(["m0"]),
+    lambda: web.json_response({"data": None}),
+    lambda: web.json_response({"data": "m0"}),
+    lambda: web.json_response({"data": [5, None, {"id": 3}, {"id": "m1", "owned_by": [1]}]}),
+    lambda: web.json_response(None),
 ])
 def test_servers_without_a_usable_list_are_tolerated(caplog, response):
     async def handler(_):

@@ -103,3 +103,95 @@ def test_run_json_and_errors_never_hold_the_password(tmp_path, monkeypatch):
 
     config = BenchConfig(dataset="truthfulqa", base_url=f"http://bob:{SECRET}@h/v1")
     assert config.as_dict()["base_url"] == "http://***@h/v1"
+
+
+def test_a_query_is_kept_for_requests_and_its_values_hidden_when_shown():
+    url = split_credentials("http://h:1/v1/?api_key=SECRET&api-version=2#frag")
+    assert (url.url, url.query) == ("http://h:1/v1", "api_key=SECRET&api-version=2")
+    assert url.shown == "http://h:1/v1?api_key=***&api-version=***#***"
+    assert url.join("/models") == "http://h:1/v1/models?api_key=SECRET&api-version=2"
+    assert url.shown_join("/chat/completions") == (
+        "http://h:1/v1/chat/completions?api_key=***&api-version=***")
+    assert url.query_params() == {"api_key": "SECRET", "api-version": "2"}
+    assert redact_text("cannot reach 'http://u:p@h/v1?key=S&x' (see https://a/b#tok), ok") == (
+        "cannot reach 'http://***@h/v1?key=***&***' (see https://a/b#***), ok")
+    assert redact_text("--base-url=http://h/v1?k=S") == "--base-url=http://h/v1?k=***"
+    assert redact_text("no url here ?k=v") == "no url here ?k=v"
+
+
+@pytest.mark.parametrize("transport", ["aiohttp", "sdk"])
+def test_a_key_in_the_query_is_sent_after_the_path_and_never_shown(transport):
+    from .fake_server import completion, fake_server
+
+    seen: list[str] = []
+    with fake_server(completion("ok"), seen=seen) as base:
+        provider = OpenAICompatibleProvider("vllm", "m", f"{base}?api_key={SECRET}#frag",
+                                            transport=transport)
+
+        async def main():
+            try:
+                await provider.check()
+                return await provider.complete(listwise_request("Q?", ["a", "b"], tag="0"))
+            finally:
+                await provider.aclose()
+
+        assert asyncio.run(main()).text == "ok"
+    assert seen == [f"/v1/models?api_key={SECRET}", f"/v1/chat/completions?api_key={SECRET}"]
+    assert provider.base_url == f"{base}?api_key=***#***"
+    assert SECRET not in json.dumps(provider.cache_identity())
+
+
+def test_the_anthropic_provider_sends_the_query_too():
+    pytest.importorskip("anthropic")
+    from jurybox.providers.anthropic import AnthropicProvider
+
+    from .fake_server import fake_server
+
+    seen: list[str] = []
+    body = json.dumps({"id": "m", "type": "message", "role": "assistant", "model": "m",
+                       "content": [{"type": "text", "text": "ok"}], "stop_reason": "end_turn",
+                       "usage": {"input_tokens": 1, "output_tokens": 1}})
+    with fake_server(body, seen=seen) as base:
+        provider = AnthropicProvider("m", api_key="k",
+                                     base_url=f"{base.removesuffix('/v1')}?api_key={SECRET}")
+
+        async def main():
+            try:
+                await provider.check()
+                return await provider.complete(listwise_request("Q?", ["a", "b"], tag="0"))
+            finally:
+                await provider.aclose()
+
+        assert asyncio.run(main()).text == "ok"
+    assert seen == [f"/v1/models?api_key={SECRET}&limit=1", f"/v1/messages?api_key={SECRET}"]
+    assert SECRET not in provider.base_url and SECRET not in json.dumps(
+        provider.cache_identity())
+
+
+def test_a_query_key_is_in_no_error_and_no_file_of_a_run(tmp_path, monkeypatch):
+    from .fake_server import completion, fake_server, listwise_answer
+
+    monkeypatch.delenv("JURYBOX_API_KEY", raising=False)
+    result = CliRunner().invoke(app, [
+        "bench", "truthfulqa", "--model", "vllm/m", "--limit", "2", "--base-url",
+        f"http://127.0.0.1:9/v1?api_key={SECRET}#{SECRET}", "--out", str(tmp_path / "no")])
+    assert result.exit_code == 2
+    assert "cannot reach http://127.0.0.1:9/v1?api_key=***#***" in result.output
+    assert SECRET not in result.output
+
+    data = tmp_path / "two.jsonl"
+    data.write_text(json.dumps({"id": "q1", "prompt": "Q?", "candidates": ["x", "y"]}) + "\n")
+    with fake_server(completion(listwise_answer())) as base:
+        args = ["judge", str(data), "--model", "vllm/m", "--protocol", "direct", "--no-cache",
+                f"--base-url={base}?api_key={SECRET}", "--out", str(tmp_path / "run")]
+        monkeypatch.setattr("sys.argv", ["jurybox", *args])  # run.json and the lock keep it
+        result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert SECRET not in result.output
+    files = [p for p in (tmp_path / "run").rglob("*") if p.is_file()]
+    assert {"run.json", "calls.jsonl", "report.html"} <= {p.name for p in files}
+    assert not [p.name for p in files if SECRET in p.read_text(errors="replace")]
+    manifest = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert manifest["config"]["base_url"] == f"{base}?api_key=***"
+    assert manifest["model"]["endpoint"]["base_url"] == f"{base}?api_key=***"
+    assert f"--base-url={base}?api_key=***" in manifest["command"]

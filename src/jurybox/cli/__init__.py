@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 from typing import Annotated
 
 import typer
 
 from .. import __version__
-from ._common import OneLineErrors
+from ..errors import ConfigError
+from ._common import EXIT_BAD_INPUT, OneLineErrors, _error
+from ._logging import DEFAULT_LEVEL, SafeFormatter, log_level
 from ._options import ENV_EPILOG
 from .agreement import agreement
 from .bench import bench
@@ -63,7 +66,19 @@ app.command()(export)
 
 
 def main() -> None:
-    """Console-script entry point (garbage-collector tuning happens when a run starts)."""
-    logging.basicConfig(level=os.environ.get("JURYBOX_LOG_LEVEL", "WARNING"),
-                        format="%(levelname)s %(name)s: %(message)s")
+    """Console-script entry point (garbage-collector tuning happens when a run starts).
+
+    A bad ``JURYBOX_LOG_LEVEL`` is one ``error:`` line and exit 2; ``--help`` and
+    ``--version`` still answer (after a ``warning:`` line, at the default level)."""
+    try:
+        level = log_level(os.environ.get("JURYBOX_LOG_LEVEL"))
+    except ConfigError as exc:
+        if not {"--help", "--version"} & set(sys.argv[1:]) and len(sys.argv) > 1:
+            _error(str(exc))
+            sys.exit(EXIT_BAD_INPUT)
+        print(f"warning: {exc}; using {DEFAULT_LEVEL}", file=sys.stderr)
+        level = log_level(None)
+    handler = logging.StreamHandler()
+    handler.setFormatter(SafeFormatter("%(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=level, handlers=[handler])
     app()

@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ..errors import JuryboxError
+from ..terminal import safe_text
 
 try:  # typer >= 0.2x vendors click; older versions use click itself
     from typer._click.exceptions import ClickException, NoArgsIsHelpError
@@ -93,10 +94,18 @@ class OneLineErrors(TyperGroup):
 
 
 def _error(message: str) -> None:
-    """One line on stderr, never wrapped or marked up."""
+    """One line on stderr, never wrapped or marked up; a URL's secrets hidden and control
+    characters quoted from data shown as escapes (:func:`jurybox.terminal.safe_text`)."""
     from ..providers.urls import redact_text  # never print credentials from a URL
 
-    print(f"error: {redact_text(' '.join(message.split()))}", file=sys.stderr)
+    print(f"error: {safe_text(redact_text(' '.join(message.split())))}", file=sys.stderr)
+
+
+def warn(message: str) -> None:
+    """One ``warning:`` line on stderr, as :func:`_error` writes its line."""
+    from ..providers.urls import redact_text
+
+    print(f"warning: {safe_text(redact_text(' '.join(message.split())))}", file=sys.stderr)
 
 
 def default_cache() -> Path:
@@ -167,7 +176,7 @@ def print_warnings(result: Any) -> None:
     """A run's warnings (``RunReport.warnings``: what its results cannot be trusted for), one
     ``warning:`` line each on stderr."""
     for warning in getattr(result, "warnings", ()):
-        print(f"warning: {' '.join(warning.split())}", file=sys.stderr)
+        warn(warning)
 
 
 def exit_for_status(result: Any, *, strict: bool = True,
@@ -197,6 +206,6 @@ def exit_for_status(result: Any, *, strict: bool = True,
             parts.append(f"{failed.units - failed.api} from unusable or refused answers, "
                          f"recorded in calls.jsonl (a rerun serves the same answers from the "
                          f"cache).")
-        print(" ".join(parts), file=sys.stderr)
+        print(safe_text(" ".join(parts)), file=sys.stderr)
         if strict:
             raise typer.Exit(EXIT_PARTIAL)

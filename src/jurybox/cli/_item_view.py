@@ -1,7 +1,8 @@
 """Printing one :class:`~jurybox.reports.ItemView` with rich (``jurybox show``).
 
-Dataset and model text goes into rich as :class:`rich.text.Text`, never as markup, so a
-candidate containing ``[bold]`` or ``[/]`` prints as written."""
+Dataset and model text goes into rich through :func:`jurybox.terminal.data`: a Text, never
+markup, so a candidate containing ``[bold]`` or ``[/]`` prints as written, with terminal
+control characters (``ESC``, bidi overrides) shown as escapes, never obeyed."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 from rich.panel import Panel
 from rich.table import Table
-from rich.text import Text
+from ..terminal import data
 
 if TYPE_CHECKING:
     from ..reports import CallView, ItemView, ProtocolView
@@ -55,14 +56,14 @@ def _calls_table(item: ItemView) -> Table:
     table.add_column("result")
     for c in item.calls:
         order = " ".join(f"{_letter(j)}=#{cand}" for j, cand in enumerate(c.order))
-        cells = [Text(c.call_id), Text(", ".join(c.protocols)), Text(order)]
+        cells = [data(c.call_id), data(", ".join(c.protocols)), data(order)]
         if item.task == "listwise":
-            cells += [Text(_score(c.run.scores[i] if c.run else None)) for i in range(n)]
-            cells += [Text(" > ".join(f"#{x}" for x in c.ranking)),
-                      Text("" if c.top is None else f"#{c.top}")]
+            cells += [data(_score(c.run.scores[i] if c.run else None)) for i in range(n)]
+            cells += [data(" > ".join(f"#{x}" for x in c.ranking)),
+                      data("" if c.top is None else f"#{c.top}")]
         else:
-            cells += [Text(c.shown_verdict or ""), Text(c.verdict or "")]
-        cells.append(Text("ok") if c.ok else Text(f"{c.failure}: {c.failure_message}",
+            cells += [data(c.shown_verdict or ""), data(c.verdict or "")]
+        cells.append(data("ok") if c.ok else data(f"{c.failure}: {c.failure_message}",
                                                   style="red"))
         table.add_row(*cells)
     return table
@@ -78,21 +79,23 @@ def _raw(console: Console, c: CallView, prompts: bool) -> None:
             head += f"; unusable: {a.parse_error}"
         if prompts:
             for role, content in a.messages:
-                console.print(Panel(Text(content), title=Text(f"{c.call_id} · {role}"),
-                                    title_align="left", border_style="dim"))
-        console.print(Panel(Text(a.text or "(no text)"), title=Text(head), title_align="left",
+                console.print(Panel(data(content, newlines=True),
+                                    title=data(f"{c.call_id} · {role}"), title_align="left",
+                                    border_style="dim"))
+        console.print(Panel(data(a.text or "(no text)", newlines=True), title=data(head),
+                            title_align="left",
                             border_style="cyan" if a.outcome == "ok" else "red"))
 
 
 def print_item(console: Console, item: ItemView, *, prompts: bool = False) -> None:
     """The item: texts, candidates with C_i and gold, per-call table, decisions, raw texts."""
-    console.print(Text(f"item {item.item_id} ({item.task})", style="bold"),
-                  Text("  " + " ".join(item.flags.names()), style="yellow"))
+    console.print(data(f"item {item.item_id} ({item.task})", style="bold"),
+                  data("  " + " ".join(item.flags.names()), style="yellow"))
     if item.text_source == "prompt":
         console.print("texts read back from the recorded prompt (the dataset file is missing "
                       "or changed), as the judge saw them", style="dim")
-    console.print(Panel(Text(item.question or "(not recorded)"), title="question",
-                        title_align="left"))
+    console.print(Panel(data(item.question or "(not recorded)", newlines=True),
+                        title="question", title_align="left"))
     cands = Table(title="candidates" if item.task == "listwise" else "responses",
                   title_justify="left")
     cands.add_column("#", no_wrap=True)
@@ -104,18 +107,18 @@ def print_item(console: Console, item: ItemView, *, prompts: bool = False) -> No
         gold = (i in item.gold) if item.task == "listwise" else bool(
             item.label and item.label[0] == _letter(i))
         name = (f"#{i}" if item.task == "listwise" else _letter(i)) + (" gold" if gold else "")
-        row = [Text(name, style="green" if gold else ""), Text(text)]
+        row = [data(name, style="green" if gold else ""), data(text, newlines=True)]
         for p in item.protocols if item.task == "listwise" else ():
             comb = p.record.get("combined")
-            row.append(Text(("—" if not comb else f"{comb[i]:.1f}") +
+            row.append(data(("—" if not comb else f"{comb[i]:.1f}") +
                             (" *" if i in p.winners else "")))
         cands.add_row(*row)
     console.print(cands)
     console.print(_calls_table(item))
     for p in item.protocols:
-        console.print(Text(f"{p.protocol}: {_decision(item, p)}"))
+        console.print(data(f"{p.protocol}: {_decision(item, p)}"))
     if item.direct_credit is not None and item.protocol("pcf") is not None:
-        console.print(Text(f"direct judgment (PCF's first order): credit "
+        console.print(data(f"direct judgment (PCF's first order): credit "
                            f"{item.direct_credit:g}"))
     for c in item.calls:
         _raw(console, c, prompts)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..terminal import safe_text
 from ._common import console
 
 if TYPE_CHECKING:
@@ -11,7 +12,8 @@ if TYPE_CHECKING:
 
 
 def _say(text: str) -> None:
-    console.print(text, highlight=False, markup=False)  # "[estimate: ...]" is not markup
+    # "[estimate: ...]" is not markup; a dataset's name may hold control characters
+    console.print(safe_text(text), highlight=False, markup=False)
 
 
 def print_plan(plan: RunPlan, *, model: str, what: str) -> None:

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from rich.table import Table
 
+from ..terminal import data, safe_text
 from ._common import console
 
 if TYPE_CHECKING:
@@ -37,9 +38,12 @@ def _p(x: float | None) -> str:
 
 
 def _table(title: str, columns: list[str], caption: str | None = None) -> Table:
-    table = Table(title=title, title_justify="left", caption=caption, caption_justify="left")
+    """A table whose title and column names may come from data (a dataset's name, its
+    buckets): printed as written, control characters escaped (:mod:`jurybox.terminal`)."""
+    table = Table(title=data(title), title_justify="left", caption=caption,
+                  caption_justify="left")
     for col in columns:
-        table.add_column(col, justify="left" if col in ("protocol", "bucket") else "right",
+        table.add_column(data(col), justify="left" if col in ("protocol", "bucket") else "right",
                          no_wrap=True)
     return table
 
@@ -66,7 +70,7 @@ def listwise_table(summary: BenchSummary, title: str) -> Table:
     table = _table(title, _COMMON + ["calls", "failed", "flip %"], _caption(
         summary.baseline, "flip %: items whose top pick changes across the orders shown."))
     for name, s in summary.protocols.items():
-        table.add_row(summary.label(name), *_common_cells(s), str(s.calls_planned),
+        table.add_row(data(summary.label(name)), *_common_cells(s), str(s.calls_planned),
                       str(sum(s.calls_failed.values())),
                       pct(s.order.flip_rate if s.order else None))
     return table
@@ -81,7 +85,7 @@ def pairwise_tables(summary: BenchSummary, title: str) -> list[Table]:
                            "first (50% without position bias)."))
     for name, s in summary.protocols.items():
         assert s.buckets is not None
-        main.add_row(summary.label(name), *_common_cells(s), pct(s.buckets.macro),
+        main.add_row(data(summary.label(name)), *_common_cells(s), pct(s.buckets.macro),
                      str(s.calls_planned), str(sum(s.calls_failed.values())),
                      pct(s.order_consistency), pct(s.first_shown_win_rate))
     first = next(iter(summary.protocols.values())).buckets
@@ -92,7 +96,7 @@ def pairwise_tables(summary: BenchSummary, title: str) -> list[Table]:
         assert b is not None
         cells = (f"{pct(b.by_bucket[k][0])} ({b.by_bucket[k][1]})" if k in b.by_bucket
                  else "—" for k in buckets)
-        per.add_row(summary.label(name), *cells, pct(b.micro), pct(b.macro))
+        per.add_row(data(summary.label(name)), *cells, pct(b.micro), pct(b.macro))
     return [main, per]
 
 
@@ -120,27 +124,27 @@ def print_bench_result(result: BenchResult, title: str) -> None:
             early = sum(v for k, v in (s.stops or {}).items() if k != "all")
             if early and s.calls_per_item:  # adaptive PCF: how many orders items needed
                 dist = ", ".join(f"{k}: {v}" for k, v in s.calls_per_item["distribution"].items())
-                console.print(f"{summary.label(name)}: {s.calls_per_item['mean']:.2f} calls per "
-                              f"item (calls: items {dist}); {early} of {s.accuracy.n_total} "
-                              f"items stopped before all orders")
+                console.print(data(f"{summary.label(name)}: {s.calls_per_item['mean']:.2f} "
+                                   f"calls per item (calls: items {dist}); {early} of "
+                                   f"{s.accuracy.n_total} items stopped before all orders"))
     for name, s in summary.protocols.items():
         if s.vs_baseline_skipped:
-            console.print(f"no comparison of {summary.label(name)} with {summary.baseline}: "
-                          f"{s.vs_baseline_skipped}")
+            console.print(data(f"no comparison of {summary.label(name)} with "
+                               f"{summary.baseline}: {s.vs_baseline_skipped}"))
         elif s.vs_baseline is not None and s.vs_baseline.reason:
-            console.print(f"no sign test of {summary.label(name)} against {summary.baseline}: "
-                          f"{s.vs_baseline.reason}")
+            console.print(data(f"no sign test of {summary.label(name)} against "
+                               f"{summary.baseline}: {s.vs_baseline.reason}"))
     t = result.totals
     failed = sum(t.failures.values())
     if summary.replayed:
         console.print(f"answers replayed from calls.jsonl: {t.cache_hits} (no model "
                       f"calls)  failed judgments: {failed}")
-        console.print(f"run directory: {result.out}", markup=False)
+        console.print(safe_text(f"run directory: {result.out}"), markup=False)
         return
     cached = (f" (prompt {t.prompt_tokens:,}, of which the provider's prefix cache served "
               f"{t.cached_tokens:,})" if t.cached_tokens else "")
     console.print(f"model calls this run: {t.model_calls}  cache hits: {t.cache_hits}  "
                   f"retries: {t.retries}  re-asks: {t.reasks}  failed judgments: {failed}  "
                   f"tokens: {t.prompt_tokens + t.completion_tokens:,}{cached}")
-    console.print(f"run directory: {result.out}  (run.json, calls.jsonl, items.jsonl, "
-                  f"summary.json, report.html)", markup=False)
+    console.print(safe_text(f"run directory: {result.out}  (run.json, calls.jsonl, "
+                            f"items.jsonl, summary.json, report.html)"), markup=False)

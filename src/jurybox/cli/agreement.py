@@ -10,6 +10,7 @@ import typer
 from rich.table import Table
 
 from ..errors import ConfigError
+from ..terminal import data, safe_text
 from ._common import console, fail_cleanly
 from ._options import Seed
 
@@ -23,7 +24,7 @@ def _num(x: float, digits: int = 3) -> str:
 
 def agreement_table(results: list[GroupAgreement], title: str) -> Table:
     """Group, alpha [CI], units, raters, values, mean Jaccard, pairs used, note."""
-    table = Table(title=title, title_justify="left", caption_justify="left", caption=(
+    table = Table(title=data(title), title_justify="left", caption_justify="left", caption=(
         "alpha: Krippendorff's alpha over all raters, 95% bootstrap CI over units. Jaccard: "
         "overlap of the items each rater scores above their own median, mean over rater pairs "
         "with enough co-rated items (pairs: defined / eligible)."))
@@ -34,10 +35,10 @@ def agreement_table(results: list[GroupAgreement], title: str) -> Table:
         a, c = g.alpha, g.coarse
         lo, hi = a.confidence_interval
         ci = "" if math.isnan(lo) else f" [{lo:.3f}, {hi:.3f}]"
-        table.add_row(g.label, _num(a.alpha) + ci, str(a.n_units), str(a.n_raters),
+        table.add_row(data(g.label), _num(a.alpha) + ci, str(a.n_units), str(a.n_raters),
                       str(a.n_pairable_values), _num(c.mean),
                       f"{c.n_pairs_used}/{c.n_pairs_eligible}",
-                      a.reason or g.note or c.reason or "")
+                      data(a.reason or g.note or c.reason or ""))
     return table
 
 
@@ -47,7 +48,8 @@ def print_agreement(report: AgreementReport) -> None:
     console.print(agreement_table(report.results, f"{report.path.name}: {report.n_ratings} "
                                   f"ratings, {report.n_raters} raters, level {report.level}"
                                   + (f", {report.excluded} excluded codes" if codes else "")))
-    console.print("written: " + ", ".join(str(p) for p in report.written))
+    console.print(safe_text("written: " + ", ".join(str(p) for p in report.written)),
+                  markup=False)
 
 
 @fail_cleanly

@@ -35,12 +35,16 @@ def parse_faults(text: str, option: str = "--sim-faults") -> Faults:
 
     from ..sim import Faults
 
-    values = {}
+    values: dict[str, float] = {}
     for part in filter(None, (p.strip() for p in text.split(","))):
         name, sep, value = part.partition("=")
+        name = name.strip()
         if not sep or name not in Faults.model_fields:
             raise ConfigError(f"{option} entry {part!r} must be NAME=VALUE with NAME in "
                               f"{sorted(Faults.model_fields)}")
+        if name in values:
+            raise ConfigError(f"{option} sets {name} more than once ({text!r}); give each "
+                              f"fault once")
         try:
             values[name] = float(value)
         except ValueError:

@@ -8,6 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 
+from ..terminal import safe_text
 from ._common import console, default_cache, fail_cleanly
 
 
@@ -24,14 +25,15 @@ def cache(
     if action not in ("info", "clear"):
         raise ValueError(f"action must be 'info' or 'clear', got {action!r}")
     if not path.exists():
-        console.print(f"no cache at {path} (nothing was created)", markup=False)
+        console.print(safe_text(f"no cache at {path} (nothing was created)"), markup=False)
         return
     ResponseCache(path, read_only=True).close()  # a jurybox cache? (nothing changed if not)
     store = ResponseCache(path, read_only=action == "info")
     try:
         if action == "clear":
-            console.print(f"deleted {store.clear()} responses from {path}", markup=False)
+            console.print(safe_text(f"deleted {store.clear()} responses from {path}"),
+                          markup=False)
         else:
-            console.print(f"{path}: {len(store)} responses", markup=False)
+            console.print(safe_text(f"{path}: {len(store)} responses"), markup=False)
     finally:
         store.close()

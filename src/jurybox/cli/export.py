@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
-from ._common import console, fail_cleanly
+from ..terminal import safe_text
+from ._common import console, fail_cleanly, warn
 
 
 @fail_cleanly
@@ -29,8 +29,7 @@ def export(
 
     result = export_run(run, format=format, out=out)
     for name, lines in result.skipped.items():
-        print(f"warning: {name}: skipped {len(lines)} line(s) that are not JSON records "
-              f"(lines {', '.join(map(str, lines[:10]))}{', ...' if len(lines) > 10 else ''})",
-              file=sys.stderr)
-    console.print(f"written: {result.items} ({result.n_items} rows), {result.calls} "
-                  f"({result.n_calls} rows)", highlight=False, markup=False)
+        warn(f"{name}: skipped {len(lines)} line(s) that are not JSON records (lines "
+             f"{', '.join(map(str, lines[:10]))}{', ...' if len(lines) > 10 else ''})")
+    console.print(safe_text(f"written: {result.items} ({result.n_items} rows), {result.calls} "
+                            f"({result.n_calls} rows)"), highlight=False, markup=False)

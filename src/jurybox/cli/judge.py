@@ -114,15 +114,16 @@ def judge(
 def print_judge_result(result: JudgeResult) -> None:
     """The first rows of the per-item table, the summary line and where the files are."""
     from rich.table import Table
-    from rich.text import Text
 
     from ..judging import read_judgments
+    from ..terminal import data, safe_text
 
     s = result.summary
     judge_name = f"SIMULATED ({s.bench.model})" if result.simulated else result.judge
     pairwise = s.bench.task == "pairwise"
-    # item ids, file and model names are the user's text, never rich markup ("[/]")
-    table = Table(title=Text(f"{s.bench.dataset}: {s.n_items} item"
+    # item ids, file and model names are the user's text: never rich markup ("[/]"), and
+    # control characters in them are shown as escapes (jurybox.terminal)
+    table = Table(title=data(f"{s.bench.dataset}: {s.n_items} item"
                              f"{'' if s.n_items == 1 else 's'}, {s.label}, judge: "
                              f"{judge_name}"), title_justify="left")
     for column in ("item", "verdict" if pairwise else "winner(s)",
@@ -138,7 +139,7 @@ def print_judge_result(result: JudgeResult) -> None:
         flags = ", ".join(f for f, on in (("FAILED", j.failed), ("flipped", j.flipped)) if on)
         detail = (" ".join(str(v or "-") for v in j.top_picks) if pairwise else
                   " ".join(f"{c:.1f}" for c in j.combined) if j.combined else "")
-        table.add_row(Text(j.item_id), winners, detail,
+        table.add_row(data(j.item_id), data(winners), data(detail),
                       "" if j.agreement_rate is None else f"{100 * j.agreement_rate:.0f}%",
                       flags)
     console.print(table)
@@ -159,7 +160,7 @@ def print_judge_result(result: JudgeResult) -> None:
         labelled = "labelled item" if acc.n == 1 else "labelled items"
         console.print(f"accuracy on the {acc.n} {labelled} judged: {100 * acc.accuracy:.1f}% "
                       f"({ci})", highlight=False)
-    console.print(f"judgments: {result.out / 'judgments.jsonl'} and "
-                  f"{result.out / 'judgments.csv'}; report: {result.out / 'report.html'} "
-                  f"(jurybox show {result.out} ITEM_ID for one item)", highlight=False,
-                  markup=False)
+    console.print(safe_text(f"judgments: {result.out / 'judgments.jsonl'} and "
+                            f"{result.out / 'judgments.csv'}; report: "
+                            f"{result.out / 'report.html'} (jurybox show {result.out} ITEM_ID "
+                            f"for one item)"), highlight=False, markup=False)

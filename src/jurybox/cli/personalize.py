@@ -14,6 +14,7 @@ from ..errors import ConfigError
 from ..protocols.rubric import MAX_SEEDS
 from ..run.options import (DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY, DEFAULT_STRUCTURED,
                            DEFAULT_TIMEOUT_S, DEFAULT_TRANSPORT)
+from ..terminal import data, safe_text
 from ._common import BenchProgress, console, default_out, exit_for_status, fail_cleanly
 from ._plan import cost_line, plan_for, print_plan
 from ._options import (Attempts, BaseUrl, Cache, Concurrency, DryRun, Model, NoCache, Out,
@@ -41,7 +42,7 @@ def _cell(m: MeanCI, pct: bool = False) -> str:
 
 def alignment_table(summary: PersonalizeSummary, title: str) -> Table:
     """One row per (condition, dimension): n raters, units, coverage, alpha, exact, MAE."""
-    table = Table(title=title, title_justify="left", caption_justify="left", caption=(
+    table = Table(title=data(title), title_justify="left", caption_justify="left", caption=(
         "Each metric per target rater, then the mean over raters [95% bootstrap CI over "
         "raters]. "
         "alpha: Krippendorff's alpha between the judge's scores and the rater's labels ((n): "
@@ -54,7 +55,8 @@ def alignment_table(summary: PersonalizeSummary, title: str) -> Table:
         table.add_column(col, justify="left" if col in ("condition", "dimension") else "right",
                          no_wrap=True)
     for row in summary.alignment:
-        table.add_row(row.condition, row.dimension, str(row.n_raters), str(row.units),
+        table.add_row(data(row.condition), data(row.dimension), str(row.n_raters),
+                      str(row.units),
                       _cell(row.coverage_by_rater, pct=True),
                       f"{_cell(row.alpha)} ({row.alpha.n})", _cell(row.exact, pct=True),
                       _cell(row.mae), f"{row.abstain}/{row.failed}/{row.blocked}",
@@ -80,12 +82,12 @@ def print_personalize(result: PersonalizeResult, title: str) -> None:
         text = (f"rho {r.rho:+.3f} [{r.ci[0]:+.3f}, {r.ci[1]:+.3f}]" if r.reason is None else
                 "NaN: " + r.reason if math.isnan(r.rho) else
                 f"rho {r.rho:+.3f} (no CI: {r.reason})")
-        console.print(f"reasoning similarity vs rater agreement ({r.condition}, "
-                      f"{r.dimension}, {r.n_pairs} rater pairs): {text}")
+        console.print(data(f"reasoning similarity vs rater agreement ({r.condition}, "
+                           f"{r.dimension}, {r.n_pairs} rater pairs): {text}"))
     t = result.totals
-    console.print(f"model calls this run: {t.model_calls}  cache hits: {t.cache_hits}  "
-                  f"failed: {sum(t.failures.values())}  run directory: {result.out}",
-                  markup=False)
+    console.print(safe_text(f"model calls this run: {t.model_calls}  cache hits: "
+                            f"{t.cache_hits}  failed: {sum(t.failures.values())}  run "
+                            f"directory: {result.out}"), markup=False)
 
 
 @fail_cleanly

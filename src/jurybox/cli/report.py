@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from ..terminal import safe_text
 from ._common import console, fail_cleanly
 
 
@@ -25,7 +26,8 @@ def report(
     end; this rewrites it (say after an interrupted run) with no model calls."""
     from ..reports import write_report
 
-    console.print(f"written: {write_report(run, max_items=max_items)}", markup=False)
+    console.print(safe_text(f"written: {write_report(run, max_items=max_items)}"),
+                  markup=False)
 
 
 __all__ = ["report"]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 import warnings
 from dataclasses import asdict
 from pathlib import Path
@@ -12,7 +11,8 @@ import typer
 from rich.table import Table
 
 from ..errors import ConfigError, did_you_mean
-from ._common import BenchProgress, console, exit_for_status, fail_cleanly
+from ..terminal import data, safe_text
+from ._common import BenchProgress, console, exit_for_status, fail_cleanly, warn
 from ._tables import pct
 
 if TYPE_CHECKING:
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 def outputs_table(scores: list[OutputsScore], title: str) -> Table:
     """JudgeBench rule, buckets and order effects, one row per parse rule."""
-    table = Table(title=title, title_justify="left", caption_justify="left", caption=(
+    table = Table(title=data(title), title_justify="left", caption_justify="left", caption=(
         "parse: arena-hard = every verdict token must agree (the rule that made the recorded "
         "decisions); last-token = jurybox's rule. acc: JudgeBench's two-order rule, ties count "
         "as wrong; per-bucket columns use the same rule. consist: both orders agree. 1st: "
@@ -32,7 +32,7 @@ def outputs_table(scores: list[OutputsScore], title: str) -> Table:
     for col in ["parse", "correct", "incorrect", "tied", "acc %",
                 *(short.get(b, b) for b in buckets), "macro %", "consist %", "1st %",
                 "no verdict"]:
-        table.add_column(col, justify="left" if col == "parse" else "right", no_wrap=True)
+        table.add_column(data(col), justify="left" if col == "parse" else "right", no_wrap=True)
     names = {"unanimous": "arena-hard", "last": "last-token"}
     for s in scores:
         table.add_row(names[s.rule], str(s.counts.correct), str(s.counts.incorrect),
@@ -61,8 +61,8 @@ def print_outputs(path: Path, *, out: Path | None, show: int = 50) -> list[Outpu
     if show < len(ours.differences):
         console.print(f"(the first {show}; all are in summary.json with --out)")
     for d in ours.differences[:show]:
-        console.print(f"  {d.pair_id[:8]} {d.order:8s} recorded {d.recorded!s:5s} parsed "
-                      f"{d.parsed!s:5s} {d.reason}", highlight=False)
+        console.print(data(f"  {d.pair_id[:8]} {d.order:8s} recorded {d.recorded!s:5s} parsed "
+                           f"{d.parsed!s:5s} {d.reason}"), highlight=False)
     if out is not None:
         try:
             out.mkdir(parents=True, exist_ok=True)
@@ -72,7 +72,7 @@ def print_outputs(path: Path, *, out: Path | None, show: int = 50) -> list[Outpu
         write_json_atomic(out / "summary.json", {
             "source": str(path), "n_pairs": len(pairs),
             "scores": [{**asdict(s), "accuracy": s.counts.accuracy} for s in scores]})
-        console.print(f"written: {out / 'summary.json'}", markup=False)
+        console.print(safe_text(f"written: {out / 'summary.json'}"), markup=False)
     return scores
 
 
@@ -100,7 +100,7 @@ def score(
             result = rescore_run(target, out, hooks=progress.hooks())
         for w in caught:
             if issubclass(w.category, SkippedLinesWarning):
-                print(f"warning: {' '.join(str(w.message).split())}", file=sys.stderr)
+                warn(str(w.message))
             else:
                 warnings.showwarning(w.message, w.category, w.filename, w.lineno)
         print_bench_result(result, f"{target}: re-parsed from calls.jsonl (no model calls)")

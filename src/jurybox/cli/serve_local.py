@@ -9,6 +9,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from ..terminal import safe_text
 from ._common import console, fail_cleanly
 
 
@@ -38,9 +39,10 @@ def serve_local(
 
     with LocalServer(gguf, port=port, threads=threads, ctx=ctx,
                      ready_timeout_s=ready_timeout) as server:
-        console.print(f"local judge on {server.base_url} ({server.label}); model name "
-                      f"{server.alias!r}: --model llamacpp/{server.alias} --base-url "
-                      f"{server.base_url}; Ctrl-C stops it", highlight=False)
+        console.print(safe_text(f"local judge on {server.base_url} ({server.label}); model "
+                                f"name {server.alias!r}: --model llamacpp/{server.alias} "
+                                f"--base-url {server.base_url}; Ctrl-C stops it"),
+                      highlight=False, markup=False)
         stop = threading.Event()
         signal.signal(signal.SIGTERM, lambda *_: stop.set())
         try:

@@ -15,12 +15,13 @@ from typing import Any
 
 from ..datasets import Item, ItemSelection, LoadedDataset, load_dataset, select_items
 from ..errors import ConfigError, DataError
+from ..fields import check_fields
 from ..protocols.prompts import LISTWISE_PROMPT_VERSION
 from ..protocols import JudgingProtocol, Weights, build_protocol, protocol_class, protocol_names
 from ..providers import Provider, redact_url
 from ..reports import previous_sessions
 from ..run import (Engine, RunHooks, RunInfo, RunJob, RunOptions, RunReport, StructuredMode,
-                   open_endpoint)
+                   check_endpoint, open_endpoint)
 from ..run.loops import entered_off_loop
 from ..runner import AnswerStore
 from ..sim import SimConfig, SimJudge
@@ -92,6 +93,9 @@ class BenchConfig:
     template: str | None = None
     sim: SimConfig = field(default_factory=SimConfig)
 
+    def __post_init__(self) -> None:
+        check_fields(self)  # ConfigError naming a field of the wrong kind (k=2.5, model=None)
+
     def as_dict(self) -> dict[str, Any]:
         """As stored in run.json's ``config``."""
         d = {k: getattr(self, k) for k in self.__dataclass_fields__}
@@ -159,6 +163,7 @@ def prepare_bench(config: BenchConfig, expected_sha256: str | None = None, *,
     """
     if config.seed < 0:  # numpy's generators, which the bootstrap uses, take seeds >= 0
         raise ConfigError(f"--seed must be >= 0, got {config.seed}")
+    check_endpoint(config.model, config.base_url)  # a dry run refuses what a run refuses
     if dataset is None:
         dataset = load_dataset(config.dataset, subset=config.subset, n=config.n_candidates)
     if config.protocols is None:
@@ -178,6 +183,8 @@ def prepare_bench(config: BenchConfig, expected_sha256: str | None = None, *,
     if not 0 <= config.temperature < math.inf:
         raise ConfigError(f"--temperature must be a finite number >= 0, got "
                           f"{config.temperature!r}")
+    if config.max_tokens is not None and config.max_tokens < 1:
+        raise ConfigError(f"--max-tokens must be >= 1, got {config.max_tokens}")
     for name in config.protocols:
         if protocol_class(name).task != dataset.task:
             raise ConfigError(f"protocol {name!r} judges {protocol_class(name).task} items, "
@@ -197,6 +204,9 @@ def prepare_bench(config: BenchConfig, expected_sha256: str | None = None, *,
             config.adaptive != "sequential":
         raise ConfigError("--confidence and --min-k set the sequential rule: add --adaptive "
                           "sequential")
+    if config.min_k is not None and config.min_k > config.k:
+        raise ConfigError(f"--min-k {config.min_k} is above --k {config.k}: the sequential rule "
+                          f"cannot wait for more orders than PCF asks; give --min-k <= --k")
     return PreparedBench(config, dataset, select_items(dataset, config.limit, config.seed),
                          protocols)
 

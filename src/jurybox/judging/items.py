@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from ..datasets import ListwiseItem, PairwiseItem
-from ..errors import ConfigError
+from ..errors import ConfigError, DataError
+from ..fields import text_problem
 
 __all__ = ["INPUT_FILE", "id_text", "input_rows", "write_input"]
 
@@ -50,16 +51,37 @@ def _as_row(item: Any, index: int) -> dict[str, Any]:
     return row
 
 
+def _unencodable(value: Any, where: str = "") -> tuple[str, str] | None:
+    """The first text in a row (its keys too) that UTF-8 cannot encode: (field, problem)."""
+    if isinstance(value, str):
+        problem = text_problem(value)
+        return None if problem is None else (where or "value", problem)
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            name = f"{where}.{key}" if where else str(key)
+            found = _unencodable(str(key), f"{name} (the name)") or _unencodable(inner, name)
+            if found:
+                return found
+    if isinstance(value, (list, tuple)):
+        for i, inner in enumerate(value):
+            if found := _unencodable(inner, f"{where}[{i}]"):
+                return found
+    return None
+
+
 def input_rows(items: Iterable[Any]) -> list[dict[str, Any]]:
     """``items`` as rows of the generic format (see :func:`write_input` for what items may
     be), each checked to be JSON; rows given again come back unchanged.
 
     Raises:
         ConfigError: an item of another type, or a value JSON cannot hold (``items[i]: ...``).
+        DataError: text UTF-8 cannot encode (a lone surrogate), naming the item and field.
     """
     rows = []
     for i, item in enumerate(items):
         row = _as_row(item, i)
+        if found := _unencodable(row):
+            raise DataError(f"items[{i}]", found[1], field=found[0])
         try:
             json.dumps(row, ensure_ascii=False)
         except (TypeError, ValueError) as exc:
@@ -90,6 +112,7 @@ def write_input(items: Iterable[Any], out: Path) -> Path:
     Raises:
         ConfigError: an item of another type, a value JSON cannot hold, or ``out`` already
             holds an input of other items (a run directory is never overwritten).
+        DataError: a text UTF-8 cannot encode (a lone surrogate), naming the item and field.
     """
     text = "".join(f"{json.dumps(row, ensure_ascii=False)}\n" for row in input_rows(items))
     path = out / INPUT_FILE

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterable, Iterator
+import os
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -23,12 +24,14 @@ from ..compare.run import BenchConfig, PreparedBench, _protocol_label, prepare_b
 from ..compare.summary import latest_records, summarize
 from ..datasets import load_dataset
 from ..errors import ConfigError, did_you_mean
+from ..fields import check_fields
 from ..providers.spec import require_model
 from ..protocols import PCFProtocol, Weights, protocol_class, protocol_names
 from ..protocols.prompts import LISTWISE_PROMPT_VERSION
 from ..reports import RunLock, lock_run_dir, previous_sessions
 from ..reports.reader import iter_lines_at, line_offsets
-from ..run import Engine, RunHooks, RunInfo, RunJob, RunOptions, RunReport, open_endpoint
+from ..run import (Engine, RunHooks, RunInfo, RunJob, RunOptions, RunReport, check_endpoint,
+                   open_endpoint)
 from ..run.loops import entered_off_loop
 from ..sim import SimConfig, SimJudge
 from .items import INPUT_FILE, id_text, input_rows, write_input
@@ -77,6 +80,9 @@ class JudgeConfig:
     template: str | None = None
     sim: SimConfig = field(default_factory=SimConfig)
 
+    def __post_init__(self) -> None:
+        check_fields(self)  # ConfigError naming a field of the wrong kind (k=2.5, criteria=5)
+
     def bench_config(self) -> BenchConfig:
         """The one-protocol bench this judge run is."""
         return BenchConfig(
@@ -106,6 +112,7 @@ def prepare_judge(config: JudgeConfig) -> PreparedBench:
         raise ConfigError(f"unknown protocol {config.protocol!r}"
                           f"{did_you_mean(config.protocol, choices)}; jurybox judge takes "
                           f"{', '.join(choices)}")
+    check_endpoint(config.model, config.base_url)  # before reading a large input
     dataset = load_dataset(config.input, labelled=False)
     task = protocol_class(config.protocol).task
     if task == "pairwise" and dataset.format == "jsonl":
@@ -376,11 +383,13 @@ def _judge_call(items: Iterable[Any] | str | Path, model: str | None, protocol: 
     """:func:`judge`'s run: items in memory are written to ``out/input.jsonl`` with ``out``
     locked (and the lock held through the run); a call refused before its run leaves
     nothing behind."""
+    _check_arguments(items, out, options, hooks)
     _check_settings(settings)
-    model = require_model(model, str(items) if isinstance(items, (str, Path)) else "the items",
-                          how="model=...")
-    if isinstance(items, (str, Path)):
-        config = JudgeConfig(input=str(items), model=model, protocol=protocol, **settings)
+    model = require_model(model, os.fspath(items) if isinstance(items, (str, os.PathLike))
+                          else "the items", how="model=...")
+    if isinstance(items, (str, os.PathLike)):
+        config = JudgeConfig(input=os.fspath(items), model=model, protocol=protocol,
+                             **settings)
         folder = Path(out) if out is not None else default_judge_out(config)
         with _judge_run(config, folder, options, hooks, keep=True) as run:
             yield run
@@ -401,6 +410,29 @@ def _judge_call(items: Iterable[Any] | str | Path, model: str | None, protocol: 
             if not (folder / "run.json").exists():  # refused before any run: leave nothing
                 _remove_input(folder, existed, had_lock)
             raise
+
+
+def _check_arguments(items: Any, out: Any, options: Any, hooks: Any) -> None:
+    """judge()'s own arguments, before anything is written (ConfigError naming the one)."""
+    if isinstance(items, Mapping):
+        raise ConfigError("items must be a list of items (dicts with id, prompt, candidates) "
+                          "or a file path, got one dict; give [item]")
+    if not isinstance(items, (str, os.PathLike, Iterable)):
+        raise ConfigError(f"items must be a list of items or a file path, got "
+                          f"{type(items).__name__}")
+    if out is not None:
+        if not isinstance(out, (str, os.PathLike)):
+            raise ConfigError(f"out must be a path (str or Path) or None, got "
+                              f"{type(out).__name__}")
+        if not str(out).strip():
+            raise ConfigError("out is empty; give a folder for the run directory")
+        if Path(out).exists() and not Path(out).is_dir():
+            raise ConfigError(f"out={str(out)!r} is a file, not a folder; give a folder for "
+                              f"the run directory")
+    if options is not None and not isinstance(options, RunOptions):
+        raise ConfigError(f"options must be a RunOptions or None, got {type(options).__name__}")
+    if hooks is not None and not isinstance(hooks, RunHooks):
+        raise ConfigError(f"hooks must be a RunHooks or None, got {type(hooks).__name__}")
 
 
 def _remove_input(folder: Path, existed: bool, had_lock: bool) -> None:

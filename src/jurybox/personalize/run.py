@@ -8,21 +8,27 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 from ..datasets import file_sha256, load_rated_items, load_ratings, resolve_bundled
 from ..datasets import BUNDLED_ITEMS, BUNDLED_RATINGS, BUNDLED_RUBRICS, RatingsTable
 from ..errors import ConfigError, DataError
+from ..fields import check_fields
 from ..protocols import RubricAnswerFormat, RubricContext, Unit, build_protocol
 from ..rubrics import Rubric, load_rubric
+from ..stats.krippendorff import Level
 from ..providers import redact_url
 from ..reports import previous_sessions
-from ..run import Engine, RunHooks, RunInfo, RunJob, RunOptions, RunReport, open_endpoint
+from ..run import (Engine, RunHooks, RunInfo, RunJob, RunOptions, RunReport, check_endpoint,
+                   open_endpoint)
 from ..run.loops import entered_off_loop
 from ..sim import RubricKnowledge, SimConfig, SimJudge
 from .evaluate import (AlignmentRow, ReasoningSimilarity, ShotComparison, alignment,
                        paired_personalized_vs_aggregate, reasoning_similarity)
 from .plan import check_names, conditions, select_units
+
+#: Krippendorff's alpha's levels of measurement (``level``).
+ALPHA_LEVELS: tuple[str, ...] = get_args(Level)
 
 __all__ = ["PreparedPersonalize", "prepare_personalize", "PersonalizeConfig",
            "PersonalizeResult", "PersonalizeSummary", "arun_personalize", "check_scales",
@@ -68,6 +74,9 @@ class PersonalizeConfig:
     base_url: str | None = None
     sim: SimConfig = field(default_factory=lambda: SimConfig(bias="none"))
     answer_format: RubricAnswerFormat = "json"
+
+    def __post_init__(self) -> None:
+        check_fields(self)  # ConfigError naming a field of the wrong kind (seeds=2.5, ...)
 
     def as_dict(self) -> dict[str, Any]:
         """As stored in run.json's ``config``. ``answer_format`` appears only when it is not
@@ -167,6 +176,14 @@ def prepare_personalize(config: PersonalizeConfig) -> PreparedPersonalize:
     if not 0 <= config.temperature < math.inf:
         raise ConfigError(f"--temperature must be a finite number >= 0, got "
                           f"{config.temperature!r}")
+    check_endpoint(config.model, config.base_url)  # a dry run refuses what a run refuses
+    if config.max_tokens < 1:
+        raise ConfigError(f"max_tokens must be >= 1, got {config.max_tokens}")
+    if config.limit is not None and config.limit < 1:
+        raise ConfigError(f"--limit must be >= 1, got {config.limit}")
+    if config.level not in ALPHA_LEVELS:  # used only after judging: checked before it
+        raise ConfigError(f"level must be one of {', '.join(ALPHA_LEVELS)}, got "
+                          f"{config.level!r}")
     rubric = load_rubric(config.rubric)
     table = load_ratings(config.ratings, dimensions=None, exclusion_codes={
         d.name: [d.exclusion.code] for d in rubric.dimensions if d.exclusion})

@@ -23,7 +23,8 @@ from typing import Any
 from ..errors import (ConfigError, ProviderError, RateLimitError, RetryableProviderError,
                       ServerError, TimeoutError_, missing_extra)
 from .base import ChatRequest, ChatResponse, Usage
-from .urls import split_credentials
+from .read import count_problem, describe, finish_reason
+from .urls import redact_text, split_credentials
 
 __all__ = ["AnthropicProvider", "ANTHROPIC_BASE_URL"]
 
@@ -45,6 +46,23 @@ def _retry_after(exc: Any) -> float | None:
         return max(0.0, float(value)) if value is not None else None
     except (AttributeError, ValueError):
         return None
+
+
+def _usage(usage: Any) -> Usage:
+    """Token usage of a Messages API answer: ``input_tokens`` plus the prompt tokens served
+    from the cache (``cache_read_input_tokens``, also ``cached_tokens``), ``output_tokens``."""
+    if usage is None:
+        return Usage()
+    if isinstance(usage, (str, int, float, list, tuple)):  # bool is an int
+        return Usage(invalid=f"usage is {describe(usage)}, not an object")
+    counts = {name: usage.get(name) if isinstance(usage, dict) else getattr(usage, name, None)
+              for name in ("input_tokens", "cache_read_input_tokens", "output_tokens")}
+    for name, value in counts.items():
+        if value is not None and (problem := count_problem(f"usage.{name}", value)):
+            return Usage(invalid=problem)
+    read = int(counts["cache_read_input_tokens"] or 0)
+    return Usage(prompt_tokens=int(counts["input_tokens"] or 0) + read,
+                 completion_tokens=int(counts["output_tokens"] or 0), cached_tokens=read)
 
 
 class AnthropicProvider:
@@ -69,16 +87,18 @@ class AnthropicProvider:
             raise ConfigError(f"timeout must be > 0 seconds, got {timeout_s!r}")
         self._anthropic = _sdk()
         self.model, self.timeout_s = model, timeout_s
-        endpoint = split_credentials((base_url or ANTHROPIC_BASE_URL).rstrip("/"))
+        endpoint = split_credentials(base_url or ANTHROPIC_BASE_URL)
         if endpoint.username is not None:
             raise ConfigError(f"the base URL {endpoint.shown!r} carries credentials; the "
                               f"Anthropic API takes the API key only: drop user:password@")
-        self.base_url = endpoint.url
+        #: how the endpoint is shown and recorded (query values hidden: :mod:`.urls`)
+        self.base_url = endpoint.shown
         self.simulated = False
         self.max_concurrency: int | None = None
         self.label: str | None = None
-        self._client = self._anthropic.AsyncAnthropic(api_key=api_key, base_url=self.base_url,
-                                                      timeout=timeout_s, max_retries=0)
+        self._client = self._anthropic.AsyncAnthropic(
+            api_key=api_key, base_url=endpoint.url, timeout=timeout_s, max_retries=0,
+            default_query=endpoint.query_params() or None)
 
     def cache_identity(self) -> dict[str, Any]:
         return {"provider": self.name, "base_url": self.base_url, "model": self.model}
@@ -109,7 +129,7 @@ class AnthropicProvider:
         except sdk.APITimeoutError:
             raise TimeoutError_(f"no answer within {self.timeout_s:g} s") from None
         except sdk.APIConnectionError as exc:
-            raise RetryableProviderError(f"connection failed: {exc}") from None
+            raise RetryableProviderError(f"connection failed: {redact_text(str(exc))}") from None
         except sdk.APIStatusError as exc:
             status, text = exc.status_code, str(exc.message)[:200]
             if status == 429:
@@ -122,25 +142,50 @@ class AnthropicProvider:
                 raise ProviderError(f"HTTP {status} authentication failed: {text}",
                                     status=status) from None
             raise ProviderError(f"HTTP {status}: {text}", status=status) from None
+        except ValueError as exc:  # the SDK's JSON decoding of a body that is not JSON
+            raise ProviderError(f"{self.base_url}/v1/messages answered with a body that is not "
+                                f"JSON ({type(exc).__name__}: {str(exc)[:80]}); is the base URL "
+                                f"right?") from None
         return self._response(message, time.perf_counter() - start)
 
     @staticmethod
     def _response(message: Any, latency: float) -> ChatResponse:
+        """A Messages API answer read into a ChatResponse. The SDK builds its objects without
+        validating the body, so every field is checked here (:mod:`jurybox.providers.read`).
+
+        Raises:
+            ProviderError: ``content``, a block's text or ``stop_reason`` of the wrong type;
+                a bad usage is recorded as invalid instead (``Usage.invalid``)."""
+        if message is None or isinstance(message, (str, int, float, list, tuple)):
+            raise ProviderError(f"the endpoint's answer is not a Messages API message: it is "
+                                f"{describe(message)}")
+        content = getattr(message, "content", None)
+        if content is not None and not isinstance(content, list):
+            raise ProviderError(f"the endpoint's answer is not text: content is "
+                                f"{describe(content)}, not a list of content blocks")
         parts: list[str] = []
-        for block in message.content or []:
-            if getattr(block, "type", None) == "tool_use":
-                parts.append(json.dumps(block.input, ensure_ascii=False))
-            elif getattr(block, "type", None) == "text":
-                parts.append(block.text)
-        usage = getattr(message, "usage", None)
-        stop = getattr(message, "stop_reason", None)
+        for i, block in enumerate(content or []):
+            if block is None or isinstance(block, (str, int, float, list, tuple)):
+                raise ProviderError(f"the endpoint's answer is not text: content[{i}] is "
+                                    f"{describe(block)}, not a content block")
+            kind = getattr(block, "type", None)
+            if kind == "tool_use":
+                try:
+                    parts.append(json.dumps(getattr(block, "input", None), ensure_ascii=False))
+                except (TypeError, ValueError) as exc:
+                    raise ProviderError(f"the endpoint's content[{i}].input cannot be read "
+                                        f"as JSON: {exc}") from None
+            elif kind == "text":
+                text = getattr(block, "text", None)
+                if not isinstance(text, str):
+                    raise ProviderError(f"the endpoint's answer is not text: content[{i}].text "
+                                        f"is {describe(text)}, not a string")
+                parts.append(text)
+        stop = finish_reason(getattr(message, "stop_reason", None), "stop_reason")
         return ChatResponse(
             text="\n".join(parts), latency_s=latency,
             finish_reason="length" if stop == "max_tokens" else "stop" if stop else None,
-            usage=Usage(prompt_tokens=(getattr(usage, "input_tokens", 0) or 0)
-                        + (getattr(usage, "cache_read_input_tokens", 0) or 0),
-                        completion_tokens=getattr(usage, "output_tokens", 0) or 0,
-                        cached_tokens=getattr(usage, "cache_read_input_tokens", 0) or 0))
+            usage=_usage(getattr(message, "usage", None)))
 
     async def check(self) -> None:
         """List the models once: an unreachable endpoint or a refused key fails here."""
@@ -151,10 +196,11 @@ class AnthropicProvider:
             raise ProviderError(f"{self.base_url} refused the API key (HTTP "
                                 f"{exc.status_code})", status=exc.status_code) from None
         except sdk.APIConnectionError as exc:
-            raise ProviderError(f"cannot reach {self.base_url} ({exc}); is --base-url right?"
-                                ) from None
-        except sdk.APIError:
-            pass  # the endpoint answers; a listing it will not give is no reason to stop
+            raise ProviderError(f"cannot reach {self.base_url} ({redact_text(str(exc))}); is "
+                                f"--base-url right?") from None
+        except (sdk.APIError, ValueError, TypeError, AttributeError, KeyError):
+            pass  # the endpoint answers; a listing it will not give (or one the SDK cannot
+            # read, such as a body that is not an object) is no reason to stop
 
     async def aclose(self) -> None:
         await self._client.close()

@@ -12,7 +12,9 @@ import json
 
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from .read import count_problem, repair_text
 
 __all__ = ["AnswerFormat", "FormatMode", "Message", "ChatRequest", "ChatResponse", "Usage",
            "Provider"]
@@ -82,11 +84,42 @@ class Usage(BaseModel):
 
     ``cached_tokens``: prompt tokens the provider served from its prefix cache (OpenAI's
     ``prompt_tokens_details.cached_tokens``, vLLM and SGLang the same; Anthropic's
-    ``cache_read_input_tokens``); part of ``prompt_tokens``."""
+    ``cache_read_input_tokens``); part of ``prompt_tokens``.
+
+    Counts are whatever the endpoint reported, checked here (every way a Usage is made: a
+    provider's reading, the cache, calls.jsonl): a count that is not an integer >= 0 (a
+    string, a negative or fractional number, a boolean), or more cached tokens than prompt
+    tokens, makes the whole usage ``invalid`` (that sentence) with every count 0, so it never
+    enters a run's totals. A missing or null count is 0 (not reported); an integral float
+    such as ``12.0`` is read as 12.
+    """
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cached_tokens: int = 0
+    #: why the endpoint's usage was not counted, or None
+    invalid: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _counts(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        if data.get("invalid") is not None:
+            return {"invalid": str(data["invalid"])}
+        counts: dict[str, int] = {}
+        for name in ("prompt_tokens", "completion_tokens", "cached_tokens"):
+            value = data.get(name)
+            if value is None:
+                continue
+            problem = count_problem(name, value)
+            if problem is not None:
+                return {"invalid": problem}
+            counts[name] = int(value)
+        if counts.get("cached_tokens", 0) > counts.get("prompt_tokens", 0):
+            return {"invalid": f"cached_tokens ({counts['cached_tokens']}) exceed "
+                               f"prompt_tokens ({counts.get('prompt_tokens', 0)})"}
+        return counts
 
 
 class ChatResponse(BaseModel):
@@ -97,12 +130,27 @@ class ChatResponse(BaseModel):
         usage: token counts.
         latency_s: wall time of the successful attempt, seconds.
         finish_reason: the endpoint's finish reason (e.g. ``"stop"``, ``"length"``), or None.
+        repaired: what was changed in the endpoint's text so it can be stored and parsed
+            (``"1 lone surrogate replaced by U+FFFD"``), or None (the text as sent).
     """
 
     text: str
     usage: Usage = Usage()
     latency_s: float = 0.0
     finish_reason: str | None = None
+    repaired: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _encodable(cls, data: Any) -> Any:
+        if isinstance(data, dict) and isinstance(data.get("text"), str):
+            text, n = repair_text(data["text"])
+            if n:
+                note = f"{n} lone surrogate{'' if n == 1 else 's'} replaced by U+FFFD"
+                previous = data.get("repaired")
+                data = {**data, "text": text,
+                        "repaired": f"{previous}; {note}" if previous else note}
+        return data
 
 
 @runtime_checkable

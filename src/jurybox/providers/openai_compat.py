@@ -33,7 +33,8 @@ import aiohttp
 from ..errors import (ConfigError, FormatRefusedError, ProviderError, RateLimitError,
                       RetryableProviderError, ServerError, TimeoutError_)
 from .base import AnswerFormat, ChatRequest, ChatResponse, Usage
-from .urls import split_credentials
+from .read import answer_text, describe, finish_reason
+from .urls import redact_text, split_credentials
 
 __all__ = ["Dialect", "OpenAICompatibleProvider", "Transport", "SIM_OWNER", "response_format"]
 
@@ -66,19 +67,45 @@ def unlisted_model(model: str, listing: object) -> list[str] | None:
     >>> unlisted_model("llama3.1", {"data": [{"id": "llama3.1:latest"}]}) is None
     True
     """
-    data = listing.get("data") if isinstance(listing, dict) else None
-    if not isinstance(data, list):
-        return None
-    ids = sorted({m["id"] for m in data if isinstance(m, dict) and isinstance(m.get("id"), str)})
+    ids = sorted({m["id"] for m in _models(listing)
+                  if isinstance(m, dict) and isinstance(m.get("id"), str)})
     if not ids or model in ids or f"{model}:latest" in ids:
         return None
     return ids
 
 
+def _usage(usage: Any) -> Usage:
+    """The token usage of a chat completion's ``usage`` (absent or null: not reported)."""
+    if usage is None:
+        return Usage()
+    if not isinstance(usage, dict):
+        return Usage(invalid=f"usage is {describe(usage)}, not an object")
+    details = usage.get("prompt_tokens_details")
+    if details is not None and not isinstance(details, dict):
+        return Usage(invalid=f"usage.prompt_tokens_details is {describe(details)}, not an "
+                             f"object")
+    return Usage.model_validate({
+        "prompt_tokens": usage.get("prompt_tokens"),
+        "completion_tokens": usage.get("completion_tokens"),
+        "cached_tokens": (details or {}).get("cached_tokens")})
+
+
+def _models(listing: object) -> list[Any]:
+    """The entries of a ``GET /models`` body's ``data`` list ([] for a body without one:
+    ``{"data": null}``, another shape, not an object)."""
+    data = listing.get("data") if isinstance(listing, dict) else None
+    return data if isinstance(data, list) else []
+
+
+def _owners(listing: object) -> set[str]:
+    """The ``owned_by`` values of a ``GET /models`` body (strings only)."""
+    return {m["owned_by"] for m in _models(listing)
+            if isinstance(m, dict) and isinstance(m.get("owned_by"), str)}
+
+
 def _sim_knows(listing: object) -> str | None:
     """The simulated judge's knowledge digest in a ``/models`` body, or None."""
-    data = listing.get("data") if isinstance(listing, dict) else None
-    for m in data if isinstance(data, list) else ():
+    for m in _models(listing):
         if isinstance(m, dict) and m.get("owned_by") == SIM_OWNER and isinstance(
                 m.get(SIM_KNOWS_FIELD), str):
             return str(m[SIM_KNOWS_FIELD])
@@ -152,13 +179,14 @@ class OpenAICompatibleProvider:
         if transport not in ("aiohttp", "sdk"):
             raise ConfigError(f"unknown transport {transport!r}; choose 'aiohttp' or 'sdk'")
         self.name, self.model = name, model
-        endpoint = split_credentials(base_url.rstrip("/"))
+        endpoint = split_credentials(base_url)
         if endpoint.username is not None and api_key:
             raise ConfigError(f"the base URL {endpoint.shown!r} carries credentials and an API "
                               f"key is set too; both would be the Authorization header: use "
                               f"one (unset JURYBOX_API_KEY, or drop user:password@ from the URL)")
-        #: requests go here; ``base_url`` is how the endpoint is shown and recorded
-        self._url, self.base_url = endpoint.url, endpoint.shown
+        #: requests go to ``_endpoint.join(path)``; ``base_url`` is how the endpoint is shown
+        #: and recorded (no credentials, query values or fragment: :mod:`.urls`)
+        self._endpoint, self.base_url = endpoint, endpoint.shown
         self._basic = (None if endpoint.username is None else "Basic " + base64.b64encode(
             f"{endpoint.username}:{endpoint.password or ''}".encode()).decode())
         self.api_key, self.timeout_s, self.transport = api_key, timeout_s, transport
@@ -214,65 +242,76 @@ class OpenAICompatibleProvider:
             return await self._complete_sdk(request)
         start = time.perf_counter()
         try:
-            async with self._get_session().post(f"{self._url}/chat/completions",
+            async with self._get_session().post(self._endpoint.join("/chat/completions"),
                                                 json=self._payload(request),
                                                 headers=self._headers()) as resp:
                 if resp.status != 200:
-                    _raise_for_status(resp.status, await resp.text(),
+                    _raise_for_status(resp.status, await resp.text(errors="replace"),
                                       resp.headers.get("Retry-After"),
                                       request.answer_format is not None)
                 body = await resp.read()
         except asyncio.TimeoutError:
             raise TimeoutError_(f"no answer within {self.timeout_s:g} s") from None
         except aiohttp.ClientError as exc:
-            raise RetryableProviderError(f"connection failed: {exc}") from None
+            raise RetryableProviderError(f"connection failed: {redact_text(str(exc))}") from None
         try:
             data = json.loads(body)
         except ValueError:
-            raise ProviderError(f"{self.base_url}/chat/completions answered 200 with a body that "
-                                f"is not JSON ({body[:80]!r}); is the base URL right?") from None
+            raise ProviderError(f"{self._endpoint.shown_join('/chat/completions')} answered 200 "
+                                f"with a body that is not JSON ({body[:80]!r}); is the base "
+                                f"URL right?") from None
         return self._response(data, time.perf_counter() - start)
 
     @staticmethod
     def _response(data: Any, latency: float) -> ChatResponse:
+        """A chat completion body read into a ChatResponse (:mod:`jurybox.providers.read`).
+
+        Raises:
+            ServerError: no ``choices[0].message`` (a malformed body; retried).
+            ProviderError: a field of the wrong type (content, finish_reason); a bad usage
+                is recorded as invalid instead (``Usage.invalid``)."""
         if not isinstance(data, dict):
             raise ProviderError(f"the endpoint's answer is not a chat completion: {data!r:.120}")
-        try:
-            choice = data["choices"][0]
-            text = choice["message"].get("content") or ""
-        except (KeyError, IndexError, TypeError, AttributeError):
-            raise ServerError(f"malformed response body: {str(data)[:200]!r}") from None
-        usage = data.get("usage") or {}
-        details = usage.get("prompt_tokens_details") if isinstance(usage, dict) else None
-        cached = details.get("cached_tokens") if isinstance(details, dict) else None
-        return ChatResponse(text=text, latency_s=latency, finish_reason=choice.get("finish_reason"),
-                            usage=Usage(prompt_tokens=usage.get("prompt_tokens") or 0,
-                                        completion_tokens=usage.get("completion_tokens") or 0,
-                                        cached_tokens=cached if isinstance(cached, int) else 0))
+        choices = data.get("choices")
+        choice = choices[0] if isinstance(choices, list) and choices else None
+        message = choice.get("message") if isinstance(choice, dict) else None
+        if not isinstance(choice, dict) or not isinstance(message, dict):
+            raise ServerError(f"malformed response body (no choices[0].message): "
+                              f"{str(data)[:200]!r}")
+        text = answer_text(message.get("content"), "choices[0].message.content")
+        if not text and message.get("content") is None and isinstance(
+                message.get("refusal"), str):  # OpenAI's structured-output refusal
+            text = message["refusal"]
+        return ChatResponse(text=text, latency_s=latency,
+                            finish_reason=finish_reason(choice.get("finish_reason"),
+                                                        "choices[0].finish_reason"),
+                            usage=_usage(data.get("usage")))
 
     async def _complete_sdk(self, request: ChatRequest) -> ChatResponse:
         import openai  # imported lazily: it costs ~0.6 s
         if self._sdk is None:
             basic = {} if self._basic is None else {"Authorization": self._basic}
-            self._sdk = openai.AsyncOpenAI(base_url=self._url, api_key=self.api_key or "none",
+            self._sdk = openai.AsyncOpenAI(base_url=self._endpoint.url,
+                                           api_key=self.api_key or "none",
                                            timeout=self.timeout_s, max_retries=0,
-                                           default_headers=basic)
+                                           default_headers=basic,
+                                           default_query=self._endpoint.query_params() or None)
         start = time.perf_counter()
         try:
             completion = await self._sdk.chat.completions.create(**self._payload(request))
         except openai.APITimeoutError:
             raise TimeoutError_(f"no answer within {self.timeout_s:g} s") from None
         except openai.APIConnectionError as exc:
-            raise RetryableProviderError(f"connection failed: {exc}") from None
+            raise RetryableProviderError(f"connection failed: {redact_text(str(exc))}") from None
         except openai.APIStatusError as exc:
             _raise_for_status(exc.status_code, str(exc.message),
                               exc.response.headers.get("retry-after"),
                               request.answer_format is not None)
         if not hasattr(completion, "model_dump"):  # the SDK hands back raw text it cannot parse
-            raise ProviderError(f"{self.base_url}/chat/completions answered with a body that is "
-                                f"not a chat completion ({str(completion)[:80]!r}); is the base "
-                                f"URL right?")
-        return self._response(completion.model_dump(), time.perf_counter() - start)
+            raise ProviderError(f"{self._endpoint.shown_join('/chat/completions')} answered "
+                                f"with a body that is not a chat completion "
+                                f"({str(completion)[:80]!r}); is the base URL right?")
+        return self._response(completion.model_dump(warnings=False), time.perf_counter() - start)
 
     async def check(self) -> None:
         """GET ``/models`` once; raise ProviderError if the endpoint is unreachable or refuses.
@@ -281,26 +320,25 @@ class OpenAICompatibleProvider:
         (``jurybox.providers.openai_compat``) before any work; a server without a usable list
         (another status, a body without ``data``) gets none."""
         try:
-            async with self._get_session().get(f"{self._url}/models",
+            async with self._get_session().get(self._endpoint.join("/models"),
                                                headers=self._headers(),
                                                timeout=aiohttp.ClientTimeout(total=10)) as resp:
                 if resp.status in (401, 403):
                     raise ProviderError(f"{self.base_url} refused the API key "
                                         f"(HTTP {resp.status})", status=resp.status)
                 if resp.status == 404:
-                    raise ProviderError(f"GET {self.base_url}/models answered 404: is the base URL "
-                                        f"right? (it usually ends in /v1)", status=404)
+                    raise ProviderError(f"GET {self._endpoint.shown_join('/models')} answered "
+                                        f"404: is the base URL right? (it usually ends in /v1)",
+                                        status=404)
                 if resp.status == 200:
                     listing = await resp.json(content_type=None)
-                    owners = {m.get("owned_by") for m in (listing or {}).get("data", [])
-                              if isinstance(m, dict)} if isinstance(listing, dict) else set()
-                    self.simulated = SIM_OWNER in owners
+                    self.simulated = SIM_OWNER in _owners(listing)
                     self._sim_knows = _sim_knows(listing) if self.simulated else None
                     self._warn_if_unlisted(listing)
         except (aiohttp.ClientError, asyncio.TimeoutError, ValueError) as exc:
-            raise ProviderError(f"cannot reach {self.base_url} ({type(exc).__name__}: {exc}); "
-                                f"is the server running? set --base-url or JURYBOX_BASE_URL"
-                                ) from None
+            raise ProviderError(f"cannot reach {self.base_url} ({type(exc).__name__}: "
+                                f"{redact_text(str(exc))}); is the server running? set "
+                                f"--base-url or JURYBOX_BASE_URL") from None
 
     async def sim_stats(self) -> dict[str, Any] | None:
         """The simulated judge's counters (``GET <base>/sim/stats``: prompts, unknown_prompts,
@@ -309,7 +347,7 @@ class OpenAICompatibleProvider:
         if not self.simulated:
             return None
         try:
-            async with self._get_session().get(f"{self._url}/sim/stats",
+            async with self._get_session().get(self._endpoint.join("/sim/stats"),
                                                headers=self._headers(),
                                                timeout=aiohttp.ClientTimeout(total=10)) as resp:
                 if resp.status != 200:

@@ -49,9 +49,10 @@ def require_model(model: str | None, data: str, *, how: str = "--model (or JURYB
     jurybox never judges a user's data with the simulated judge unless asked to.
 
     Raises:
-        ConfigError: ``model`` is None or blank (the message lists :data:`MODEL_CHOICES`).
+        ConfigError: ``model`` is None (the message lists :data:`MODEL_CHOICES`); a blank
+            one is left to :func:`parse_spec`, which names it.
     """
-    if model is None or not str(model).strip():
+    if model is None:
         raise ConfigError(f"no judge named for {data!r}: choose one with {how}: "
                           f"{MODEL_CHOICES}")
     return model

@@ -1,54 +1,127 @@
-"""Credentials in endpoint URLs: used for the request, never written or shown.
+"""Secrets in endpoint URLs: used for the request, never written or shown.
 
-``http://user:secret@host/v1`` is a common way to reach a server behind basic auth. jurybox
-sends those credentials as HTTP basic auth and shows and records the URL as
-``http://***@host/v1`` (run.json, cache identity, lock file, errors).
+Two common ways to put a secret in a base URL:
+
+- ``http://user:secret@host/v1`` (a server behind basic auth): jurybox sends the credentials
+  as HTTP basic auth and shows the URL as ``http://***@host/v1``;
+- ``http://host/v1?api_key=secret`` (gateways that take a key, or an ``api-version``, in the
+  query string): the query is sent with every request, after the endpoint's path
+  (``/v1/models?api_key=secret``, ``/v1/chat/completions?api_key=secret``), and shown with
+  every value hidden, ``http://host/v1?api_key=***``. A fragment (``#...``) is never sent
+  by HTTP clients; it is dropped from requests and shown as ``#***``.
+
+Shown forms are what run.json, the cache identity, the lock file, reports and error messages
+hold.
 """
 
 from __future__ import annotations
 
 import re
 from typing import NamedTuple
-from urllib.parse import unquote, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
+
+from .read import repair_text
 
 __all__ = ["EndpointURL", "redact_text", "redact_url", "split_credentials"]
 
-_USERINFO = re.compile(r"(?P<scheme>\b[a-zA-Z][a-zA-Z0-9+.-]*://)[^/\s@?#]+@")
+#: A URL inside free text: a scheme, then anything up to white space or a quote.
+_URL_IN_TEXT = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s'\"<>`]+")
+_USERINFO = re.compile(r"^(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*://)[^/?#]*@")
+HIDDEN = "***"
 
 
 class EndpointURL(NamedTuple):
-    """A base URL split for use: ``url`` without credentials (what requests go to),
-    ``shown`` (credentials replaced by ``***``), and the decoded credentials or None."""
+    """A base URL split for use.
+
+    Attributes:
+        url: scheme, host and path only (no credentials, query or fragment): what endpoint
+            paths are joined to.
+        shown: the URL as it may be shown or recorded (credentials, query values and
+            fragment replaced by ``***``).
+        username, password: the decoded credentials, or None.
+        query: the query string to send with every request (``""``: none).
+    """
 
     url: str
     shown: str
     username: str | None
     password: str | None
+    query: str = ""
+
+    def join(self, path: str) -> str:
+        """The URL of an endpoint path, the query after it.
+
+        >>> split_credentials("http://h/v1?api_key=X").join("/models")
+        'http://h/v1/models?api_key=X'
+        """
+        return f"{self.url}{path}" + (f"?{self.query}" if self.query else "")
+
+    def shown_join(self, path: str) -> str:
+        """:meth:`join` as it may be shown (``http://h/v1/models?api_key=***``)."""
+        return redact_url(self.join(path)) or ""
+
+    def query_params(self) -> dict[str, str]:
+        """The query as parameters (for clients that take them apart from the URL: the SDKs'
+        ``default_query``); a repeated name keeps its last value."""
+        return dict(parse_qsl(self.query, keep_blank_values=True))
 
 
 def split_credentials(url: str) -> EndpointURL:
-    """Split ``user:password@`` off a URL.
+    """Split ``user:password@``, the query and the fragment off a URL.
 
     >>> url = split_credentials("http://bob:s%40cret@host:8000/v1")
     >>> url.url, url.shown, url.username, url.password
     ('http://host:8000/v1', 'http://***@host:8000/v1', 'bob', 's@cret')
+    >>> url = split_credentials("http://host/v1?api_key=SECRET#frag")
+    >>> url.url, url.shown, url.query
+    ('http://host/v1', 'http://host/v1?api_key=***#***', 'api_key=SECRET')
     """
     parts = urlsplit(url)
-    if "@" not in parts.netloc:
-        return EndpointURL(url, url, None, None)
-    userinfo, host = parts.netloc.rsplit("@", 1)
-    user, _, password = userinfo.partition(":")
-    clean = urlunsplit(parts._replace(netloc=host))
-    shown = urlunsplit(parts._replace(netloc=f"***@{host}"))
-    return EndpointURL(clean, shown, unquote(user), unquote(password))
+    username = password = None
+    host = parts.netloc
+    if "@" in parts.netloc:
+        userinfo, host = parts.netloc.rsplit("@", 1)
+        user, _, secret = userinfo.partition(":")
+        username, password = unquote(user), unquote(secret)
+    parts = parts._replace(path=parts.path.rstrip("/"))  # endpoint paths are joined with "/"
+    clean = urlunsplit(parts._replace(netloc=host, query="", fragment=""))
+    return EndpointURL(clean, _redact_one(urlunsplit(parts)), username, password, parts.query)
 
 
 def redact_url(url: str | None) -> str | None:
-    """``url`` with any ``user:password@`` replaced by ``***@`` (None stays None)."""
-    return None if url is None else split_credentials(url).shown
+    """``url`` with any ``user:password@`` replaced by ``***@``, every query value by
+    ``***`` and a fragment by ``#***`` (None stays None).
+
+    >>> redact_url("https://u:p@h/v1?api_key=K&v=2#x")
+    'https://***@h/v1?api_key=***&v=***#***'
+    """
+    return None if url is None else _redact_one(url)
 
 
 def redact_text(text: str) -> str:
-    """Every ``scheme://user:password@`` in ``text`` as ``scheme://***@`` (error messages,
-    the command line kept in run.json)."""
-    return _USERINFO.sub(r"\g<scheme>***@", text)
+    """Every URL in ``text`` redacted as :func:`redact_url` does (error messages, the command
+    line kept in run.json and the lock file), and any character UTF-8 cannot encode (an
+    argument's byte that was not UTF-8, which Python carries as a lone surrogate) as U+FFFD,
+    so the text can always be written."""
+    text = repair_text(text)[0]
+    if "://" not in text:
+        return text
+    def one(match: re.Match[str]) -> str:
+        url = match.group(0)
+        core = url.rstrip(").,;:!]}")  # the sentence's punctuation after a URL stays shown
+        return _redact_one(core) + url[len(core):]
+
+    return _URL_IN_TEXT.sub(one, text)
+
+
+def _redact_one(url: str) -> str:
+    """One URL redacted, by text alone (so that even a URL ``urlsplit`` refuses, such as a
+    broken IPv6 host, is shown without its secrets)."""
+    shown = _USERINFO.sub(rf"\g<scheme>{HIDDEN}@", url, count=1)
+    rest, hash_, _fragment = shown.partition("#")
+    base, question, query = rest.partition("?")
+    if question:
+        base += "?" + "&".join(
+            f"{name}={HIDDEN}" if sep else HIDDEN
+            for name, sep, _ in (p.partition("=") for p in query.split("&")) if name or sep)
+    return base + (f"#{HIDDEN}" if hash_ else "")

@@ -8,14 +8,28 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import ConfigError
-from ..providers import LocalServer, Provider, make_provider, parse_spec
+from ..providers import LocalServer, ModelSpec, Provider, make_provider, parse_spec
 from ..sim import SimJudge, SimServer
 from .options import RunOptions
 
-__all__ = ["LOCAL_TIMEOUT_S", "open_endpoint"]
+__all__ = ["LOCAL_TIMEOUT_S", "check_endpoint", "open_endpoint"]
 
 #: The shortest per-request timeout the local judge gets, seconds.
 LOCAL_TIMEOUT_S = 600.0
+
+
+def check_endpoint(model: str, base_url: str | None) -> ModelSpec:
+    """The checks of a judge's spec and base URL that need no endpoint (a dry run makes them
+    too): the parsed spec.
+
+    Raises:
+        ConfigError: a bad spec (``''``, no provider, an unknown one) or an empty base URL.
+    """
+    if base_url is not None and not base_url.strip():
+        raise ConfigError("--base-url is empty (is JURYBOX_BASE_URL set to ''?); give the "
+                          "endpoint's URL, e.g. http://localhost:8000/v1, or leave it unset "
+                          "for the provider's default")
+    return parse_spec(model)
 
 
 @contextmanager
@@ -28,11 +42,7 @@ def open_endpoint(model: str, *, base_url: str | None, options: RunOptions,
     Raises:
         ConfigError: a bad spec, a missing API key, or a local judge that cannot start.
     """
-    if base_url is not None and not base_url.strip():
-        raise ConfigError("--base-url is empty (is JURYBOX_BASE_URL set to ''?); give the "
-                          "endpoint's URL, e.g. http://localhost:8000/v1, or leave it unset "
-                          "for the provider's default")
-    spec = parse_spec(model)
+    spec = check_endpoint(model, base_url)
     if spec.provider == "sim":
         with SimServer(sim()) as server:
             yield server.provider(timeout_s=options.timeout_s, transport=options.transport)

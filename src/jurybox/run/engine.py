@@ -339,7 +339,8 @@ class Engine:
                 "protocols": _protocol_params(job.protocols),
                 "options": {"concurrency": o.concurrency, "attempts": o.retry.attempts,
                             "timeout_s": o.timeout_s, "transport": o.transport,
-                            "cache": None if o.cache_path is None else str(o.cache_path),
+                            "cache": None if o.cache_path is None else redact_text(
+                                str(o.cache_path)),
                             "abort_after": o.abort_after, "window": o.items_in_flight,
                             "structured": o.structured}}
 

@@ -15,6 +15,7 @@ from typing import get_args
 
 from ..cost.prices import Price
 from ..errors import ConfigError
+from ..fields import check_fields
 from ..providers import Transport
 from ..runner import RetryPolicy
 from .structured import STRUCTURED_MODES, StructuredMode
@@ -80,6 +81,7 @@ class RunOptions:
     structured: StructuredMode = DEFAULT_STRUCTURED
 
     def __post_init__(self) -> None:
+        check_fields(self)  # ConfigError naming a field of the wrong kind
         if not 1 <= self.concurrency <= MAX_CONCURRENCY:
             raise ConfigError(f"concurrency must be between 1 and {MAX_CONCURRENCY:,}, got "
                               f"{self.concurrency:,}")

@@ -6,9 +6,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError, field_validator
 
 from ..providers import Usage
+from ..providers.read import repair_text
+from ..providers.urls import redact_text
 
 __all__ = ["CallRecord", "Failure", "FailureKind", "Outcome", "Totals"]
 
@@ -24,7 +26,8 @@ class CallRecord(BaseModel):
         meta: the job's metadata (item, protocol, permutation ...), plus ``reask`` = 0/1.
         text: raw text the endpoint returned ('' on API failure).
         cached: True when served from the cache (no model call made).
-        usage, latency_s: from the endpoint (latency of the successful attempt).
+        usage, latency_s: from the endpoint (latency of the successful attempt); a usage the
+            endpoint reported wrongly says so (``usage.invalid``) and is not counted.
         finish_reason: the endpoint's finish reason (``"length"``: cut off at max_tokens).
         attempts: HTTP attempts made (0 when cached).
         error: the final API error message, or None.
@@ -35,6 +38,8 @@ class CallRecord(BaseModel):
             ``json-object``), or None for free text.
         format_refused: the server refused that structured-output field (the call is sent
             again with a lower mode when the run's ``--structured`` is ``auto``).
+        repaired: what was changed in the endpoint's text so it could be stored (lone
+            surrogates replaced by U+FFFD), or None.
         outcome: how this call ended its job: ``ok``, or the failure kind (``api``,
             ``parse``, ``refusal``); None when the job goes on (a re-ask or a lower
             structured-output mode follows). Totals are derived from these records
@@ -54,7 +59,21 @@ class CallRecord(BaseModel):
     messages: list[tuple[str, str]] = []
     answer_format: str | None = None
     format_refused: bool = False
+    repaired: str | None = None
     outcome: Literal["ok", "api", "parse", "refusal"] | None = None
+
+    @field_validator("error", "parse_error")
+    @classmethod
+    def _encodable(cls, value: str | None) -> str | None:
+        """Messages quote what an endpoint sent: lone surrogates in them become U+FFFD so
+        calls.jsonl can always be written."""
+        return None if value is None else repair_text(value)[0]
+
+    @field_validator("error")
+    @classmethod
+    def _no_secrets(cls, value: str | None) -> str | None:
+        """An API error may quote the request's URL: shown without its secrets."""
+        return None if value is None else redact_text(value)
 
 
 @dataclass(frozen=True)
@@ -95,6 +114,8 @@ class Totals:
         prompt_tokens, completion_tokens: reported by the endpoint for calls made (not hits).
         cached_tokens: of those prompt tokens, the ones the provider served from its prefix
             cache (when it reports them).
+        invalid_usage: calls made whose reported usage was not counted (``usage.invalid``: a
+            count that is not an integer >= 0), so the token totals leave them out.
     """
 
     jobs: int = 0
@@ -106,6 +127,7 @@ class Totals:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cached_tokens: int = 0
+    invalid_usage: int = 0
 
     def add(self, record: CallRecord) -> None:
         """Count one call record."""
@@ -119,6 +141,8 @@ class Totals:
         self.retries += max(record.attempts - 1, 0)
         if record.cached:
             self.cache_hits += 1
+        elif record.usage.invalid is not None:
+            self.invalid_usage += 1
         else:
             self.prompt_tokens += record.usage.prompt_tokens
             self.completion_tokens += record.usage.completion_tokens
@@ -135,15 +159,22 @@ class Totals:
         return totals
 
     def add_record(self, row: dict[str, Any]) -> None:
-        """Count one calls.jsonl record (a dict as written; see :meth:`of_records`)."""
-        self.add(CallRecord.model_validate(
-            {k: row[k] for k in _COUNTED if k in row} | {"key": "", "meta": {}}))
+        """Count one calls.jsonl record (a dict as written; see :meth:`of_records`). A usage
+        that is not an object of counts (a hand-edited file) counts as invalid usage."""
+        fields = {k: row[k] for k in _COUNTED if k in row} | {"key": "", "meta": {}}
+        try:
+            record = CallRecord.model_validate(fields)
+        except ValidationError:
+            record = CallRecord.model_validate(
+                fields | {"usage": {"invalid": "not a usage object"}})
+        self.add(record)
 
     def as_dict(self) -> dict[str, Any]:
         return {"jobs": self.jobs, "model_calls": self.model_calls,
                 "cache_hits": self.cache_hits, "retries": self.retries, "reasks": self.reasks,
                 "failures": dict(self.failures), "prompt_tokens": self.prompt_tokens,
-                "completion_tokens": self.completion_tokens, "cached_tokens": self.cached_tokens}
+                "completion_tokens": self.completion_tokens, "cached_tokens": self.cached_tokens,
+                **({"invalid_usage": self.invalid_usage} if self.invalid_usage else {})}
 
 
 _COUNTED = ("cached", "usage", "attempts", "format_refused", "outcome")

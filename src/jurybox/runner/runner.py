@@ -228,7 +228,7 @@ class Runner:
         return CallRecord(key=key, meta=meta, text=response.text, cached=cached,
                           usage=response.usage, latency_s=response.latency_s,
                           finish_reason=response.finish_reason, attempts=attempts,
-                          **_shown(request))
+                          repaired=response.repaired, **_shown(request))
 
 
 def _shown(request: ChatRequest) -> dict[str, Any]:
