@@ -226,7 +226,7 @@ def test_paths_with_brackets_print_as_written(tmp_path):
     assert res.exit_code == 0, res.output
     flat = "".join(res.output.split())
     assert "".join(f"judgments: {out / 'judgments.jsonl'}".split()) in flat
-    res = runner.invoke(app, ["report", str(out)])
+    res = runner.invoke(app, ["report", str(out), "--force"])
     assert "".join(f"written: {out / 'report.html'}".split()) in "".join(res.output.split())
     res = runner.invoke(app, ["export", str(out), "--format", "jsonl"])
     assert "".join(f"written: {out / 'export' / 'items.jsonl'}".split()) in \

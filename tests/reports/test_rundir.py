@@ -242,3 +242,29 @@ def test_where_a_directory_cannot_be_locked_the_lock_file_is_checked(tmp_path, m
     with pytest.raises(RunWriteError, match="the run directory's lock .* was removed"):
         run.write_manifest({}, {"status": "complete"})
     run.close()
+
+
+def test_a_report_knows_whether_the_run_changed_since_it_was_written(tmp_path):
+    from typer.testing import CliRunner
+
+    from jurybox.cli import app
+    from jurybox.reports import report_is_current
+
+    out = tmp_path / "run"
+    runner = CliRunner()
+    assert runner.invoke(app, ["bench", "truthfulqa", "--limit", "3", "--k", "2", "--out",
+                               str(out), "--no-cache"]).exit_code == 0
+    assert report_is_current(out)  # the run wrote it last
+    assert not report_is_current(out, max_items=5)  # another page
+    page = (out / "report.html").read_bytes()
+    result = runner.invoke(app, ["report", str(out)])
+    assert "up to date" in result.output and (out / "report.html").read_bytes() == page
+    with (out / "items.jsonl").open("a") as fh:  # the run changed: written again
+        fh.write("")
+    import os
+
+    os.utime(out / "items.jsonl", ns=(1, 1))
+    assert not report_is_current(out)
+    assert "written:" in runner.invoke(app, ["report", str(out)]).output
+    assert report_is_current(out)
+    assert "written:" in runner.invoke(app, ["report", str(out), "--force"]).output

@@ -1,7 +1,21 @@
 """Response cache: reruns cost nothing."""
 
-from .keys import KEY_VERSION, cache_key, canonical_json
-from .store import SCHEMA_VERSION, CacheDamagedError, ResponseCache
+import typing as _typing
+
+from .._lazy import lazy_exports as _lazy_exports
 
 __all__ = ["KEY_VERSION", "SCHEMA_VERSION", "CacheDamagedError", "ResponseCache", "cache_key",
            "canonical_json"]
+
+__getattr__, __dir__ = _lazy_exports(__name__, {
+    "KEY_VERSION": ".keys",
+    "cache_key": ".keys",
+    "canonical_json": ".keys",
+    "SCHEMA_VERSION": ".store",
+    "CacheDamagedError": ".store",
+    "ResponseCache": ".store",
+})
+
+if _typing.TYPE_CHECKING:
+    from .keys import KEY_VERSION, cache_key, canonical_json
+    from .store import SCHEMA_VERSION, CacheDamagedError, ResponseCache

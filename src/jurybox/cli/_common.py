@@ -12,7 +12,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import pydantic
 import typer
 from typer.core import TyperGroup
 from rich.console import Console
@@ -49,13 +48,8 @@ def fail_cleanly(fn: Callable) -> Callable:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
-        except pydantic.ValidationError as exc:
-            problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'value'}: {e['msg']}"
-                                 for e in exc.errors())
-            _error(f"invalid {exc.title} setting: {problems}")
-            raise typer.Exit(EXIT_BAD_INPUT) from None
         except (JuryboxError, ValueError) as exc:
-            _error(str(exc))
+            _error(_validation_message(exc) or str(exc))
             raise typer.Exit(EXIT_BAD_INPUT) from None
         except KeyboardInterrupt as exc:
             signum = getattr(exc, "signum", signal.SIGINT)
@@ -63,6 +57,18 @@ def fail_cleanly(fn: Callable) -> Callable:
                   f"is saved; run the same command again to resume.", file=sys.stderr)
             raise typer.Exit(EXIT_INTERRUPTED + signum - signal.SIGINT) from None
     return wrapper
+
+
+def _validation_message(exc: BaseException) -> str | None:
+    """A pydantic ValidationError (a ValueError) as one line, or None for any other error.
+    pydantic is only consulted when something has imported it already: an error cannot come
+    from a module that was never loaded (and ``jurybox --help`` does not load pydantic)."""
+    pydantic = sys.modules.get("pydantic")
+    if pydantic is None or not isinstance(exc, pydantic.ValidationError):
+        return None
+    problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'value'}: {e['msg']}"
+                         for e in exc.errors())
+    return f"invalid {exc.title} setting: {problems}"
 
 
 class OneLineErrors(TyperGroup):

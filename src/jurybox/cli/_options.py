@@ -18,8 +18,9 @@ from typing import Annotated, Optional
 import typer
 
 from ..cost.prices import Price
-from ..run.options import MAX_CONCURRENCY, MAX_TIMEOUT_S, RunOptions
-from ..runner.retry import MAX_ATTEMPTS, RetryPolicy
+from ..limits import MAX_ATTEMPTS, MAX_CONCURRENCY, MAX_TIMEOUT_S
+from ..run.options import RunOptions
+from ..runner.retry import RetryPolicy
 
 __all__ = ["ENV_EPILOG", "API_KEY_VARIABLES", "Attempts", "BaseUrl", "Cache", "Concurrency",
            "DryRun", "MaxTokens", "Model", "model_for", "NoCache", "Out", "PriceIn", "PriceOut",

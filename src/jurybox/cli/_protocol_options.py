@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ..protocols.permutations import MAX_K
+from ..limits import MAX_K
 
 __all__ = ["AdaptiveOpt", "ConfidenceOpt", "CriteriaOpt", "K", "MinK", "PairwiseRuleOpt",
            "TemplateOpt", "Tolerance", "VerdictFormatOpt", "WeightsOpt"]

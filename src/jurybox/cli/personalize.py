@@ -11,7 +11,7 @@ import typer
 from rich.table import Table
 
 from ..errors import ConfigError
-from ..protocols.rubric import MAX_SEEDS
+from ..limits import MAX_SEEDS
 from ..run.options import (DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY, DEFAULT_STRUCTURED,
                            DEFAULT_TIMEOUT_S, DEFAULT_TRANSPORT)
 from ..terminal import data, safe_text

@@ -19,12 +19,22 @@ def report(
     max_items: Annotated[int, typer.Option(
         envvar="JURYBOX_MAX_ITEMS", min=1, help="Items the item browser holds at most "
         "(flagged items first).")] = 300,
+    force: Annotated[bool, typer.Option(
+        "--force", help="Rewrite report.html even when it is up to date.")] = False,
 ) -> None:
     """Write RUN/report.html: one self-contained page (no network) with the summary table,
     accuracy against the number of permutations used, position effects, flip rates, agreement
     or alignment, and an item browser with filters. Every judging command writes it at the
-    end; this rewrites it (say after an interrupted run) with no model calls."""
-    from ..reports import write_report
+    end; this rewrites it (say after an interrupted run) with no model calls. A report
+    already written by this jurybox from the run's files as they are now is left as it is
+    (--force rewrites it)."""
+    from ..reports import report_is_current
+
+    if not force and run.is_dir() and report_is_current(run, max_items=max_items):
+        console.print(safe_text(f"up to date: {run / 'report.html'} (the run has not changed "
+                                f"since it was written; --force rewrites it)"), markup=False)
+        return
+    from ..reports import write_report  # the statistics and templates: only to write
 
     console.print(safe_text(f"written: {write_report(run, max_items=max_items)}"),
                   markup=False)

@@ -1,13 +1,40 @@
 """Comparing judging protocols on labelled datasets (``jurybox bench``, ``jurybox score``)."""
 
-from .rescore import (DecisionDiff, OutputsScore, RecordedAnswers, SkippedLinesWarning,
-                      config_from_manifest, rescore_run, score_outputs)
-from .run import (DEFAULT_PROTOCOLS, BenchConfig, BenchResult, PreparedBench, arun_bench,
-                  prepare_bench, replay_bench, run_bench)
-from .summary import BenchSummary, JudgeBenchRule, ProtocolSummary, summarize
+import typing as _typing
+
+from .._lazy import lazy_exports as _lazy_exports
 
 __all__ = ["BenchConfig", "BenchResult", "BenchSummary", "DEFAULT_PROTOCOLS", "DecisionDiff",
            "JudgeBenchRule", "OutputsScore", "PreparedBench", "ProtocolSummary",
            "RecordedAnswers", "SkippedLinesWarning", "arun_bench", "config_from_manifest",
            "prepare_bench", "replay_bench", "rescore_run", "run_bench", "score_outputs",
            "summarize"]
+
+__getattr__, __dir__ = _lazy_exports(__name__, {
+    "DecisionDiff": ".rescore",
+    "OutputsScore": ".rescore",
+    "RecordedAnswers": ".rescore",
+    "SkippedLinesWarning": ".rescore",
+    "config_from_manifest": ".rescore",
+    "rescore_run": ".rescore",
+    "score_outputs": ".rescore",
+    "DEFAULT_PROTOCOLS": ".run",
+    "BenchConfig": ".run",
+    "BenchResult": ".run",
+    "PreparedBench": ".run",
+    "arun_bench": ".run",
+    "prepare_bench": ".run",
+    "replay_bench": ".run",
+    "run_bench": ".run",
+    "BenchSummary": ".summary",
+    "JudgeBenchRule": ".summary",
+    "ProtocolSummary": ".summary",
+    "summarize": ".summary",
+})
+
+if _typing.TYPE_CHECKING:
+    from .rescore import (DecisionDiff, OutputsScore, RecordedAnswers, SkippedLinesWarning,
+                          config_from_manifest, rescore_run, score_outputs)
+    from .run import (DEFAULT_PROTOCOLS, BenchConfig, BenchResult, PreparedBench, arun_bench,
+                      prepare_bench, replay_bench, run_bench)
+    from .summary import BenchSummary, JudgeBenchRule, ProtocolSummary, summarize

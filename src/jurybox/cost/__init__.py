@@ -1,8 +1,25 @@
 """What a run costs: calls and tokens planned before it starts, USD when prices are known."""
 
-from .plan import RunPlan, plan_run
-from .prices import PRICES_AS_OF, Price, bundled_price, resolve_price
-from .tokens import CHARS_PER_TOKEN, TokenCounter, token_counter
+import typing as _typing
+
+from .._lazy import lazy_exports as _lazy_exports
 
 __all__ = ["CHARS_PER_TOKEN", "PRICES_AS_OF", "Price", "RunPlan", "TokenCounter",
            "bundled_price", "plan_run", "resolve_price", "token_counter"]
+
+__getattr__, __dir__ = _lazy_exports(__name__, {
+    "RunPlan": ".plan",
+    "plan_run": ".plan",
+    "PRICES_AS_OF": ".prices",
+    "Price": ".prices",
+    "bundled_price": ".prices",
+    "resolve_price": ".prices",
+    "CHARS_PER_TOKEN": ".tokens",
+    "TokenCounter": ".tokens",
+    "token_counter": ".tokens",
+})
+
+if _typing.TYPE_CHECKING:
+    from .plan import RunPlan, plan_run
+    from .prices import PRICES_AS_OF, Price, bundled_price, resolve_price
+    from .tokens import CHARS_PER_TOKEN, TokenCounter, token_counter

@@ -1,17 +1,8 @@
 """Loaders that turn dataset files into typed items."""
 
-from .generic import iter_listwise_jsonl, load_listwise_jsonl
-from .items import ListwiseItem, PairwiseItem, Verdict
-from .judgebench import BUCKETS, bucket_of, iter_judgebench, load_judgebench
-from .judgebench_outputs import RecordedPair, load_judgebench_outputs
-from .ratings import RATING_COLUMNS, Rating, RatingsTable, load_ratings
-from .rubric_items import RatedItem, load_rated_items
-from .registry import (BUNDLED, BUNDLED_ITEMS, BUNDLED_OUTPUTS, BUNDLED_RATINGS,
-                       BUNDLED_RUBRICS, FORMATS, Item, LoadedDataset, ItemSelection, bundled_path,
-                       file_sha256, load_dataset, load_listwise, resolve_bundled,
-                       select_items)
-from .rewardbench2 import iter_rewardbench2, load_rewardbench2
-from .truthfulqa import iter_truthfulqa, load_truthfulqa
+import typing as _typing
+
+from .._lazy import lazy_exports as _lazy_exports
 
 __all__ = [
     "BUCKETS",
@@ -51,3 +42,56 @@ __all__ = [
     "resolve_bundled",
     "select_items",
 ]
+
+__getattr__, __dir__ = _lazy_exports(__name__, {
+    "iter_listwise_jsonl": ".generic",
+    "load_listwise_jsonl": ".generic",
+    "ListwiseItem": ".items",
+    "PairwiseItem": ".items",
+    "Verdict": ".items",
+    "BUCKETS": ".judgebench",
+    "bucket_of": ".judgebench",
+    "iter_judgebench": ".judgebench",
+    "load_judgebench": ".judgebench",
+    "RecordedPair": ".judgebench_outputs",
+    "load_judgebench_outputs": ".judgebench_outputs",
+    "RATING_COLUMNS": ".ratings",
+    "Rating": ".ratings",
+    "RatingsTable": ".ratings",
+    "load_ratings": ".ratings",
+    "RatedItem": ".rubric_items",
+    "load_rated_items": ".rubric_items",
+    "BUNDLED": ".registry",
+    "BUNDLED_ITEMS": ".registry",
+    "BUNDLED_OUTPUTS": ".registry",
+    "BUNDLED_RATINGS": ".registry",
+    "BUNDLED_RUBRICS": ".registry",
+    "FORMATS": ".registry",
+    "Item": ".registry",
+    "LoadedDataset": ".registry",
+    "ItemSelection": ".registry",
+    "bundled_path": ".registry",
+    "file_sha256": ".registry",
+    "load_dataset": ".registry",
+    "load_listwise": ".registry",
+    "resolve_bundled": ".registry",
+    "select_items": ".registry",
+    "iter_rewardbench2": ".rewardbench2",
+    "load_rewardbench2": ".rewardbench2",
+    "iter_truthfulqa": ".truthfulqa",
+    "load_truthfulqa": ".truthfulqa",
+})
+
+if _typing.TYPE_CHECKING:
+    from .generic import iter_listwise_jsonl, load_listwise_jsonl
+    from .items import ListwiseItem, PairwiseItem, Verdict
+    from .judgebench import BUCKETS, bucket_of, iter_judgebench, load_judgebench
+    from .judgebench_outputs import RecordedPair, load_judgebench_outputs
+    from .ratings import RATING_COLUMNS, Rating, RatingsTable, load_ratings
+    from .rubric_items import RatedItem, load_rated_items
+    from .registry import (BUNDLED, BUNDLED_ITEMS, BUNDLED_OUTPUTS, BUNDLED_RATINGS,
+                           BUNDLED_RUBRICS, FORMATS, Item, LoadedDataset, ItemSelection,
+                           bundled_path, file_sha256, load_dataset, load_listwise, resolve_bundled,
+                           select_items)
+    from .rewardbench2 import iter_rewardbench2, load_rewardbench2
+    from .truthfulqa import iter_truthfulqa, load_truthfulqa

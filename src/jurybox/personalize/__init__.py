@@ -2,14 +2,39 @@
 against each rater (arXiv 2604.22517). The judges themselves are the ``rubric`` protocol
 (:class:`jurybox.protocols.RubricJudge`); this package plans the units and evaluates."""
 
-from .evaluate import (AlignmentRow, MeanCI, ReasoningSimilarity, ShotComparison, alignment,
-                       paired_personalized_vs_aggregate, reasoning_similarity)
-from .plan import conditions, select_units
-from .run import (PersonalizeConfig, PersonalizeResult, PersonalizeSummary, PreparedPersonalize,
-                  arun_personalize, check_scales, prepare_personalize, run_personalize)
+import typing as _typing
+
+from .._lazy import lazy_exports as _lazy_exports
 
 __all__ = ["AlignmentRow", "MeanCI", "PersonalizeConfig", "PersonalizeResult",
            "PersonalizeSummary", "PreparedPersonalize", "ReasoningSimilarity",
            "ShotComparison", "alignment", "arun_personalize", "check_scales", "conditions",
            "paired_personalized_vs_aggregate", "prepare_personalize", "reasoning_similarity",
            "run_personalize", "select_units"]
+
+__getattr__, __dir__ = _lazy_exports(__name__, {
+    "AlignmentRow": ".evaluate",
+    "MeanCI": ".evaluate",
+    "ReasoningSimilarity": ".evaluate",
+    "ShotComparison": ".evaluate",
+    "alignment": ".evaluate",
+    "paired_personalized_vs_aggregate": ".evaluate",
+    "reasoning_similarity": ".evaluate",
+    "conditions": ".plan",
+    "select_units": ".plan",
+    "PersonalizeConfig": ".run",
+    "PersonalizeResult": ".run",
+    "PersonalizeSummary": ".run",
+    "PreparedPersonalize": ".run",
+    "arun_personalize": ".run",
+    "check_scales": ".run",
+    "prepare_personalize": ".run",
+    "run_personalize": ".run",
+})
+
+if _typing.TYPE_CHECKING:
+    from .evaluate import (AlignmentRow, MeanCI, ReasoningSimilarity, ShotComparison, alignment,
+                           paired_personalized_vs_aggregate, reasoning_similarity)
+    from .plan import conditions, select_units
+    from .run import (PersonalizeConfig, PersonalizeResult, PersonalizeSummary, PreparedPersonalize,
+                      arun_personalize, check_scales, prepare_personalize, run_personalize)

@@ -1,24 +1,8 @@
 """Judging protocols: each takes an item and a way to make calls and returns a decision."""
 
-from .aggregate import Consensus, RunView, Weights, consensus, credit, run_view, winners
-from .base import (PROTOCOLS, CallBudget, Calls, JudgingProtocol, PlannedCall, PlannedProtocol,
-                   ProtocolClass, Task,
-                   build_protocol, protocol_class, protocol_names, register)
-from .examples import JUDGE_KINDS, Example, JudgeKind, Selection, select_examples
-from .listwise import DirectProtocol, ListwiseDecision, PCFProtocol
-from .pairwise import (APOCJudge, BothOrders, KeyedJudge, PairwiseDecision, PairwiseDirect,
-                       PairwiseRule, apoc_verdict, net_verdict, strict_verdict, to_original)
-from .pairwise_prompts import pairwise_request
-from .permutations import base_order, permutation_set
-from .prompts import escape_text, labels_for, listwise_request, request_tag
-from .rubric import (Condition, DimensionResult, RubricContext, RubricDecision, RubricJudge,
-                     Unit, Vote, decoding_seed, vote)
-from .rubric_prompts import (RUBRIC_ANSWER_FORMATS, RUBRIC_MARKER, RubricAnswerFormat,
-                             rubric_parser, rubric_request)
-from .schemas import listwise_schema, rubric_schema, verdict_schema
+import typing as _typing
 
-#: What a protocol's ``judge`` returns.
-Decision = ListwiseDecision | PairwiseDecision | RubricDecision
+from .._lazy import lazy_exports as _lazy_exports
 
 __all__ = [
     "APOCJudge", "BothOrders", "Calls", "Condition", "Consensus", "Decision", "DimensionResult",
@@ -34,3 +18,97 @@ __all__ = [
     "rubric_parser", "rubric_request", "rubric_schema", "run_view", "select_examples",
     "strict_verdict", "to_original", "verdict_schema", "vote", "winners",
 ]
+
+_exported, __dir__ = _lazy_exports(__name__, {
+    "Consensus": ".aggregate",
+    "RunView": ".aggregate",
+    "Weights": ".aggregate",
+    "consensus": ".aggregate",
+    "credit": ".aggregate",
+    "run_view": ".aggregate",
+    "winners": ".aggregate",
+    "PROTOCOLS": ".base",
+    "CallBudget": ".base",
+    "Calls": ".base",
+    "JudgingProtocol": ".base",
+    "PlannedCall": ".base",
+    "PlannedProtocol": ".base",
+    "ProtocolClass": ".base",
+    "Task": ".base",
+    "build_protocol": ".base",
+    "protocol_class": ".base",
+    "protocol_names": ".base",
+    "register": ".base",
+    "JUDGE_KINDS": ".examples",
+    "Example": ".examples",
+    "JudgeKind": ".examples",
+    "Selection": ".examples",
+    "select_examples": ".examples",
+    "DirectProtocol": ".listwise",
+    "ListwiseDecision": ".listwise",
+    "PCFProtocol": ".listwise",
+    "APOCJudge": ".pairwise",
+    "BothOrders": ".pairwise",
+    "KeyedJudge": ".pairwise",
+    "PairwiseDecision": ".pairwise",
+    "PairwiseDirect": ".pairwise",
+    "PairwiseRule": ".pairwise",
+    "apoc_verdict": ".pairwise",
+    "net_verdict": ".pairwise",
+    "strict_verdict": ".pairwise",
+    "to_original": ".pairwise",
+    "pairwise_request": ".pairwise_prompts",
+    "base_order": ".permutations",
+    "permutation_set": ".permutations",
+    "escape_text": ".prompts",
+    "labels_for": ".prompts",
+    "listwise_request": ".prompts",
+    "request_tag": ".prompts",
+    "Condition": ".rubric",
+    "DimensionResult": ".rubric",
+    "RubricContext": ".rubric",
+    "RubricDecision": ".rubric",
+    "RubricJudge": ".rubric",
+    "Unit": ".rubric",
+    "Vote": ".rubric",
+    "decoding_seed": ".rubric",
+    "vote": ".rubric",
+    "RUBRIC_ANSWER_FORMATS": ".rubric_prompts",
+    "RUBRIC_MARKER": ".rubric_prompts",
+    "RubricAnswerFormat": ".rubric_prompts",
+    "rubric_parser": ".rubric_prompts",
+    "rubric_request": ".rubric_prompts",
+    "listwise_schema": ".schemas",
+    "rubric_schema": ".schemas",
+    "verdict_schema": ".schemas",
+    "Decision": ".decisions",
+})
+#: Names that need every built-in protocol registered: reading them imports the modules whose
+#: ``@register`` decorators fill the registry.
+_REGISTRY = frozenset({"PROTOCOLS", "build_protocol", "protocol_class", "protocol_names"})
+
+
+def __getattr__(name: str) -> _typing.Any:
+    if name in _REGISTRY:
+        from . import listwise, pairwise, rubric  # noqa: F401 - they register the protocols
+    return _exported(name)
+
+
+if _typing.TYPE_CHECKING:
+    from .aggregate import Consensus, RunView, Weights, consensus, credit, run_view, winners
+    from .base import (PROTOCOLS, CallBudget, Calls, JudgingProtocol, PlannedCall, PlannedProtocol,
+                       ProtocolClass, Task, build_protocol, protocol_class, protocol_names,
+                       register)
+    from .examples import JUDGE_KINDS, Example, JudgeKind, Selection, select_examples
+    from .listwise import DirectProtocol, ListwiseDecision, PCFProtocol
+    from .pairwise import (APOCJudge, BothOrders, KeyedJudge, PairwiseDecision, PairwiseDirect,
+                           PairwiseRule, apoc_verdict, net_verdict, strict_verdict, to_original)
+    from .pairwise_prompts import pairwise_request
+    from .permutations import base_order, permutation_set
+    from .prompts import escape_text, labels_for, listwise_request, request_tag
+    from .rubric import (Condition, DimensionResult, RubricContext, RubricDecision, RubricJudge,
+                         Unit, Vote, decoding_seed, vote)
+    from .rubric_prompts import (RUBRIC_ANSWER_FORMATS, RUBRIC_MARKER, RubricAnswerFormat,
+                                 rubric_parser, rubric_request)
+    from .schemas import listwise_schema, rubric_schema, verdict_schema
+    from .decisions import Decision

@@ -15,14 +15,12 @@ import itertools
 import math
 import random
 
+from ..limits import MAX_K
+
 __all__ = ["MAX_K", "base_order", "permutation_set"]
 
 Order = tuple[int, ...]
 
-#: Most orders (K) PCF may ask per item. Consensus over K orders settles well before this
-#: (the paper uses K <= 10); the bound keeps a mistyped K (10**8) from building orders and
-#: prompts until memory runs out. An item of n candidates has at most n! orders besides.
-MAX_K = 1000
 
 
 def _rng(*parts: object) -> random.Random:

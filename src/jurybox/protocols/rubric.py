@@ -27,6 +27,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from ..datasets import RatedItem, Rating
+from ..limits import MAX_SEEDS
 from ..parsing import RubricJudgment
 from ..rubrics import Dimension, Rubric
 from .base import CallBudget, Calls, PlannedCall, Task, register
@@ -38,9 +39,6 @@ from .schemas import rubric_schema
 __all__ = ["Condition", "DimensionResult", "MAX_SEEDS", "RubricContext", "RubricDecision",
            "RubricJudge", "Unit", "Vote", "decoding_seed", "vote"]
 
-#: Most seeds (predictions per unit and dimension). The paper votes over 3; each seed is a
-#: call per unit and dimension, so a mistyped 10**9 would plan calls until memory ran out.
-MAX_SEEDS = 100
 
 Status = Literal["scored", "excluded", "abstain", "failed", "gated", "blocked"]
 

@@ -26,7 +26,7 @@ import base64
 import json
 import logging
 import time
-from typing import Any, Literal
+from typing import Any
 
 import aiohttp
 
@@ -34,13 +34,10 @@ from ..errors import (ConfigError, FormatRefusedError, ProviderError, RateLimitE
                       RetryableProviderError, ServerError, TimeoutError_)
 from .base import AnswerFormat, ChatRequest, ChatResponse, Usage
 from .read import answer_text, describe, finish_reason
+from .transport import Dialect, Transport
 from .urls import redact_text, split_credentials
 
 __all__ = ["Dialect", "OpenAICompatibleProvider", "Transport", "SIM_OWNER", "response_format"]
-
-Transport = Literal["aiohttp", "sdk"]
-#: How a server spells structured output (see the module docstring).
-Dialect = Literal["openai", "llamacpp"]
 
 #: ``owned_by`` of the simulated judge's models; a provider that sees it knows the judge is
 #: simulated, however it was reached.

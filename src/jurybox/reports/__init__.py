@@ -1,14 +1,9 @@
 """Run directories and reports: the files a run writes, typed per-item views of them, and
 the self-contained HTML report."""
 
-from .curve import CurveCollector, CurvePoint, PermutationCurve, permutation_curve
-from .html import DEFAULT_MAX_ITEMS, render_report, write_report
-from .reader import RunReader
-from .export import EXPORT_FORMATS, ExportResult, export_run
-from .rundir import (SCHEMA_VERSION, FailedUnits, Records, RunDir, RunDirBusyError, RunLock,
-                     iter_records, lock_run_dir, previous_sessions, read_jsonl, read_manifest,
-                     unit_of, write_json_atomic)
-from .views import FLAG_NAMES, Attempt, CallView, ItemFlags, ItemView, ProtocolView
+import typing as _typing
+
+from .._lazy import lazy_exports as _lazy_exports
 
 __all__ = ["DEFAULT_MAX_ITEMS", "EXPORT_FORMATS", "FLAG_NAMES", "SCHEMA_VERSION", "Attempt",
            "CallView", "CurveCollector", "CurvePoint", "ExportResult", "FailedUnits", "ItemFlags",
@@ -16,4 +11,49 @@ __all__ = ["DEFAULT_MAX_ITEMS", "EXPORT_FORMATS", "FLAG_NAMES", "SCHEMA_VERSION"
            "RunLock", "RunReader", "export_run", "iter_records", "lock_run_dir",
            "permutation_curve", "previous_sessions",
            "read_jsonl", "read_manifest", "render_report", "unit_of", "write_json_atomic",
-           "write_report"]
+           "report_is_current", "write_report"]
+
+__getattr__, __dir__ = _lazy_exports(__name__, {
+    "CurveCollector": ".curve",
+    "CurvePoint": ".curve",
+    "PermutationCurve": ".curve",
+    "permutation_curve": ".curve",
+    "DEFAULT_MAX_ITEMS": ".freshness",
+    "render_report": ".html",
+    "write_report": ".html",
+    "report_is_current": ".freshness",
+    "RunReader": ".reader",
+    "EXPORT_FORMATS": ".export",
+    "ExportResult": ".export",
+    "export_run": ".export",
+    "SCHEMA_VERSION": ".rundir",
+    "FailedUnits": ".rundir",
+    "Records": ".rundir",
+    "RunDir": ".rundir",
+    "RunDirBusyError": ".rundir",
+    "RunLock": ".rundir",
+    "iter_records": ".rundir",
+    "lock_run_dir": ".rundir",
+    "previous_sessions": ".rundir",
+    "read_jsonl": ".rundir",
+    "read_manifest": ".rundir",
+    "unit_of": ".rundir",
+    "write_json_atomic": ".rundir",
+    "FLAG_NAMES": ".views",
+    "Attempt": ".views",
+    "CallView": ".views",
+    "ItemFlags": ".views",
+    "ItemView": ".views",
+    "ProtocolView": ".views",
+})
+
+if _typing.TYPE_CHECKING:
+    from .curve import CurveCollector, CurvePoint, PermutationCurve, permutation_curve
+    from .freshness import DEFAULT_MAX_ITEMS, report_is_current
+    from .html import render_report, write_report
+    from .reader import RunReader
+    from .export import EXPORT_FORMATS, ExportResult, export_run
+    from .rundir import (SCHEMA_VERSION, FailedUnits, Records, RunDir, RunDirBusyError, RunLock,
+                         iter_records, lock_run_dir, previous_sessions, read_jsonl, read_manifest,
+                         unit_of, write_json_atomic)
+    from .views import FLAG_NAMES, Attempt, CallView, ItemFlags, ItemView, ProtocolView

@@ -13,6 +13,7 @@ run order), so the page of a large run stays small; ``jurybox show RUN ITEM`` sh
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 import shlex
@@ -26,6 +27,7 @@ from ..errors import DataError, write_error
 from .curve import CurveCollector
 from .reader import RunReader
 from .rundir import read_manifest
+from .freshness import DEFAULT_MAX_ITEMS, INPUTS_META, report_inputs
 from .page_texts import PageTexts
 from .sections import (Chart, Table, agreement_sections, curve_chart, flip_chart,
                        personalize_sections, position_charts, summary_table)
@@ -35,8 +37,6 @@ __all__ = ["DEFAULT_MAX_ITEMS", "render_report", "write_report"]
 
 log = logging.getLogger(__name__)
 
-#: Items the item browser holds at most.
-DEFAULT_MAX_ITEMS = 300
 
 _FLAG_HELP = {
     "flipped": "the top pick (pairwise: the verdict) changed across the orders shown",
@@ -156,7 +156,10 @@ def render_report(run_dir: str | Path, *, max_items: int = DEFAULT_MAX_ITEMS) ->
                                "jurybox_version": __version__, "summary_table": None,
                                "charts": [], "items": [], "counts": {}, "n_items": 0,
                                "flag_help": _FLAG_HELP, "flag_names": FLAG_NAMES,
-                               "max_items": max_items, "notes": [], "texts": PageTexts()}
+                               "max_items": max_items, "notes": [], "texts": PageTexts(),
+                               "inputs_meta": INPUTS_META,
+                               "inputs": report_inputs(run_dir, max_items=max_items)
+                               if run_dir.is_dir() else ""}
     if read_manifest(run_dir / "run.json") is None:
         summary = _agreement_summary(run_dir)
         context.update(header={"kind": "agreement", "task": "ratings", "model": "",
@@ -182,8 +185,6 @@ def render_report(run_dir: str | Path, *, max_items: int = DEFAULT_MAX_ITEMS) ->
 
 
 def _agreement_summary(run_dir: Path) -> dict[str, Any]:
-    import json
-
     path = run_dir / "summary.json"
     try:
         summary = json.loads(path.read_text(encoding="utf-8"))

@@ -1,14 +1,43 @@
 """The run engine under every judging command: endpoint, cache, run directory, progress."""
 
-from .calls import ItemCalls, ProtocolCalls
-from .endpoint import check_endpoint, open_endpoint
-from .engine import Engine, Interrupted, RunHooks, RunInfo, RunJob, RunReport, Summary
-from .options import (DEFAULT_ABORT_AFTER, DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY,
-                      DEFAULT_STRUCTURED, DEFAULT_TIMEOUT_S, DEFAULT_TRANSPORT, RunOptions)
-from .structured import STRUCTURED_MODES, AnswerFormats, StructuredMode
+import typing as _typing
+
+from .._lazy import lazy_exports as _lazy_exports
 
 __all__ = ["DEFAULT_ABORT_AFTER", "DEFAULT_ATTEMPTS", "DEFAULT_CONCURRENCY", "DEFAULT_STRUCTURED",
            "DEFAULT_TIMEOUT_S", "DEFAULT_TRANSPORT", "STRUCTURED_MODES", "AnswerFormats",
            "Engine", "Interrupted", "ItemCalls", "ProtocolCalls", "RunHooks", "RunInfo",
            "RunJob", "RunOptions", "RunReport", "StructuredMode", "Summary", "check_endpoint",
            "open_endpoint"]
+
+__getattr__, __dir__ = _lazy_exports(__name__, {
+    "ItemCalls": ".calls",
+    "ProtocolCalls": ".calls",
+    "check_endpoint": ".endpoint",
+    "open_endpoint": ".endpoint",
+    "Engine": ".engine",
+    "Interrupted": ".engine",
+    "RunHooks": ".engine",
+    "RunInfo": ".engine",
+    "RunJob": ".engine",
+    "RunReport": ".engine",
+    "Summary": ".engine",
+    "DEFAULT_ABORT_AFTER": ".options",
+    "DEFAULT_ATTEMPTS": ".options",
+    "DEFAULT_CONCURRENCY": ".options",
+    "DEFAULT_STRUCTURED": ".options",
+    "DEFAULT_TIMEOUT_S": ".options",
+    "DEFAULT_TRANSPORT": ".options",
+    "RunOptions": ".options",
+    "STRUCTURED_MODES": ".options",
+    "AnswerFormats": ".structured",
+    "StructuredMode": ".options",
+})
+
+if _typing.TYPE_CHECKING:
+    from .calls import ItemCalls, ProtocolCalls
+    from .endpoint import check_endpoint, open_endpoint
+    from .engine import Engine, Interrupted, RunHooks, RunInfo, RunJob, RunReport, Summary
+    from .options import (DEFAULT_ABORT_AFTER, DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY,
+                          DEFAULT_STRUCTURED, DEFAULT_TIMEOUT_S, DEFAULT_TRANSPORT, RunOptions)
+    from .structured import STRUCTURED_MODES, AnswerFormats, StructuredMode

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import get_args
+from typing import Literal, get_args
 
 from ..cost.prices import Price
 from ..errors import ConfigError
 from ..fields import check_fields
-from ..providers import Transport
-from ..runner import RetryPolicy
-from .structured import STRUCTURED_MODES, StructuredMode
+from ..limits import MAX_CONCURRENCY, MAX_TIMEOUT_S, MAX_WINDOW
+from ..providers.transport import Transport
+from ..runner.retry import RetryPolicy
 
 __all__ = ["RunOptions", "DEFAULT_CONCURRENCY", "DEFAULT_TIMEOUT_S", "DEFAULT_ATTEMPTS",
            "DEFAULT_ABORT_AFTER", "DEFAULT_STRUCTURED", "DEFAULT_TRANSPORT", "MAX_CONCURRENCY",
@@ -28,15 +28,6 @@ __all__ = ["RunOptions", "DEFAULT_CONCURRENCY", "DEFAULT_TIMEOUT_S", "DEFAULT_AT
 DEFAULT_CONCURRENCY = 16
 #: Per-request timeout, seconds.
 DEFAULT_TIMEOUT_S = 60.0
-#: Most model calls in flight at once. Each unit in flight is a task holding its item and
-#: prompts; a billion of them filled 2.7 GB before the first call. No endpoint serves one
-#: client more than a few hundred calls at once.
-MAX_CONCURRENCY = 1024
-#: Most units being judged at once (``window``), for the same reason.
-MAX_WINDOW = 1024
-#: Longest per-request timeout, seconds (an hour): longer only hangs a run on an endpoint
-#: that stopped answering.
-MAX_TIMEOUT_S = 3600.0
 #: Attempts per call, the first included (429, 5xx and timeouts are retried).
 DEFAULT_ATTEMPTS = RetryPolicy().attempts
 #: A run stops when this many calls in a row fail at the API after their retries.
@@ -44,6 +35,9 @@ DEFAULT_ABORT_AFTER = 25
 #: HTTP client for OpenAI-compatible endpoints: the lean aiohttp POST.
 DEFAULT_TRANSPORT: Transport = "aiohttp"
 #: Structured outputs: the answer schema for real endpoints, off for the simulated judge.
+#: How a run asks for structured output (see :mod:`jurybox.run.structured`).
+StructuredMode = Literal["auto", "json-schema", "json-object", "off"]
+STRUCTURED_MODES: tuple[StructuredMode, ...] = ("auto", "json-schema", "json-object", "off")
 DEFAULT_STRUCTURED: StructuredMode = "auto"
 
 

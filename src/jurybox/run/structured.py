@@ -17,17 +17,16 @@ enforced. The mode and the schema are part of the cache key.
 from __future__ import annotations
 
 import logging
-from typing import Any, Literal
+from typing import Any
 
 from ..cache import canonical_json
 from ..providers import AnswerFormat, ChatRequest, FormatMode
+from .options import STRUCTURED_MODES, StructuredMode
 
 __all__ = ["AnswerFormats", "StructuredMode", "STRUCTURED_MODES"]
 
 log = logging.getLogger(__name__)
 
-StructuredMode = Literal["auto", "json-schema", "json-object", "off"]
-STRUCTURED_MODES: tuple[StructuredMode, ...] = ("auto", "json-schema", "json-object", "off")
 _LOWER: dict[FormatMode, FormatMode | None] = {"json-schema": "json-object",
                                                "json-object": None}
 

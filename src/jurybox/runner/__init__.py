@@ -1,9 +1,28 @@
 """Async execution of judge jobs: concurrency, retries, cache, re-ask."""
 
-from .gc_tuning import tune_gc
-from .records import CallRecord, Failure, FailureKind, Outcome, Totals
-from .retry import RetryPolicy
-from .runner import AnswerStore, Job, Runner, reask_request
+import typing as _typing
+
+from .._lazy import lazy_exports as _lazy_exports
 
 __all__ = ["AnswerStore", "CallRecord", "Failure", "FailureKind", "Job", "Outcome",
            "RetryPolicy", "Runner", "Totals", "reask_request", "tune_gc"]
+
+__getattr__, __dir__ = _lazy_exports(__name__, {
+    "tune_gc": ".gc_tuning",
+    "CallRecord": ".records",
+    "Failure": ".records",
+    "FailureKind": ".records",
+    "Outcome": ".records",
+    "Totals": ".records",
+    "RetryPolicy": ".retry",
+    "AnswerStore": ".runner",
+    "Job": ".runner",
+    "Runner": ".runner",
+    "reask_request": ".runner",
+})
+
+if _typing.TYPE_CHECKING:
+    from .gc_tuning import tune_gc
+    from .records import CallRecord, Failure, FailureKind, Outcome, Totals
+    from .retry import RetryPolicy
+    from .runner import AnswerStore, Job, Runner, reask_request

@@ -6,12 +6,10 @@ import math
 import random
 from dataclasses import dataclass
 
+from ..limits import MAX_ATTEMPTS
+
 __all__ = ["MAX_ATTEMPTS", "RetryPolicy"]
 
-#: Most attempts per call. With the default backoff (waits capped at 30 s) 100 attempts can
-#: already hold one call for about 50 minutes; more only keeps a dead endpoint's run from
-#: ever ending (and 2**attempt overflows a float past ~1000).
-MAX_ATTEMPTS = 100
 
 
 @dataclass(frozen=True)

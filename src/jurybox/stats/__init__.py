@@ -1,17 +1,9 @@
 """Statistics: accuracy, paired comparison, order diagnostics. Result objects, not floats."""
 
-from ._bootstrap import bootstrap_mean_ci
-from .interval import ConfidenceInterval
-from .accuracy import AccuracyResult, accuracy
-from .coarse import CoarseAgreement, PairJaccard, co_rated_pairs, coarse_agreement
-from .krippendorff import (AlphaResult, DegenerateAlphaWarning, InsufficientRatingsError, Level,
-                           krippendorff_alpha)
-from .judgebench import (BucketAccuracy, JudgeBenchCounts, VoteOutcome, bucket_accuracy,
-                         judgebench_counts, judgebench_vote)
-from .order import OrderDiagnostics, OrderTally, order_diagnostics
-from .paired import PairedComparison, paired_comparison
-from .text import TfidfIndex
-from .profiles import PairwiseAlpha, RaterProfile, pairwise_alpha, rater_profile
+import typing as _typing
+
+from .._lazy import lazy_exports as _lazy_exports
+from .accuracy import accuracy
 
 __all__ = [
     "AccuracyResult",
@@ -44,3 +36,48 @@ __all__ = [
     "pairwise_alpha",
     "rater_profile",
 ]
+
+__getattr__, __dir__ = _lazy_exports(__name__, {
+    "bootstrap_mean_ci": "._bootstrap",
+    "ConfidenceInterval": ".interval",
+    "AccuracyResult": ".accuracy",
+    "CoarseAgreement": ".coarse",
+    "PairJaccard": ".coarse",
+    "co_rated_pairs": ".coarse",
+    "coarse_agreement": ".coarse",
+    "AlphaResult": ".krippendorff",
+    "DegenerateAlphaWarning": ".krippendorff",
+    "InsufficientRatingsError": ".krippendorff",
+    "Level": ".krippendorff",
+    "krippendorff_alpha": ".krippendorff",
+    "BucketAccuracy": ".judgebench",
+    "JudgeBenchCounts": ".judgebench",
+    "VoteOutcome": ".judgebench",
+    "bucket_accuracy": ".judgebench",
+    "judgebench_counts": ".judgebench",
+    "judgebench_vote": ".judgebench",
+    "OrderDiagnostics": ".order",
+    "OrderTally": ".order",
+    "order_diagnostics": ".order",
+    "PairedComparison": ".paired",
+    "paired_comparison": ".paired",
+    "TfidfIndex": ".text",
+    "PairwiseAlpha": ".profiles",
+    "RaterProfile": ".profiles",
+    "pairwise_alpha": ".profiles",
+    "rater_profile": ".profiles",
+})
+
+if _typing.TYPE_CHECKING:
+    from ._bootstrap import bootstrap_mean_ci
+    from .interval import ConfidenceInterval
+    from .accuracy import AccuracyResult
+    from .coarse import CoarseAgreement, PairJaccard, co_rated_pairs, coarse_agreement
+    from .krippendorff import (AlphaResult, DegenerateAlphaWarning, InsufficientRatingsError, Level,
+                               krippendorff_alpha)
+    from .judgebench import (BucketAccuracy, JudgeBenchCounts, VoteOutcome, bucket_accuracy,
+                             judgebench_counts, judgebench_vote)
+    from .order import OrderDiagnostics, OrderTally, order_diagnostics
+    from .paired import PairedComparison, paired_comparison
+    from .text import TfidfIndex
+    from .profiles import PairwiseAlpha, RaterProfile, pairwise_alpha, rater_profile

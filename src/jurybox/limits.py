@@ -1,0 +1,30 @@
+"""Upper bounds of the settings that could exhaust memory or time, in one light module (the
+command line shows them in ``--help`` without importing the protocols or the engine). Each is
+checked where its setting is used (:class:`~jurybox.run.RunOptions`,
+:class:`~jurybox.runner.RetryPolicy`, :func:`~jurybox.protocols.permutation_set`, the rubric
+judge) and by the CLI's option ranges.
+"""
+
+__all__ = ["MAX_ATTEMPTS", "MAX_CONCURRENCY", "MAX_K", "MAX_SEEDS", "MAX_TIMEOUT_S",
+           "MAX_WINDOW"]
+
+#: Most orders (K) PCF may ask per item. Consensus over K orders settles well before this
+#: (the paper uses K <= 10); the bound keeps a mistyped K (10**8) from building orders and
+#: prompts until memory runs out. An item of n candidates has at most n! orders besides.
+MAX_K = 1000
+#: Most seeds (predictions per unit and dimension). The paper votes over 3; each seed is a
+#: call per unit and dimension, so a mistyped 10**9 would plan calls until memory ran out.
+MAX_SEEDS = 100
+#: Most model calls in flight at once. Each unit in flight is a task holding its item and
+#: prompts; a billion of them filled 2.7 GB before the first call. No endpoint serves one
+#: client more than a few hundred calls at once.
+MAX_CONCURRENCY = 1024
+#: Most units being judged at once (``window``), for the same reason.
+MAX_WINDOW = 1024
+#: Longest per-request timeout, seconds (an hour): longer only hangs a run on an endpoint
+#: that stopped answering.
+MAX_TIMEOUT_S = 3600.0
+#: Most attempts per call. With the default backoff (waits capped at 30 s) 100 attempts can
+#: already hold one call for about 50 minutes; more only keeps a dead endpoint's run from
+#: ever ending (and 2**attempt overflows a float past ~1000).
+MAX_ATTEMPTS = 100
