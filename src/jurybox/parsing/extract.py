@@ -267,8 +267,9 @@ class _Reader:
         except ValueError as exc:  # JSONDecodeError, or a bug in a hook
             where = (f" (at character {exc.pos + 1} of it)"
                      if isinstance(exc, json.JSONDecodeError) else "")
-            return JSONSpan(None, start, end, problem=f"the JSON object is not valid JSON: "
-                                                      f"{getattr(exc, 'msg', exc)}{where}")
+            why = str(getattr(exc, "msg", exc)).removesuffix(" at")  # "... character at"
+            return JSONSpan(None, start, end,
+                            problem=f"the JSON object is not valid JSON: {why}{where}")
         repeated = tuple(self.repeated)
         return JSONSpan(obj, start, end, repeated,
                         repeated_keys_message(repeated) if repeated else None)

@@ -96,7 +96,9 @@ async def parse_answer(parse: Callable[[str], T], text: str) -> T:
     except ParseError:
         raise
     except Exception as exc:  # noqa: BLE001 - a bug in a parser must not end the run
-        log.exception("the parser failed on an answer of %d characters", len(text))
+        log.error("the parser failed on an answer of %d characters: %s: %s", len(text),
+                  type(exc).__name__, exc)
+        log.debug("the parser's traceback", exc_info=True)
         raise ParserFailed(f"the answer could not be read (the parser failed: "
                            f"{type(exc).__name__}: {str(exc)[:200]})") from exc
 
