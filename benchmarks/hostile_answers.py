@@ -1,7 +1,8 @@
 """Parse time of hostile judge answers, and how long the event loop stalls meanwhile.
 
 Each case is one answer text (200 kB of ``{``, 200 kB of ``<think>``, 5 MB of prose, a 5 MB
-JSON answer, and the same shapes at 1 MB, the most jurybox reads), parsed by the listwise,
+JSON answer, 5 MB of prose with an unclosed ``<think>`` and a stray ``{`` in every line, and
+the same shapes at 1 MB, the most jurybox reads), parsed by the listwise,
 pairwise and rubric parsers. Every (case, parser) runs in a fresh subprocess with a time
 limit, so a parser that hangs (the quadratic one before the fix) is reported as ``>limit``
 instead of hanging the benchmark. Inside it the parse runs the way the runner runs it
@@ -38,6 +39,12 @@ def _prose(size: int) -> str:
     return (line * (size // len(line) + 1))[:size - len(ANSWER) - 1] + "\n" + ANSWER
 
 
+def _mixed(size: int) -> str:
+    """Prose with an unclosed tag and a stray brace in every line, then the answer."""
+    line = "<think> Candidate {B cites the 1969 landing; C is vague about the date.\n"
+    return (line * (size // len(line) + 1))[:size - len(ANSWER) - 1] + "\n" + ANSWER
+
+
 def _json(size: int) -> str:
     pad = size - len(ANSWER) - len(', "notes": ""')
     return ANSWER[:-1] + ', "notes": "' + "x" * pad + '"}'
@@ -48,10 +55,12 @@ CASES = {
     "think-200k": lambda: "<think>" * (200_000 // 7),
     "text-5M": lambda: _prose(5_000_000),
     "json-5M": lambda: _json(5_000_000),
+    "mixed-5M": lambda: _mixed(5_000_000),
     "braces-1M": lambda: "{" * 1_000_000,
     "think-1M": lambda: "<think>" * (1_000_000 // 7),
     "text-1M": lambda: _prose(999_000),
     "json-1M": lambda: _json(999_000),
+    "mixed-1M": lambda: _mixed(999_000),
     "deep-10k": lambda: '{"a":' * 10_000 + "1" + "}" * 10_000,
     "quotes-1M": lambda: '{x"' * 333_000,
 }

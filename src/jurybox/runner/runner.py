@@ -77,13 +77,16 @@ class ParserFailed(Exception):
 async def parse_answer(parse: Callable[[str], T], text: str) -> T:
     """``parse(text)``, off the event loop when ``text`` is long.
 
-    Why a thread for long answers only: jurybox's parsers are linear in the text and refuse
-    texts over :data:`jurybox.parsing.extract.MAX_REPLY_CHARS`, so no parse is unbounded,
-    but a long one still takes tens of milliseconds of pure Python, and every call in
-    flight would wait for it on the loop. In a worker thread the loop keeps running (CPython
-    hands the interpreter over every ``sys.getswitchinterval()``, 5 ms). A short answer (at
-    most :data:`INLINE_PARSE_CHARS` characters, nearly every answer) parses in well under a
-    millisecond, less than a thread hand-off costs, so it is parsed in place.
+    Why both bounds and a thread: jurybox's parsers are linear in the text and refuse texts
+    over :data:`jurybox.parsing.extract.MAX_REPLY_CHARS`, so no parse is unbounded; but at
+    that cap the most hostile shapes still take up to about a second of pure Python
+    (``benchmarks/hostile_answers.py``), and on the loop every call in flight would wait
+    for it. In a worker thread the loop keeps running: CPython hands the interpreter over
+    every ``sys.getswitchinterval()`` (5 ms), so the loop stalls only for the longest single
+    C call of the parse (a regex or json pass over the text, tens of milliseconds at the
+    cap). A short answer (at most :data:`INLINE_PARSE_CHARS` characters, nearly every
+    answer) parses in well under a millisecond, less than a thread hand-off costs, so it is
+    parsed in place.
 
     Raises:
         ParseError: from ``parse``.
