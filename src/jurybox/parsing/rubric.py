@@ -7,12 +7,14 @@ fine-tuned after it answer (Kim et al. 2024, arXiv 2405.01535).
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..errors import ParseError
-from .extract import last_valid_object, looks_like_refusal, number_field, strip_thinking
+from .extract import (check_length, digits_hint, final_object, looks_like_refusal, number_field,
+                      shorten, strip_thinking)
 
 __all__ = ["MARKER_CONFIDENCE", "RubricJudgment", "parse_rubric", "parse_rubric_marker"]
 
@@ -36,35 +38,65 @@ class RubricJudgment:
     reasoning: str
 
 
+def _confidence(value: object, problems: list[str]) -> float:
+    """The confidence 0-100; a fractional one within [0, 1] is a 0-1 scale (0.85 would read as
+    0.85 of 100) and fails, as listwise scores do."""
+    try:
+        confidence = number_field("confidence", value, scale_max=100)
+    except ParseError as exc:
+        problems.append(str(exc))
+        return math.nan
+    if not 0 <= confidence <= 100:
+        problems.append(f"confidence must be 0-100, got {shorten(value)}")
+    elif 0 < confidence < 1:
+        problems.append(f"confidence is on a 0-100 scale, got {shorten(value)}: write "
+                        f"{100 * confidence:g} for {confidence:g}")
+    return confidence
+
+
 def parse_rubric(text: str, valid: Callable[[float], bool], allowed: str, *,
                  scale_max: float | None = None) -> RubricJudgment:
     """Read ``{"score": ..., "confidence": ..., "reasoning": ...}`` from raw judge text.
+
+    The judge's answer is the **last** JSON object of the visible text (think blocks
+    removed, fenced or not): when it is invalid the call fails, whatever came before.
+    Numbers are JSON numbers or numeric strings in ASCII decimal digits
+    (:func:`~jurybox.parsing.extract.number_field`).
 
     Args:
         valid: whether a score is allowed (on the scale, or the exclusion code).
         allowed: how to say what is allowed, for the error (e.g. ``"an integer 1-4 or 0"``).
         scale_max: the scale's maximum: a score written as a fraction out of it ("3/4") reads
             as its numerator; any other fraction fails (None: fractions fail). A confidence
-            may be written out of 100.
+            may be written out of 100; a fractional one within [0, 1] fails (a 0-1 scale).
 
     Raises:
-        ParseError: no object validates (the first error is kept for the re-ask), or a
-            refusal. ``raw`` holds the text.
+        ParseError: the last object does not validate (the message names every problem:
+            score and confidence), cannot be read, or there is none; a refusal
+            (``kind="refusal"``); a text longer than
+            :data:`~jurybox.parsing.extract.MAX_REPLY_CHARS`. ``raw`` holds the text.
     """
     def validate(obj: dict) -> RubricJudgment:
+        problems: list[str] = []
+        score = math.nan
         if "score" not in obj:
-            raise ParseError('missing "score"')
-        score = number_field("score", obj["score"], scale_max=scale_max)
-        if not score.is_integer() or not valid(score):
-            raise ParseError(f"score must be {allowed}, got {obj['score']!r}")
-        confidence = number_field("confidence", obj.get("confidence"), scale_max=100)
-        if not 0 <= confidence <= 100:
-            raise ParseError(f"confidence must be 0-100, got {obj.get('confidence')!r}")
+            problems.append('missing "score"')
+        else:
+            try:
+                score = number_field("score", obj["score"], scale_max=scale_max)
+            except ParseError as exc:
+                problems.append(str(exc))
+            else:
+                if not score.is_integer() or not valid(score):
+                    problems.append(f"score must be {allowed}, got {shorten(obj['score'])}")
+        confidence = _confidence(obj.get("confidence"), problems)
+        if problems:
+            raise ParseError("; ".join(problems))
         reasoning = obj.get("reasoning", "")
         return RubricJudgment(int(score), confidence,
                               reasoning if isinstance(reasoning, str) else str(reasoning))
 
-    return last_valid_object(text, validate)
+    return final_object(text, validate)
 
 
 def parse_rubric_marker(text: str, valid: Callable[[float], bool], allowed: str, *,
@@ -83,14 +115,16 @@ def parse_rubric_marker(text: str, valid: Callable[[float], bool], allowed: str,
         scale_max: the scale's maximum: ``[RESULT] 4/5`` reads as 4 when it is 5.
 
     Raises:
-        ParseError: no marker (``kind="refusal"`` when the text reads as a refusal), or the
+        ParseError: no marker (``kind="refusal"`` when the text reads as a refusal), the
             last marker's score is not ``allowed`` (the message names the scale, for the
-            re-ask). ``raw`` holds the text.
+            re-ask; only ASCII decimal digits are read), or the text is longer than
+            :data:`~jurybox.parsing.extract.MAX_REPLY_CHARS`. ``raw`` holds the text.
     """
+    check_length(text)
     visible = strip_thinking(text)
     markers = list(_RESULT.finditer(visible))
     if not markers:
-        if looks_like_refusal(text):
+        if looks_like_refusal(visible, visible=True):
             raise ParseError("the judge refused", raw=text, kind="refusal")
         raise ParseError(f'no [RESULT] marker found: end with "[RESULT] <{allowed}>"', raw=text)
     last = markers[-1]
@@ -101,6 +135,6 @@ def parse_rubric_marker(text: str, valid: Callable[[float], bool], allowed: str,
         score = float("nan")
     if not score.is_integer() or not valid(score):
         raise ParseError(f"the score after the last [RESULT] must be {allowed}, got "
-                         f"{written!r}", raw=text)
+                         f"{shorten(written)}{digits_hint(written)}", raw=text)
     reasoning = _FEEDBACK.sub("", visible[:last.start()], count=1).strip()
     return RubricJudgment(int(score), MARKER_CONFIDENCE, reasoning)

@@ -21,13 +21,16 @@ from ..providers import ChatRequest, ChatResponse, Message, Provider
 from .records import CallRecord, Failure, FailureKind, Outcome, Totals
 from .retry import RetryPolicy
 
-__all__ = ["AnswerStore", "Job", "REASK_JSON", "Runner", "reask_request"]
+__all__ = ["AnswerStore", "INLINE_PARSE_CHARS", "Job", "ParserFailed", "REASK_JSON", "Runner",
+           "parse_answer", "reask_request"]
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 #: What a re-ask asks for unless the job says otherwise (a JSON answer).
 REASK_JSON = "only the JSON object in the format asked for above"
+#: Answers longer than this (characters) are parsed in a worker thread (:func:`parse_answer`).
+INLINE_PARSE_CHARS = 16_384
 
 
 class AnswerStore(Protocol):
@@ -64,6 +67,44 @@ def reask_request(request: ChatRequest, raw: str, error: str, *,
     follow_up = f"Your reply could not be used: {error}. Reply again with {asked}."
     return request.model_copy(update={"messages": request.messages + (
         Message(role="assistant", content=raw), Message(role="user", content=follow_up))})
+
+
+class ParserFailed(Exception):
+    """A parse function raised something other than ParseError (a bug in it): the answer is
+    recorded as a parse failure naming the exception, and not re-asked (the judge cannot fix
+    it)."""
+
+
+async def parse_answer(parse: Callable[[str], T], text: str) -> T:
+    """``parse(text)``, off the event loop when ``text`` is long.
+
+    Why both bounds and a thread: jurybox's parsers are linear in the text and refuse texts
+    over :data:`jurybox.parsing.extract.MAX_REPLY_CHARS`, so no parse is unbounded; but at
+    that cap the most hostile shapes still take up to about a second of pure Python
+    (``benchmarks/hostile_answers.py``), and on the loop every call in flight would wait
+    for it. In a worker thread the loop keeps running: CPython hands the interpreter over
+    every ``sys.getswitchinterval()`` (5 ms), so the loop stalls only for the longest single
+    C call of the parse (a regex or json pass over the text, tens of milliseconds at the
+    cap). A short answer (at most :data:`INLINE_PARSE_CHARS` characters, nearly every
+    answer) parses in well under a millisecond, less than a thread hand-off costs, so it is
+    parsed in place.
+
+    Raises:
+        ParseError: from ``parse``.
+        ParserFailed: ``parse`` raised anything else (RecursionError, ValueError, ...).
+    """
+    try:
+        if len(text) <= INLINE_PARSE_CHARS:
+            return parse(text)
+        return await asyncio.to_thread(parse, text)
+    except ParseError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a bug in a parser must not end the run
+        log.error("the parser failed on an answer of %d characters: %s: %s", len(text),
+                  type(exc).__name__, exc)
+        log.debug("the parser's traceback", exc_info=True)
+        raise ParserFailed(f"the answer could not be read (the parser failed: "
+                           f"{type(exc).__name__}: {str(exc)[:200]})") from exc
 
 
 class Runner:
@@ -118,6 +159,8 @@ class Runner:
 
         An answer cut off at the token limit (finish_reason ``"length"``) counts as unusable
         whatever it contains: a truncated judgment may end before the judge changed its mind.
+        Parsing never raises out of here: a parse function that raises anything but
+        ParseError gives a recorded parse failure (:func:`parse_answer`).
         """
         request, key = job.request, cache_key(self._identity, job.request)
         first_key, reask = key, 0
@@ -144,7 +187,11 @@ class Runner:
                 if record.finish_reason == "length":
                     raise ParseError("the answer was cut off at the token limit (finish_reason "
                                      "'length'); answer more briefly", raw=record.text)
-                value = job.parse(record.text)
+                value = await parse_answer(job.parse, record.text)
+            except ParserFailed as exc:
+                record.parse_error, record.outcome = str(exc), "parse"
+                self._emit(record)
+                return Outcome(None, Failure("parse", str(exc), record.text), first_key)
             except ParseError as exc:
                 record.parse_error = str(exc)
                 kind: FailureKind = "refusal" if exc.kind == "refusal" else "parse"
