@@ -54,3 +54,20 @@ def test_judge_cli_example_output_is_what_the_command_prints(tmp_path, monkeypat
     for line in shown:
         if line.startswith(("│", "2 items", "accuracy")):
             assert " ".join(line.split()) in printed, line
+
+
+def test_notebook_example_runs_on_a_running_loop(tmp_path, monkeypatch):
+    """The awaitable example, as a notebook cell runs it: top-level await on a running loop."""
+    import ast
+    import asyncio
+
+    monkeypatch.chdir(tmp_path)
+    block = _python_block_after("**Notebooks and async code.**")
+    code = compile(block, "README.md", "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+    namespace: dict = {}
+
+    async def cell() -> None:
+        await eval(code, namespace)  # a coroutine: the cell's top-level await
+    asyncio.run(cell())
+    assert [j.item_id for j in namespace["result"].items] == ["q1"]
+    assert (tmp_path / "runs/nb/judgments.jsonl").exists()
