@@ -78,7 +78,42 @@ def main() -> None:
             sys.exit(EXIT_BAD_INPUT)
         print(f"warning: {exc}; using {DEFAULT_LEVEL}", file=sys.stderr)
         level = log_level(None)
+    _printable_streams()
     handler = logging.StreamHandler()
     handler.setFormatter(SafeFormatter("%(levelname)s %(name)s: %(message)s"))
     logging.basicConfig(level=level, handlers=[handler])
-    app()
+    try:
+        app()
+    except OSError as exc:  # stdout gone (a closed pipe) or full (/dev/full): not a traceback
+        _silence_stdout()
+        if not isinstance(exc, BrokenPipeError):
+            _error(f"cannot write the output: {exc.strerror or exc}")
+        sys.exit(EXIT_OUTPUT_FAILED)
+
+
+#: Exit code when the output itself cannot be written (a closed pipe, a full device); what the
+#: command did (a run directory, the cache) is kept as usual.
+EXIT_OUTPUT_FAILED = 1
+
+
+def _printable_streams() -> None:
+    """Standard output and error that cannot encode every character (``LANG=C``,
+    ``PYTHONIOENCODING=ascii``) write an escape for what they cannot show instead of failing
+    with UnicodeEncodeError; a closed one (``>&-``) is replaced by /dev/null."""
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        if stream is None:
+            setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))
+            continue
+        encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
+        if encoding not in ("utf8", "utf16", "utf32") and hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's last flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass

@@ -30,7 +30,15 @@ if TYPE_CHECKING:
     from ..runner import CallRecord
 
 # Logs and CI are not terminals; give tables room there instead of rich's 80 columns.
-console = Console(width=None if sys.stdout.isatty() else 176)
+def _isatty(stream: Any) -> bool:
+    """A stream is a terminal (False for a closed or missing one: ``jurybox ... >&-``)."""
+    try:
+        return bool(stream is not None and stream.isatty())
+    except (OSError, ValueError):
+        return False
+
+
+console = Console(width=None if _isatty(sys.stdout) else 176)
 err_console = Console(stderr=True)
 
 
@@ -139,7 +147,7 @@ class BenchProgress:
         self.progress = Progress(
             TextColumn("[bold]judging"), BarColumn(), MofNCompleteColumn(),
             TextColumn("items  {task.fields[stats]}"), TimeElapsedColumn(),
-            console=err_console, transient=False, disable=not sys.stderr.isatty()
+            console=err_console, transient=False, disable=not _isatty(sys.stderr)
             and os.environ.get("JURYBOX_PROGRESS") != "1")
         self.task = self.progress.add_task("judging", total=None, stats="")
 

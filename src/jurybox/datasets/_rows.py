@@ -57,6 +57,35 @@ def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
     return row
 
 
+#: Longest line a data file may hold, bytes (64 MiB: an item of 26 candidates of 100 kB each
+#: is 2.6 MB). A line is read with this limit, so a file without newlines (a 3 GB sparse
+#: file, a device) is refused after 64 MiB instead of filling memory.
+MAX_LINE_BYTES = 64 * 1024 * 1024
+
+
+def _raw_lines(path: Path, fh: BinaryIO) -> Iterator[tuple[int, bytes]]:
+    """(1-based line number, bytes) of each line, each read with :data:`MAX_LINE_BYTES` as
+    its limit.
+
+    Raises:
+        DataError: a line longer than the limit, or the file cannot be read (an I/O error).
+    """
+    line_no = 0
+    while True:
+        try:
+            raw = fh.readline(MAX_LINE_BYTES + 1)
+        except OSError as exc:
+            raise DataError(path, f"cannot be read: {exc.strerror or exc}",
+                            line=line_no + 1) from None
+        if not raw:
+            return
+        line_no += 1
+        if len(raw) > MAX_LINE_BYTES:
+            raise DataError(path, f"line longer than {MAX_LINE_BYTES:,} bytes (64 MiB); is "
+                            f"this a data file?", line=line_no)
+        yield line_no, raw
+
+
 def _decode(path: Path, raw: bytes, line_no: int) -> str:
     try:
         return raw.decode("utf-8-sig" if line_no == 1 else "utf-8")
@@ -73,7 +102,7 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, dict]]:
             within one object at any depth (``{"gold": 0, "gold": 1}``; field: the key).
     """
     with path.open("rb") as fh:
-        for line_no, raw in enumerate(fh, start=1):
+        for line_no, raw in _raw_lines(path, fh):
             line = _decode(path, raw, line_no)
             if not line.strip():
                 continue
@@ -101,9 +130,9 @@ class _Lines:
         self.path, self.fh, self.line = path, fh, 0
 
     def __iter__(self) -> Iterator[str]:
-        for raw in self.fh:
-            self.line += 1
-            yield _decode(self.path, raw, self.line)
+        for line_no, raw in _raw_lines(self.path, self.fh):
+            self.line = line_no
+            yield _decode(self.path, raw, line_no)
 
 
 def iter_csv(path: Path, *, required: Sequence[str] = ()) -> Iterator[tuple[int, dict]]:

@@ -100,6 +100,33 @@ def _owners(listing: object) -> set[str]:
             if isinstance(m, dict) and isinstance(m.get("owned_by"), str)}
 
 
+#: Largest response body read, bytes: a longer one is refused unread past this point.
+MAX_BODY_BYTES = 32 * 1024 * 1024
+
+
+async def _read_limited(resp: aiohttp.ClientResponse) -> bytes:
+    """The response body, read until its end or until it passes :data:`MAX_BODY_BYTES` (then
+    longer than the limit: the caller refuses it)."""
+    chunks, size = [], 0
+    async for chunk in resp.content.iter_chunked(1 << 16):
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            break
+    return b"".join(chunks)
+
+
+def _listing(body: bytes) -> object:
+    """A ``GET`` answer's JSON (``/models``, ``/sim/stats``); a body that is too long, not
+    JSON or nested too deeply reads as None (a server with no usable list)."""
+    if len(body) > MAX_BODY_BYTES:
+        return None
+    try:
+        return json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+
+
 def _sim_knows(listing: object) -> str | None:
     """The simulated judge's knowledge digest in a ``/models`` body, or None."""
     for m in _models(listing):
@@ -246,17 +273,23 @@ class OpenAICompatibleProvider:
                     _raise_for_status(resp.status, await resp.text(errors="replace"),
                                       resp.headers.get("Retry-After"),
                                       request.answer_format is not None)
-                body = await resp.read()
+                body = await _read_limited(resp)
         except asyncio.TimeoutError:
             raise TimeoutError_(f"no answer within {self.timeout_s:g} s") from None
         except aiohttp.ClientError as exc:
             raise RetryableProviderError(f"connection failed: {redact_text(str(exc))}") from None
+        where = self._endpoint.shown_join('/chat/completions')
+        if len(body) > MAX_BODY_BYTES:
+            raise ProviderError(f"{where} answered with a body over {MAX_BODY_BYTES:,} bytes "
+                                f"(32 MiB); no chat completion is that long")
         try:
             data = json.loads(body)
         except ValueError:
-            raise ProviderError(f"{self._endpoint.shown_join('/chat/completions')} answered 200 "
-                                f"with a body that is not JSON ({body[:80]!r}); is the base "
-                                f"URL right?") from None
+            raise ProviderError(f"{where} answered 200 with a body that is not JSON "
+                                f"({body[:80]!r}); is the base URL right?") from None
+        except RecursionError:
+            raise ProviderError(f"{where} answered 200 with JSON nested too deeply to read"
+                                ) from None
         return self._response(data, time.perf_counter() - start)
 
     @staticmethod
@@ -328,7 +361,7 @@ class OpenAICompatibleProvider:
                                         f"404: is the base URL right? (it usually ends in /v1)",
                                         status=404)
                 if resp.status == 200:
-                    listing = await resp.json(content_type=None)
+                    listing = _listing(await _read_limited(resp))
                     self.simulated = SIM_OWNER in _owners(listing)
                     self._sim_knows = _sim_knows(listing) if self.simulated else None
                     self._warn_if_unlisted(listing)
@@ -349,7 +382,7 @@ class OpenAICompatibleProvider:
                                                timeout=aiohttp.ClientTimeout(total=10)) as resp:
                 if resp.status != 200:
                     return None
-                value = await resp.json(content_type=None)
+                value = _listing(await _read_limited(resp))
         except (aiohttp.ClientError, asyncio.TimeoutError, ValueError):
             return None
         return value if isinstance(value, dict) else None

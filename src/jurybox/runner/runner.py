@@ -255,7 +255,10 @@ class Runner:
                 except ProviderError as exc:
                     return _failed(key, meta, request, attempt + 1, str(exc))
                 except Exception as exc:  # noqa: BLE001 - a bug in a client is a failure too
-                    log.exception("unexpected error from %s", self.provider.name)
+                    # one line (the traceback only at DEBUG): recorded below as a failure
+                    log.error("unexpected %s from %s: %.200s", type(exc).__name__,
+                              self.provider.name, exc,
+                              exc_info=log.isEnabledFor(logging.DEBUG))
                     return _failed(key, meta, request, attempt + 1,
                                    f"unexpected {type(exc).__name__}: {exc}")
                 else:
