@@ -5,8 +5,8 @@ checked where its setting is used (:class:`~jurybox.run.RunOptions`,
 judge) and by the CLI's option ranges.
 """
 
-__all__ = ["MAX_ATTEMPTS", "MAX_CONCURRENCY", "MAX_K", "MAX_SEEDS", "MAX_TIMEOUT_S",
-           "MAX_WINDOW"]
+__all__ = ["MAX_ATTEMPTS", "MAX_CONCURRENCY", "MAX_K", "MAX_SEEDS", "MAX_TEMPERATURE",
+           "MAX_TIMEOUT_S", "MAX_WINDOW", "temperature_problem"]
 
 #: Most orders (K) PCF may ask per item. Consensus over K orders settles well before this
 #: (the paper uses K <= 10); the bound keeps a mistyped K (10**8) from building orders and
@@ -28,3 +28,18 @@ MAX_TIMEOUT_S = 3600.0
 #: already hold one call for about 50 minutes; more only keeps a dead endpoint's run from
 #: ever ending (and 2**attempt overflows a float past ~1000).
 MAX_ATTEMPTS = 100
+#: Highest sampling temperature. OpenAI's API takes 0-2 and Anthropic's 0-1; local servers
+#: take more, but past 2 a judge's answers are noise, and 1e308 is a typing slip.
+MAX_TEMPERATURE = 2.0
+
+
+def temperature_problem(value: float) -> str | None:
+    """Why ``value`` cannot be a judge's temperature (None when it can).
+
+    >>> temperature_problem(0.7) is None, temperature_problem(1e308)
+    (True, '--temperature must be a number from 0 to 2, got 1e+308')
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)) \
+            or not 0 <= value <= MAX_TEMPERATURE:
+        return f"--temperature must be a number from 0 to {MAX_TEMPERATURE:g}, got {value!r}"
+    return None

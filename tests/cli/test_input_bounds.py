@@ -133,12 +133,28 @@ def test_a_file_that_grows_while_read_is_still_bounded(tmp_path, monkeypatch):
     ("--k", "100000000"),  # a dry run on a 26-candidate item passed 1 GB and never exited
     ("--attempts", "1000000000"),  # a dead endpoint: a run that never ends
     ("--timeout", "1e300"),
+    ("--temperature", "1e308"),  # was accepted and sent to the judge
 ])
 def test_numeric_options_have_upper_bounds(tmp_path, option, value):
     done = _guarded(["bench", "truthfulqa", "--limit", "2", "--no-cache", option, value,
                      "--out", str(tmp_path / "run")])
     _one_line(done, f"'{option}'", "less than or equal to")
     assert not (tmp_path / "run").exists()
+
+
+def test_the_temperature_is_bounded_in_the_library_too():
+    with pytest.raises(ConfigError, match="--temperature must be a number from 0 to 2, got 3.0"):
+        prepare_bench(BenchConfig(dataset="truthfulqa", protocols=("direct",), temperature=3.0))
+
+
+def test_subset_on_data_that_is_not_rewardbench2_is_refused(tmp_path):
+    result = runner.invoke(app, ["bench", "truthfulqa", "--subset", "Math", "--model", "sim",
+                                 "--limit", "1", "--out", str(tmp_path / "run")])
+    one_line_error(result, "--subset filters RewardBench 2 rows, and truthfulqa is truthfulqa "
+                           "data")
+    result = runner.invoke(app, ["bench", "rewardbench2-sample", "--subset", "Math",
+                                 "--dry-run"])
+    assert result.exit_code == 2 and "no items (subset filter 'Math')" in result.output
 
 
 def test_personalize_seeds_are_bounded(tmp_path):
@@ -165,9 +181,11 @@ def test_the_largest_k_dry_run_on_26_candidates_compares_each_order_twice(tmp_pa
     src = tmp_path / "c26.jsonl"
     src.write_text(json.dumps({"id": "a", "prompt": "q?",
                                "candidates": [f"candidate {i}" for i in range(26)]}) + "\n")
-    real, compared = os.path.commonprefix, []
-    monkeypatch.setattr(os.path, "commonprefix",
-                        lambda texts: compared.append(1) or real(texts))
+    from jurybox.cost import plan
+
+    real, compared = plan._common_prefix_length, []
+    monkeypatch.setattr(plan, "_common_prefix_length",
+                        lambda a, b: compared.append(1) or real(a, b))
     result = runner.invoke(app, ["judge", str(src), "--model", "sim", "--k", str(MAX_K),
                                  "--dry-run"])
     assert result.exit_code == 0, result.output

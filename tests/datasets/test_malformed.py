@@ -234,3 +234,17 @@ def test_a_byte_order_mark_is_accepted_in_every_text_format(tmp_path):
     jsonl = tmp_path / "d.jsonl"
     jsonl.write_text(json.dumps(GOOD) + "\n", encoding="utf-8-sig")
     assert load_listwise_jsonl(jsonl)[0].item_id == "a"
+
+
+@pytest.mark.parametrize("key, field", [("gld", "gold"), ("candidate", "candidates"),
+                                        ("prompts", "prompt"), ("Gold", "gold")])
+def test_a_near_miss_of_a_field_is_refused_not_ignored(tmp_path, key, field):
+    row = {k: v for k, v in GOOD.items() if k != field} | {key: GOOD[field]}
+    path = _jsonl(tmp_path, json.dumps(GOOD | {"id": "b"}), json.dumps(row))
+    _raises(lambda p: load_listwise_jsonl(p, labelled=False), path, 2, key,
+            f"unknown field {key!r}; did you mean {field!r}?")
+
+
+def test_other_extra_fields_stay_the_users_own(tmp_path):
+    path = _jsonl(tmp_path, json.dumps(GOOD | {"golden": 1, "ids": [1], "source": "web"}))
+    assert [item.gold for item in load_listwise_jsonl(path)] == [frozenset({0})]

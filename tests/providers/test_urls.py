@@ -11,6 +11,7 @@ from jurybox.cli import app
 from jurybox.errors import ConfigError, ProviderError
 from jurybox.protocols.prompts import listwise_request
 from jurybox.providers import OpenAICompatibleProvider, redact_text, split_credentials
+from jurybox.providers.urls import redact_url
 
 SECRET = "hunter2"
 
@@ -195,3 +196,42 @@ def test_a_query_key_is_in_no_error_and_no_file_of_a_run(tmp_path, monkeypatch):
     assert manifest["config"]["base_url"] == f"{base}?api_key=***"
     assert manifest["model"]["endpoint"]["base_url"] == f"{base}?api_key=***"
     assert f"--base-url={base}?api_key=***" in manifest["command"]
+
+
+@pytest.mark.parametrize("url, shown", [
+    ("  http://bob:SECRET@h/v1", "  http://***@h/v1"),          # leading spaces
+    ("http://h/v1;key=SECRET", "http://h/v1;***"),              # path parameters
+    ("http://h/a;key=SECRET/v1?x=SECRET", "http://h/a;***/v1?x=***"),
+    ("bob:SECRET@h:8000/v1", "***@h:8000/v1"),                  # no scheme
+])
+def test_redaction_hides_secrets_in_unusual_places(url, shown):
+    assert redact_text(url) == shown or redact_text(f"see {url}") == f"see {shown}"
+    assert "SECRET" not in (redact_url(url) or "")
+    assert redact_url(url) == shown
+
+
+@pytest.mark.parametrize("url, message", [
+    ("127.0.0.1:8000", "--base-url has no scheme: did you mean http://127.0.0.1:8000/v1?"),
+    ("bob:SECRET@h:8000/v1", "--base-url has no scheme: did you mean http://***@h:8000/v1?"),
+    ("ftp://h/v1", "--base-url has the scheme 'ftp'; jurybox speaks http:// and https://"),
+    ("http://[u:SECRET]@h/v1", "--base-url is not a valid URL (http://***@h/v1): check the "
+                               "host and port"),
+    ("http://h:99999/v1", "--base-url is not a valid URL (http://h:99999/v1): check the host "
+                          "and port"),
+    (" http://h/v1", "--base-url has leading or trailing white space ('http://h/v1')"),
+    ("http:///v1", "--base-url has no host (http:///v1)"),
+])
+def test_a_malformed_base_url_is_one_line_before_any_call(url, message, tmp_path):
+    result = CliRunner().invoke(app, ["bench", "truthfulqa", "--model", "vllm/m", "--limit",
+                                      "1", "--base-url", url, "--out", str(tmp_path / "r")])
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines() == [f"error: {message}"]
+    assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.parametrize("model", ["sim", "local"])
+def test_a_base_url_with_a_self_serving_judge_is_refused(model, tmp_path):
+    result = CliRunner().invoke(app, ["bench", "truthfulqa", "--model", model, "--limit", "1",
+                                      "--base-url", "http://127.0.0.1:9/v1", "--dry-run"])
+    assert result.exit_code == 2
+    assert "serves itself: leave it unset with --model " + model in result.output

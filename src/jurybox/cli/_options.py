@@ -18,7 +18,7 @@ from typing import Annotated, Optional
 import typer
 
 from ..cost.prices import Price
-from ..limits import MAX_ATTEMPTS, MAX_CONCURRENCY, MAX_TIMEOUT_S
+from ..limits import MAX_ATTEMPTS, MAX_CONCURRENCY, MAX_TEMPERATURE, MAX_TIMEOUT_S
 from ..run.options import RunOptions
 from ..runner.retry import RetryPolicy
 
@@ -109,7 +109,8 @@ TransportOpt = Annotated[str, typer.Option(
     "--transport", envvar="JURYBOX_TRANSPORT",
     help="HTTP client: aiohttp (lean) or sdk (the openai SDK).")]
 Temperature = Annotated[float, typer.Option(envvar="JURYBOX_TEMPERATURE", min=0.0,
-                                            help="Judge sampling temperature.")]
+                                            max=MAX_TEMPERATURE,
+                                            help="Judge sampling temperature, 0 to 2.")]
 MaxTokens = Annotated[Optional[int], typer.Option(
     envvar="JURYBOX_MAX_TOKENS", min=1, help="Judge completion budget, tokens (default: "
     "1024 listwise, 2048 pairwise, 512 rubric).")]

@@ -117,9 +117,9 @@ def bench(
     timeout: Timeout = DEFAULT_TIMEOUT_S,
     transport: TransportOpt = DEFAULT_TRANSPORT,
     structured: Structured = DEFAULT_STRUCTURED,
-    subset: Annotated[str, typer.Option(envvar="JURYBOX_SUBSET",
-                                        help="RewardBench 2 subset ('all' for every "
-                                        "row).")] = "Factuality",
+    subset: Annotated[Optional[str], typer.Option(
+        envvar="JURYBOX_SUBSET", help="RewardBench 2 subset ('all' for every row; default "
+        "Factuality). Only for RewardBench 2 data.")] = None,
     n_candidates: Annotated[int, typer.Option(envvar="JURYBOX_N_CANDIDATES", min=2, max=26,
                                               help="Candidates per TruthfulQA item.")] = 4,
     tolerance: Tolerance = 0.5,
@@ -151,6 +151,7 @@ def bench(
     from ._tables import print_bench_result
 
     from ..datasets import BUNDLED
+    from ..datasets.registry import dataset_format
 
     sim = sim_options(sim_bias, sim_latency_ms, sim_faults, sim_seed)
     names = (None if protocols is None else
@@ -161,6 +162,11 @@ def bench(
         if name not in PROTOCOLS:
             raise ConfigError(f"unknown protocol {name!r}{did_you_mean(name, PROTOCOLS)} "
                               f"(choose from {sorted(PROTOCOLS)})")
+    if subset is not None and dataset_format(dataset) not in (None, "rewardbench2"):
+        raise ConfigError(f"--subset filters RewardBench 2 rows, and {dataset} is "
+                          f"{dataset_format(dataset)} data: leave --subset (and "
+                          f"JURYBOX_SUBSET) unset")
+    subset = subset or "Factuality"
     config = BenchConfig(
         dataset=dataset, model=model or "sim", protocols=names, baseline=baseline, k=k, limit=limit,
         seed=seed, subset=None if subset == "all" else subset, n_candidates=n_candidates,

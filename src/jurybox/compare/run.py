@@ -6,7 +6,6 @@ The bench supplies the run engine with its items, protocols, unit key and summar
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -14,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..datasets import Item, ItemSelection, LoadedDataset, load_dataset, select_items
+from ..limits import temperature_problem
 from ..errors import ConfigError, DataError
 from ..fields import check_fields
 from ..protocols.prompts import LISTWISE_PROMPT_VERSION
@@ -180,9 +180,8 @@ def prepare_bench(config: BenchConfig, expected_sha256: str | None = None, *,
     if expected_sha256 is not None and dataset.sha256 != expected_sha256:
         raise DataError(dataset.path, f"the dataset changed since the run (sha256 "
                         f"{dataset.sha256[:12]}, the run used {expected_sha256[:12]})")
-    if not 0 <= config.temperature < math.inf:
-        raise ConfigError(f"--temperature must be a finite number >= 0, got "
-                          f"{config.temperature!r}")
+    if problem := temperature_problem(config.temperature):
+        raise ConfigError(problem)
     if config.max_tokens is not None and config.max_tokens < 1:
         raise ConfigError(f"--max-tokens must be >= 1, got {config.max_tokens}")
     for name in config.protocols:

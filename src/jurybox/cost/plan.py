@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import bisect
 import hashlib
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -90,8 +89,26 @@ def _longest_common_prefix(text: str, ordered: list[str]) -> int:
     that string is a neighbour of ``text`` in sorted order, so two comparisons, not one per
     string (a unit of K orders: O(K log K), not O(K**2))."""
     i = bisect.bisect_left(ordered, text)
-    return max(len(os.path.commonprefix([text, ordered[j]]))
+    return max(_common_prefix_length(text, ordered[j])
                for j in (i - 1, i) if 0 <= j < len(ordered))
+
+
+def _common_prefix_length(a: str, b: str) -> int:
+    """How many leading characters ``a`` and ``b`` share: a binary search over slice
+    comparisons, which run in C (``os.path.commonprefix`` steps through the characters in
+    Python: 1 s of a SQuALITY dry run's 6 were spent there).
+
+    >>> _common_prefix_length("abcx", "abcyz"), _common_prefix_length("", "a")
+    (3, 0)
+    """
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
 
 
 def plan_run(units: Iterable[Any], protocols: list[Any], *, counter: TokenCounter,

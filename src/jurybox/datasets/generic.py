@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from difflib import get_close_matches
 from pathlib import Path
 
 from ..errors import DataError
@@ -10,7 +11,21 @@ from ._rows import iter_rows, require
 from ._validate import IdTracker, check_file, check_name, make_item
 from .items import ListwiseItem, PairwiseItem
 
-__all__ = ["iter_listwise_jsonl", "iter_pairs_jsonl", "load_listwise_jsonl"]
+__all__ = ["FIELDS", "iter_listwise_jsonl", "iter_pairs_jsonl", "load_listwise_jsonl"]
+
+#: The fields a line is read for; other keys are the user's own (kept out of the judge's
+#: prompt), unless one is a near-miss of these (``gld``), which would drop a field unseen.
+FIELDS = ("id", "prompt", "candidates", "gold", "group")
+
+
+def _check_keys(path: Path, line: int, row: dict) -> None:
+    """A key within one or two typed letters of a field (``gld``, ``prompts``, ``candidate``;
+    ``Gold``; difflib ratio >= 0.82, so ``golden`` or ``ids`` stay the user's) is refused."""
+    for key in row:
+        if key not in FIELDS and (close := get_close_matches(str(key).lower(), FIELDS, 1, 0.82)):
+            raise DataError(path, f"unknown field {str(key)[:40]!r}; did you mean "
+                            f"{close[0]!r}? (other fields are ignored; rename it if it is "
+                            f"your own)", line=line, field=str(key)[:40])
 
 
 def load_listwise_jsonl(path: str | Path, *, labelled: bool = True) -> list[ListwiseItem]:
@@ -32,13 +47,15 @@ def iter_listwise_jsonl(path: str | Path, *, labelled: bool = True,
     surrogate; 2 to 26 candidates).
 
     Raises:
-        DataError: missing file or field, bad JSON, a bad or empty id, empty prompt, bad
+        DataError: missing file or field, bad JSON, a key that is a near-miss of a field
+            (``gld``; other extra keys are ignored), a bad or empty id, empty prompt, bad
             text, fewer than 2 or more than 26 candidates, gold out of range, a non-string
             group, duplicate id (file, line, field).
     """
     path = check_file(Path(path))
     ids = IdTracker(path)
     for line, row in iter_rows(path):
+        _check_keys(path, line, row)
         item_id = check_name(path, line, "id", require(path, line, row, "id"))
         candidates = list(require(path, line, row, "candidates", (list, tuple)))
         if exactly is not None and len(candidates) != exactly:

@@ -21,7 +21,7 @@ from .truthfulqa import iter_truthfulqa
 __all__ = ["Item", "LoadedDataset", "ItemSelection", "load_dataset", "select_items",
            "load_listwise", "bundled_path", "resolve_bundled", "BUNDLED",
            "BUNDLED_OUTPUTS", "BUNDLED_RATINGS", "BUNDLED_RUBRICS", "BUNDLED_ITEMS",
-           "FORMATS", "file_sha256"]
+           "FORMATS", "dataset_format", "file_sha256"]
 
 _JB = "judgebench/judgebench_"
 #: Bundled datasets: name -> (paths inside jurybox/data, format).
@@ -222,6 +222,22 @@ def select_items(dataset: LoadedDataset, limit: int | None, seed: int) -> ItemSe
               for split, n in dataset.splits.items()}
     counts = {split: len(c) for split, c in chosen.items()}
     return ItemSelection(dataset, chosen, sum(counts.values()), counts)
+
+
+def dataset_format(dataset: str) -> str | None:
+    """The format :func:`load_dataset` would read ``dataset`` as (``format="auto"``), or None
+    when it is neither a bundled name nor an existing file (load_dataset names the problem).
+
+    >>> dataset_format("truthfulqa"), dataset_format("rewardbench2-sample")
+    ('truthfulqa', 'rewardbench2')
+    """
+    if dataset in BUNDLED:
+        return BUNDLED[dataset][1]
+    path = Path(dataset)
+    try:
+        return _sniff(path) if path.is_file() else None
+    except (OSError, DataError):
+        return None
 
 
 def load_dataset(dataset: str, *, format: str = "auto", subset: str | None = "Factuality",

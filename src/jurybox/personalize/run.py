@@ -12,6 +12,7 @@ from typing import Any, get_args
 
 from ..datasets import file_sha256, load_rated_items, load_ratings, resolve_bundled
 from ..datasets import BUNDLED_ITEMS, BUNDLED_RATINGS, BUNDLED_RUBRICS, RatingsTable
+from ..limits import temperature_problem
 from ..errors import ConfigError, DataError
 from ..fields import check_fields
 from ..protocols import RubricAnswerFormat, RubricContext, Unit, build_protocol
@@ -173,9 +174,8 @@ def prepare_personalize(config: PersonalizeConfig) -> PreparedPersonalize:
     """
     if config.seed < 0:  # numpy's generators, which the bootstrap uses, take seeds >= 0
         raise ConfigError(f"--seed must be >= 0, got {config.seed}")
-    if not 0 <= config.temperature < math.inf:
-        raise ConfigError(f"--temperature must be a finite number >= 0, got "
-                          f"{config.temperature!r}")
+    if problem := temperature_problem(config.temperature):
+        raise ConfigError(problem)
     check_endpoint(config.model, config.base_url)  # a dry run refuses what a run refuses
     if config.max_tokens < 1:
         raise ConfigError(f"max_tokens must be >= 1, got {config.max_tokens}")

@@ -24,7 +24,8 @@ from typing import Literal
 
 from ..datasets import Rating
 
-__all__ = ["Example", "Selection", "select_examples", "JUDGE_KINDS", "JudgeKind"]
+__all__ = ["Example", "RatingIndex", "Selection", "select_examples", "JUDGE_KINDS",
+           "JudgeKind"]
 
 JudgeKind = Literal["zero-shot", "aggregate", "personalized"]
 JUDGE_KINDS: tuple[JudgeKind, ...] = ("zero-shot", "aggregate", "personalized")
@@ -48,6 +49,42 @@ class Selection:
     shortfall: int
 
 
+class RatingIndex(Sequence[Rating]):
+    """Ratings grouped by (dimension, rater), each group in the ratings' order: what
+    :func:`select_examples` draws from, built once per run (a selection then reads one
+    dimension's ratings instead of every rating: a 900-unit dry run of SQuALITY went from
+    110 s to seconds). A sequence of the ratings, as given.
+
+    >>> from jurybox.datasets import Rating
+    >>> index = RatingIndex([Rating("i1", "r1", "d", 3.0), Rating("i2", "r2", "d", 4.0)])
+    >>> len(index), [r.item_id for r in index.of("d", "r2")], index.raters("d")
+    (2, ['i2'], ['r1', 'r2'])
+    """
+
+    def __init__(self, ratings: Sequence[Rating]) -> None:
+        self._all = tuple(ratings)
+        self._groups: dict[tuple[str, str], list[Rating]] = {}
+        for r in self._all:
+            self._groups.setdefault((r.dimension, r.rater_id), []).append(r)
+        self._raters: dict[str, list[str]] = {}
+        for dimension, rater in sorted(self._groups):
+            self._raters.setdefault(dimension, []).append(rater)
+
+    def of(self, dimension: str, rater: str) -> list[Rating]:
+        """One rater's ratings of one dimension, in order (``[]``: none)."""
+        return self._groups.get((dimension, rater), [])
+
+    def raters(self, dimension: str) -> list[str]:
+        """The raters with ratings of ``dimension``, sorted."""
+        return self._raters.get(dimension, [])
+
+    def __len__(self) -> int:
+        return len(self._all)
+
+    def __getitem__(self, i):  # type: ignore[no-untyped-def, override]
+        return self._all[i]
+
+
 def _rng(*parts: object) -> random.Random:
     digest = hashlib.sha256("\x1f".join(map(str, parts)).encode()).digest()
     return random.Random(int.from_bytes(digest[:8], "big"))
@@ -61,7 +98,8 @@ def select_examples(judge: JudgeKind, k: int, *, ratings: Sequence[Rating], targ
     Args:
         judge: ``zero-shot``, ``aggregate`` or ``personalized``.
         k: examples wanted (>= 0).
-        ratings: all ratings (any dimension; filtered here).
+        ratings: all ratings (any dimension; filtered here), best as a
+            :class:`RatingIndex` built once (a plain sequence is indexed on each call).
         groups: item id -> group (None: the item is its own group).
         domain: the predicted item's domain; when set, examples come from it only.
         seed, sample: seed the draw (sample = which of the S seeds).
@@ -76,20 +114,23 @@ def select_examples(judge: JudgeKind, k: int, *, ratings: Sequence[Rating], targ
     if judge == "zero-shot" or k == 0:
         return Selection((), 0, 0)
     group = groups.get(item_id)
-    pool = [r for r in ratings
-            if r.dimension == dimension and r.item_id != item_id
-            and (group is None or groups.get(r.item_id) != group)
-            and (domain is None or r.domain == domain)
-            and not (isinstance(r.score, float) and r.score != r.score)
-            and ((r.rater_id == target_rater) == (judge == "personalized"))]
+    index = ratings if isinstance(ratings, RatingIndex) else RatingIndex(ratings)
+
+    def eligible(rater: str) -> list[Rating]:
+        return [r for r in index.of(dimension, rater)
+                if r.item_id != item_id and (group is None or groups.get(r.item_id) != group)
+                and (domain is None or r.domain == domain)
+                and not (isinstance(r.score, float) and r.score != r.score)]
+
     rng = _rng(seed, target_rater, item_id, dimension, sample, judge)
     if judge == "personalized":
+        pool = eligible(target_rater)
         chosen = rng.sample(pool, min(k, len(pool)))
     else:
-        by_rater: dict[str, list[Rating]] = {}
-        for r in pool:
-            by_rater.setdefault(r.rater_id, []).append(r)
-        queues = [rng.sample(rs, len(rs)) for _, rs in sorted(by_rater.items())]
+        by_rater = {rater: rs for rater in index.raters(dimension)
+                    if rater != target_rater and (rs := eligible(rater))}
+        pool = [r for rs in by_rater.values() for r in rs]
+        queues = [rng.sample(rs, len(rs)) for rs in by_rater.values()]
         rng.shuffle(queues)
         chosen = []
         while len(chosen) < k and any(queues):

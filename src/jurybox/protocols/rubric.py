@@ -31,7 +31,7 @@ from ..limits import MAX_SEEDS
 from ..parsing import RubricJudgment
 from ..rubrics import Dimension, Rubric
 from .base import CallBudget, Calls, PlannedCall, Task, register
-from .examples import JudgeKind, select_examples
+from .examples import JudgeKind, RatingIndex, select_examples
 from .rubric_prompts import (MARKER_REASK, RUBRIC_ANSWER_FORMATS, RubricAnswerFormat, rubric_parser,
                              rubric_request)
 from .schemas import rubric_schema
@@ -227,6 +227,8 @@ class RubricJudge:
         self.answer_format: RubricAnswerFormat = answer_format
         self.name = condition.name
         self._groups = context.groups
+        self._ratings = (context.ratings if isinstance(context.ratings, RatingIndex)
+                         else RatingIndex(context.ratings))  # indexed once, read per unit
 
     def params(self) -> dict[str, Any]:
         return {"judge": self.condition.judge, "k": self.condition.k,
@@ -249,7 +251,7 @@ class RubricJudge:
         dim = ctx.rubric.dimension(name)
         calls, shortfall = [], 0
         for s in range(self.seeds):
-            selection = select_examples(cond.judge, cond.k, ratings=ctx.ratings,
+            selection = select_examples(cond.judge, cond.k, ratings=self._ratings,
                                         target_rater=unit.rater_id, item_id=unit.item_id,
                                         dimension=name, groups=self._groups,
                                         domain=ctx.domains.get(unit.item_id), seed=self.seed,

@@ -24,6 +24,7 @@ from ..errors import (ConfigError, ProviderError, RateLimitError, RetryableProvi
                       ServerError, TimeoutError_, missing_extra)
 from .base import ChatRequest, ChatResponse, Usage
 from .read import count_problem, describe, finish_reason
+from .unreachable import why_unreachable
 from .urls import redact_text, split_credentials
 
 __all__ = ["AnthropicProvider", "ANTHROPIC_BASE_URL"]
@@ -196,7 +197,7 @@ class AnthropicProvider:
             raise ProviderError(f"{self.base_url} refused the API key (HTTP "
                                 f"{exc.status_code})", status=exc.status_code) from None
         except sdk.APIConnectionError as exc:
-            raise ProviderError(f"cannot reach {self.base_url} ({redact_text(str(exc))}); is "
+            raise ProviderError(f"cannot reach {self.base_url} ({why_unreachable(exc)}); is "
                                 f"--base-url right?") from None
         except (sdk.APIError, ValueError, TypeError, AttributeError, KeyError):
             pass  # the endpoint answers; a listing it will not give (or one the SDK cannot

@@ -35,6 +35,7 @@ from ..errors import (ConfigError, FormatRefusedError, ProviderError, RateLimitE
 from .base import AnswerFormat, ChatRequest, ChatResponse, Usage
 from .read import answer_text, describe, finish_reason
 from .transport import Dialect, Transport
+from .unreachable import why_unreachable
 from .urls import redact_text, split_credentials
 
 __all__ = ["Dialect", "OpenAICompatibleProvider", "Transport", "SIM_OWNER", "response_format"]
@@ -366,9 +367,9 @@ class OpenAICompatibleProvider:
                     self._sim_knows = _sim_knows(listing) if self.simulated else None
                     self._warn_if_unlisted(listing)
         except (aiohttp.ClientError, asyncio.TimeoutError, ValueError) as exc:
-            raise ProviderError(f"cannot reach {self.base_url} ({type(exc).__name__}: "
-                                f"{redact_text(str(exc))}); is the server running? set "
-                                f"--base-url or JURYBOX_BASE_URL") from None
+            raise ProviderError(f"cannot reach {self.base_url} ({why_unreachable(exc)}); is "
+                                f"the server running? set --base-url or JURYBOX_BASE_URL"
+                                ) from None
 
     async def sim_stats(self) -> dict[str, Any] | None:
         """The simulated judge's counters (``GET <base>/sim/stats``: prompts, unknown_prompts,

@@ -104,6 +104,11 @@ def finish_reason(value: Any, where: str = "finish_reason") -> str | None:
                         f"the answer was cut off at the token limit cannot be told")
 
 
+#: Most tokens one call can report (10**11: a thousand times the longest context windows): a
+#: larger count is a broken server's, and counting it would swamp a run's totals.
+MAX_TOKENS_PER_CALL = 10 ** 11
+
+
 def count_problem(name: str, value: Any) -> str | None:
     """Why ``value`` is not a token count (None when it is one: an integer >= 0, or an
     integral float such as ``12.0``; missing counts are None and read as 0 elsewhere).
@@ -112,6 +117,8 @@ def count_problem(name: str, value: Any) -> str | None:
     'prompt_tokens is -5, not a count >= 0'
     >>> count_problem("prompt_tokens", "5")
     "prompt_tokens is a string ('5'), not a count >= 0"
+    >>> count_problem("completion_tokens", 10**30).endswith("(at most 100,000,000,000)")
+    True
     """
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return f"{name} is {describe(value)}, not a count >= 0"
@@ -119,6 +126,9 @@ def count_problem(name: str, value: Any) -> str | None:
         return f"{name} is {value!r}, not a count >= 0"
     if value < 0:
         return f"{name} is {value!r}, not a count >= 0"
+    if value > MAX_TOKENS_PER_CALL:
+        return (f"{name} is {value!r:.40}, more than any call uses (at most "
+                f"{MAX_TOKENS_PER_CALL:,})")
     return None
 
 

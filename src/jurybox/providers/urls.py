@@ -22,11 +22,17 @@ from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
 
 from .read import repair_text
 
-__all__ = ["EndpointURL", "redact_text", "redact_url", "split_credentials"]
+__all__ = ["EndpointURL", "base_url_problem", "redact_text", "redact_url", "split_credentials"]
 
 #: A URL inside free text: a scheme, then anything up to white space or a quote.
 _URL_IN_TEXT = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s'\"<>`]+")
-_USERINFO = re.compile(r"^(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*://)[^/?#]*@")
+_USERINFO = re.compile(r"(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*://)[^/?#]*@")
+#: ``user:password@host`` written without a scheme.
+_BARE_USERINFO = re.compile(r"^(?P<lead>\s*)[^/?#:\s]*:[^/?#]*@")
+#: ``user:password@`` in free text with no scheme before it (a command line's argument).
+_BARE_USERINFO_IN_TEXT = re.compile(r"(?<![^\s'\"=])[^\s'\"=/?#@:]+:[^\s'\"/?#@]*@(?=[\w\[])")
+#: Path parameters (``/v1;key=secret``): shown hidden, as a query is.
+_PATH_PARAMS = re.compile(r";[^/?#]*")
 HIDDEN = "***"
 
 
@@ -88,12 +94,49 @@ def split_credentials(url: str) -> EndpointURL:
     return EndpointURL(clean, _redact_one(urlunsplit(parts)), username, password, parts.query)
 
 
+def base_url_problem(url: str) -> str | None:
+    """Why ``url`` cannot be an endpoint's base URL (None when it can): the message names the
+    URL only in its shown form, so a secret in it is never printed.
+
+    >>> base_url_problem("http://localhost:8000/v1") is None
+    True
+    >>> base_url_problem("127.0.0.1:8000")
+    'has no scheme: did you mean http://127.0.0.1:8000/v1?'
+    >>> base_url_problem("ftp://h/v1")
+    "has the scheme 'ftp'; jurybox speaks http:// and https://"
+    >>> base_url_problem("http://[u:SECRET]@h/v1")
+    'is not a valid URL (http://***@h/v1): check the host and port'
+    """
+    if url != url.strip():
+        return f"has leading or trailing white space ({_redact_one(url.strip())!r})"
+    if "://" not in url:
+        shown = _redact_one(url)
+        guess = shown if "/" in shown else f"{shown}/v1"
+        return f"has no scheme: did you mean http://{guess}?"
+    scheme = url.split("://", 1)[0]
+    if scheme.lower() not in ("http", "https"):
+        return (f"has the scheme {scheme[:20]!r}; jurybox speaks http:// and https://"
+                if re.fullmatch(r"[a-zA-Z][a-zA-Z0-9+.-]*", scheme) else
+                "is not a valid URL: it must start with http:// or https://")
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number 0-65535
+    except ValueError:
+        return f"is not a valid URL ({_redact_one(url)}): check the host and port"
+    if not parts.hostname:
+        return f"has no host ({_redact_one(url)})"
+    return None
+
+
 def redact_url(url: str | None) -> str | None:
-    """``url`` with any ``user:password@`` replaced by ``***@``, every query value by
+    """``url`` with any ``user:password@`` replaced by ``***@`` (with or without a scheme,
+    after leading white space too), every query value and path parameter (``;key=...``) by
     ``***`` and a fragment by ``#***`` (None stays None).
 
     >>> redact_url("https://u:p@h/v1?api_key=K&v=2#x")
     'https://***@h/v1?api_key=***&v=***#***'
+    >>> redact_url("  http://u:p@h/v1;key=K"), redact_url("u:p@h:80/v1")
+    ('  http://***@h/v1;***', '***@h:80/v1')
     """
     return None if url is None else _redact_one(url)
 
@@ -104,6 +147,8 @@ def redact_text(text: str) -> str:
     argument's byte that was not UTF-8, which Python carries as a lone surrogate) as U+FFFD,
     so the text can always be written."""
     text = repair_text(text)[0]
+    if "@" in text:
+        text = _BARE_USERINFO_IN_TEXT.sub(f"{HIDDEN}@", text)
     if "://" not in text:
         return text
     def one(match: re.Match[str]) -> str:
@@ -117,9 +162,13 @@ def redact_text(text: str) -> str:
 def _redact_one(url: str) -> str:
     """One URL redacted, by text alone (so that even a URL ``urlsplit`` refuses, such as a
     broken IPv6 host, is shown without its secrets)."""
-    shown = _USERINFO.sub(rf"\g<scheme>{HIDDEN}@", url, count=1)
+    if "://" in url:
+        shown = _USERINFO.sub(rf"\g<scheme>{HIDDEN}@", url, count=1)
+    else:
+        shown = _BARE_USERINFO.sub(rf"\g<lead>{HIDDEN}@", url, count=1)
     rest, hash_, _fragment = shown.partition("#")
     base, question, query = rest.partition("?")
+    base = _PATH_PARAMS.sub(f";{HIDDEN}", base)
     if question:
         base += "?" + "&".join(
             f"{name}={HIDDEN}" if sep else HIDDEN

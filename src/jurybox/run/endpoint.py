@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-
 from pathlib import Path
 
 from ..errors import ConfigError
 from ..providers import LocalServer, ModelSpec, Provider, make_provider, parse_spec
+from ..providers.urls import base_url_problem
 from ..sim import SimJudge, SimServer
 from .options import RunOptions
 
@@ -23,13 +23,24 @@ def check_endpoint(model: str, base_url: str | None) -> ModelSpec:
     too): the parsed spec.
 
     Raises:
-        ConfigError: a bad spec (``''``, no provider, an unknown one) or an empty base URL.
+        ConfigError: a bad spec (``''``, no provider, an unknown one), an empty or malformed
+            base URL (the message shows it with its secrets hidden), or a base URL given for
+            the simulated or local judge, which serve themselves.
     """
     if base_url is not None and not base_url.strip():
         raise ConfigError("--base-url is empty (is JURYBOX_BASE_URL set to ''?); give the "
                           "endpoint's URL, e.g. http://localhost:8000/v1, or leave it unset "
                           "for the provider's default")
-    return parse_spec(model)
+    if base_url is not None and (problem := base_url_problem(base_url)):
+        raise ConfigError(f"--base-url {problem}")
+    spec = parse_spec(model)
+    if base_url is not None and spec.provider in ("sim", "local"):
+        judge = "the simulated judge" if spec.provider == "sim" else "the local judge"
+        raise ConfigError(f"--base-url (or JURYBOX_BASE_URL) is for a served endpoint, and "
+                          f"{judge} serves itself: leave it unset with --model "
+                          f"{spec.provider}, or use --model openai/<name> for the server at "
+                          f"that URL")
+    return spec
 
 
 @contextmanager
