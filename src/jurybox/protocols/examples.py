@@ -20,7 +20,7 @@ import hashlib
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from ..datasets import Rating
 
@@ -81,7 +81,7 @@ class RatingIndex(Sequence[Rating]):
     def __len__(self) -> int:
         return len(self._all)
 
-    def __getitem__(self, i):  # type: ignore[no-untyped-def, override]
+    def __getitem__(self, i: Any) -> Any:
         return self._all[i]
 
 
