@@ -19,19 +19,14 @@ from jurybox.reports import RunDirBusyError
 from jurybox.run import RunHooks, RunOptions
 from jurybox.sim import SimConfig
 
+from ._items import ids as _ids
+from ._items import items as _items
+
 #: (items of the second call, whether both calls name out=)
 CASES = {"same out, other items": (100, True), "same out, same items": (0, True),
          "no out, same items": (0, False)}
 
 
-def _items(first, count=8):
-    return [{"id": f"q{i}", "prompt": f"Question {i}?",
-             "candidates": [f"answer {i}.{j}" for j in range(3)]} for i in range(first,
-                                                                      first + count)]
-
-
-def _ids(first, count=8):
-    return [f"q{i}" for i in range(first, first + count)]
 
 
 def one_line_error(message):

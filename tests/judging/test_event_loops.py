@@ -20,15 +20,10 @@ from jurybox.run import Interrupted, RunHooks, RunOptions
 from jurybox.runner import RetryPolicy
 from jurybox.sim import Faults, SimConfig
 
-
-def _items(first, count=8):
-    return [{"id": f"q{i}", "prompt": f"Question {i}?",
-             "candidates": [f"answer {i}.{j}" for j in range(3)]} for i in range(first,
-                                                                      first + count)]
+from ._items import ids as _ids
+from ._items import items as _items
 
 
-def _ids(first, count=8):
-    return [f"q{i}" for i in range(first, first + count)]
 
 
 def _decisions(result):

@@ -85,3 +85,19 @@ def fake_server(chat: Callable[[dict], str] | str, *,
     finally:
         loop.call_soon_threadsafe(loop.stop)
         thread.join(10)
+
+
+def check_and_complete(provider: Any, request: Any = None) -> Any:
+    """``provider.check()`` then one ``complete(request)`` (a two-candidate listwise request
+    by default), the provider closed after; the response."""
+    from jurybox.protocols.prompts import listwise_request
+
+    request = request or listwise_request("Q?", ["a", "b"], tag="0")
+
+    async def main() -> Any:
+        try:
+            await provider.check()
+            return await provider.complete(request)
+        finally:
+            await provider.aclose()
+    return asyncio.run(main())

@@ -2,7 +2,6 @@
 recorded failure line, never a traceback; bad usage never enters the totals; a lone surrogate
 in an answer is replaced and the answer kept."""
 
-import asyncio
 import json
 import logging
 
@@ -16,20 +15,14 @@ from jurybox.providers import OpenAICompatibleProvider, Usage
 from jurybox.reports import read_jsonl
 from jurybox.runner import CallRecord, Totals
 
-from .fake_server import completion, fake_server, listwise_answer
+from .fake_server import check_and_complete, completion, fake_server, listwise_answer
 
 REQUEST = listwise_request("Q?", ["a", "b"], tag="0")
 
 
 def _complete(base_url, transport="aiohttp"):
-    async def main():
-        provider = OpenAICompatibleProvider("vllm", "m", base_url, transport=transport)
-        try:
-            await provider.check()
-            return await provider.complete(REQUEST)
-        finally:
-            await provider.aclose()
-    return asyncio.run(main())
+    return check_and_complete(OpenAICompatibleProvider("vllm", "m", base_url,
+                                                       transport=transport), REQUEST)
 
 
 @pytest.mark.parametrize("transport", ["aiohttp", "sdk"])
@@ -189,14 +182,8 @@ def test_a_server_whose_model_list_is_null_is_used(tmp_path):
 def _anthropic(base_url):
     from jurybox.providers.anthropic import AnthropicProvider
 
-    async def main():
-        provider = AnthropicProvider("m", api_key="k", base_url=base_url.removesuffix("/v1"))
-        try:
-            await provider.check()
-            return await provider.complete(REQUEST)
-        finally:
-            await provider.aclose()
-    return asyncio.run(main())
+    return check_and_complete(
+        AnthropicProvider("m", api_key="k", base_url=base_url.removesuffix("/v1")), REQUEST)
 
 
 def _message(content, stop_reason="end_turn", usage=None):

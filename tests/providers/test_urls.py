@@ -122,21 +122,13 @@ def test_a_query_is_kept_for_requests_and_its_values_hidden_when_shown():
 
 @pytest.mark.parametrize("transport", ["aiohttp", "sdk"])
 def test_a_key_in_the_query_is_sent_after_the_path_and_never_shown(transport):
-    from .fake_server import completion, fake_server
+    from .fake_server import check_and_complete, completion, fake_server
 
     seen: list[str] = []
     with fake_server(completion("ok"), seen=seen) as base:
         provider = OpenAICompatibleProvider("vllm", "m", f"{base}?api_key={SECRET}#frag",
                                             transport=transport)
-
-        async def main():
-            try:
-                await provider.check()
-                return await provider.complete(listwise_request("Q?", ["a", "b"], tag="0"))
-            finally:
-                await provider.aclose()
-
-        assert asyncio.run(main()).text == "ok"
+        assert check_and_complete(provider).text == "ok"
     assert seen == [f"/v1/models?api_key={SECRET}", f"/v1/chat/completions?api_key={SECRET}"]
     assert provider.base_url == f"{base}?api_key=***#***"
     assert SECRET not in json.dumps(provider.cache_identity())
@@ -146,7 +138,7 @@ def test_the_anthropic_provider_sends_the_query_too():
     pytest.importorskip("anthropic")
     from jurybox.providers.anthropic import AnthropicProvider
 
-    from .fake_server import fake_server
+    from .fake_server import check_and_complete, fake_server
 
     seen: list[str] = []
     body = json.dumps({"id": "m", "type": "message", "role": "assistant", "model": "m",
@@ -155,15 +147,7 @@ def test_the_anthropic_provider_sends_the_query_too():
     with fake_server(body, seen=seen) as base:
         provider = AnthropicProvider("m", api_key="k",
                                      base_url=f"{base.removesuffix('/v1')}?api_key={SECRET}")
-
-        async def main():
-            try:
-                await provider.check()
-                return await provider.complete(listwise_request("Q?", ["a", "b"], tag="0"))
-            finally:
-                await provider.aclose()
-
-        assert asyncio.run(main()).text == "ok"
+        assert check_and_complete(provider).text == "ok"
     assert seen == [f"/v1/models?api_key={SECRET}&limit=1", f"/v1/messages?api_key={SECRET}"]
     assert SECRET not in provider.base_url and SECRET not in json.dumps(
         provider.cache_identity())
