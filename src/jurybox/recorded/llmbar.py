@@ -78,7 +78,8 @@ def _winner(path: Path, index: int, field: str, value: object) -> str | None:
     if isinstance(value, str) or value is None:
         if value in _WINNERS:
             return _WINNERS[value]
-    raise DataError(path, f"a winner is '1', '2' or null (unparsed), got {value!r:.40}",
+    raise DataError(path, f"record {index}: a winner is '1', '2' or null (unparsed), got "
+                    f"{value!r:.40}",
                     field=f"[{index}].{field}")
 
 
