@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 from dataclasses import asdict
 from pathlib import Path
@@ -17,6 +18,9 @@ from ._tables import pct
 
 if TYPE_CHECKING:
     from ..compare import OutputsScore
+    from ..recorded import Recording
+    from ..recorded.jury import JuryScore
+    from ..recorded.scoring import RecordingScore
 
 
 def outputs_table(scores: list[OutputsScore], title: str) -> Table:
@@ -76,23 +80,271 @@ def print_outputs(path: Path, *, out: Path | None, show: int = 50) -> list[Outpu
     return scores
 
 
+def _p(test: object) -> str:
+    p = getattr(test, "p_value", None)
+    if p is None or math.isnan(p):
+        return "—"
+    return f"{p:.0e}" if p < 0.001 else f"{p:.3f}"
+
+
+def _ci(result: object) -> str:
+    low, high = result.confidence_interval  # type: ignore[attr-defined]
+    return "" if math.isnan(low) or math.isnan(high) else f"{100 * low:.0f}-{100 * high:.0f}"
+
+
+def recorded_table(subset: str, scores: list[RecordingScore]) -> Table:
+    """One subset's recordings, one row per (judge, strategy); fits 100 columns."""
+    n = max(s.n for s in scores)
+    table = Table(title=data(f"{subset}: {n} pairs"), title_justify="left", box=None,
+                  pad_edge=False, padding=(0, 1), header_style="bold")
+    for col in ("judge", "strategy", "o1", "o2", "both", "95% CI", "p", "strict", "agree",
+                "cov", "cons", "1st", "fail"):
+        table.add_column(col, justify="left" if col in ("judge", "strategy") else "right",
+                         no_wrap=True)
+    for s in scores:
+        o2 = s.by_order[1] if len(s.by_order) > 1 else None
+        table.add_row(data(s.judge), data(s.strategy or "-"), pct(s.by_order[0].accuracy),
+                      pct(o2.accuracy) if o2 else "—", pct(s.net.accuracy), _ci(s.net),
+                      _p(s.vs_order1.get("net")), pct(s.strict.accuracy),
+                      pct(s.agree_only.accuracy), pct(s.agree_only.coverage),
+                      pct(s.consistency), pct(s.first_shown_rate), str(s.parse_failures))
+    return table
+
+
+RECORDED_CAPTION = (
+    "o1, o2: accuracy in each order (% of parsed verdicts). both: both orders, net rule "
+    "(+1 per order for a response; ties at 0 count as wrong), 95% bootstrap CI, p: sign test "
+    "vs o1. strict: right in both orders. agree: accuracy where the orders agree; cov: share "
+    "of pairs where they do. cons: orders agree (pairs parsed in both). 1st: decisive "
+    "verdicts for the output shown first. fail: unparsed verdicts (never scored). CIs of every "
+    "figure and all sign tests: summary.json (--out).")
+
+
+def jury_table(j: JuryScore) -> Table:
+    """A recorded jury against its judges (both %: both-orders net-rule accuracy; o1 %: the
+    first order alone, for the jury a vote of first-order verdicts)."""
+    weighted = len(set(j.weights)) > 1
+    table = Table(box=None, pad_edge=False, padding=(0, 1), header_style="bold")
+    for col in ("", "both %", "95% CI", "o1 %", "vs best p", "differs from jury"):
+        table.add_column(col, justify="left" if not col else "right", no_wrap=True)
+    table.add_row("jury", pct(j.jury.accuracy), _ci(j.jury), pct(j.jury_order1.accuracy),
+                  _p(j.vs_best), "")
+    for judge in j.judges:
+        a, rate = j.judge_net[judge], j.disagreement[judge]
+        name = judge + (" (best)" if judge == j.best_judge else "") + (
+            f" w={j.weights[j.judges.index(judge)]:g}" if weighted else "")
+        table.add_row(data(name), pct(a.accuracy), _ci(a), pct(j.judge_order1[judge].accuracy),
+                      "" if judge == j.best_judge else "", f"{pct(rate[0])}% of {rate[1]}")
+    table.add_row("mean judge", pct(j.mean_judge), "", "", "", "")
+    return table
+
+
+def jury_lines(j: JuryScore) -> list[str]:
+    """Agreement of the jury's judges, in words."""
+    lines = []
+    if j.alpha is not None:
+        low, high = j.alpha.confidence_interval
+        lines.append(f"  judges' agreement (Krippendorff's alpha, nominal, on decisions): "
+                     f"{j.alpha.alpha:.3f} [{low:.3f}, {high:.3f}], {j.alpha.n_units} pairs")
+    m, names = j.pairwise.matrix, j.pairwise.raters
+    pairs = [f"{names[a]}-{names[b]} {m[a, b]:.2f}" for a in range(len(names))
+             for b in range(a + 1, len(names))]
+    lines.append("  pairwise alpha: " + ", ".join(pairs))
+    gap = j.jury.accuracy - j.judge_net[j.best_judge].accuracy
+    lines.append(f"  disagrees with the jury most: {j.most_disagreeing} "
+                 f"({pct(j.disagreement[j.most_disagreeing][0])}%); jury vs best judge "
+                 f"({j.best_judge}): {100 * gap:+.1f} points, sign test p = {_p(j.vs_best)}")
+    return lines
+
+
+def parse_weights(text: str | None, judges: set[str]) -> dict[str, float] | None:
+    """``--weights GPT-4=3,LLaMA2=0.5`` as judge -> weight (judges not named weigh 1).
+
+    Raises:
+        ConfigError: a part without ``=``, an unknown judge, a repeated judge, a weight that
+            is not a finite number >= 0, or every judge at weight 0.
+    """
+    if text is None:
+        return None
+    weights: dict[str, float] = {}
+    for part in text.split(","):
+        name, eq, value = part.strip().rpartition("=")
+        name = name.strip()
+        if not eq or not name:
+            raise ConfigError(f"--weights: {part.strip()!r} is not judge=weight (e.g. "
+                              f"--weights GPT-4=3,LLaMA2=1)")
+        if name not in judges:
+            raise ConfigError(f"--weights: no judge {name!r} in these recordings"
+                              f"{did_you_mean(name, judges)} (judges: "
+                              f"{', '.join(sorted(judges))})")
+        if name in weights:
+            raise ConfigError(f"--weights: judge {name!r} is given twice")
+        try:
+            w = float(value)
+        except ValueError:
+            w = math.nan
+        if not math.isfinite(w) or w < 0:
+            raise ConfigError(f"--weights: {name}'s weight must be a finite number >= 0, got "
+                              f"{value.strip()!r}")
+        weights[name] = w
+    if not any(weights.get(j, 1.0) for j in judges):
+        raise ConfigError("--weights: every judge has weight 0; at least one must count")
+    return weights
+
+
+def _select(recordings: list[Recording], option: str, values: str | None,
+            attr: str) -> list[Recording]:
+    if values is None:
+        return recordings
+    wanted = [v.strip() for v in values.split(",") if v.strip()]
+    have = {getattr(r, attr) for r in recordings}
+
+    def hit(r: Recording, v: str) -> bool:
+        got = getattr(r, attr)
+        return got == v or (attr == "subset" and got.startswith(v.rstrip("/") + "/"))
+
+    for v in wanted:
+        if not any(hit(r, v) for r in recordings):
+            raise ConfigError(f"{option}: no {attr} {v!r} in these recordings"
+                              f"{did_you_mean(v, have)} ({attr}s: {', '.join(sorted(have))})")
+    return [r for r in recordings if any(hit(r, v) for v in wanted)]
+
+
+def _read_recorded(target: Path, name: str | None) -> list[Recording]:
+    from ..recorded.bundle import load_bundled
+    from ..recorded.jsonl import read_recorded_jsonl
+    from ..recorded.llmbar import read_llmbar_result, read_llmbar_tree
+
+    if name is not None:
+        return load_bundled(name)
+    if target.is_dir():
+        return list(read_llmbar_tree(target))
+    if target.suffix == ".json":
+        return [read_llmbar_result(target, texts=False)]
+    return read_recorded_jsonl(target)
+
+
+def _jsonable(score: object) -> dict:
+    out = asdict(score)  # type: ignore[call-overload]
+    for key in ("net_decisions", "net_credits", "order_credits", "decisions"):
+        out.pop(key, None)
+    return out
+
+
+def print_recorded(recordings: list[Recording], *, source: str, out: Path | None,
+                   weights: str | None = None, pool: bool = True) -> list[RecordingScore]:
+    """Score recorded judgments: a table per subset, LLMBar's statistics checked, the jury
+    tables where several judges judged the same items, summary.json with ``out``."""
+    from ..recorded.jury import jury_groups, score_jury
+    from ..recorded.pool import pool_subsets
+    from ..recorded.scoring import score_recording
+    from ..reports import write_json_atomic
+
+    weight_map = parse_weights(weights, {r.judge for r in recordings})
+    every = recordings + (pool_subsets(recordings) if pool else [])
+    scores = [score_recording(r) for r in every]
+    by_subset: dict[str, list[RecordingScore]] = {}
+    for s in scores:
+        by_subset.setdefault(s.subset, []).append(s)
+    console.print(safe_text(f"{source}: {len(recordings)} recorded (subset, judge, strategy) "
+                            f"sets, rescored with no model call"), markup=False)
+    for subset, group in by_subset.items():
+        console.print()
+        console.print(recorded_table(subset, sorted(group, key=lambda s: (s.strategy, s.judge))))
+    console.print(RECORDED_CAPTION, markup=False)
+    checked = [s for s in scores if s.reference_mismatches is not None]
+    if checked:
+        bad = [s for s in checked if s.reference_mismatches]
+        console.print(f"LLMBar's own statistics.json (correct_False, correct_True, "
+                      f"correct_average, correct_both, equal) reproduced exactly for "
+                      f"{len(checked) - len(bad)} of {len(checked)} files.", markup=False)
+        for s in bad[:20]:
+            console.print(data(f"  differs: {s.subset} {s.judge} {s.strategy}: "
+                               f"{', '.join(s.reference_mismatches or [])}"))
+    juries = [score_jury(g, weight_map) for g in jury_groups(every).values()]
+    for j in juries:
+        console.print()
+        console.print(data(f"jury on {j.subset}, {j.strategy or '-'}: {len(j.judges)} judges, "
+                           f"{j.n} pairs" + (" (weighted)" if len(set(j.weights)) > 1 else
+                                             " (unweighted)"), style="italic"))
+        console.print(jury_table(j))
+        for line in jury_lines(j):
+            console.print(data(line))
+    if out is not None:
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ConfigError(f"cannot use {str(out)!r} as the output directory (--out): "
+                              f"{exc.strerror or exc}") from None
+        summary = {"source": source, "n_recordings": len(recordings),
+                   "scores": [{**_jsonable(s), "llmbar_written": s.llmbar.as_written()
+                               if s.llmbar else None} for s in scores],
+                   "juries": [{**_jsonable(j), "pairwise": {
+                       "raters": list(j.pairwise.raters),
+                       "matrix": j.pairwise.matrix.tolist(),
+                       "n_common": j.pairwise.n_common.tolist()}} for j in juries]}
+        write_json_atomic(out / "summary.json", summary)
+        console.print(safe_text(f"written: {out / 'summary.json'}"), markup=False)
+    return scores
+
+
 @fail_cleanly
 def score(
     path: Annotated[str, typer.Argument(
         help="A jurybox run directory (re-parse every recorded answer and re-decide), a "
-             "JudgeBench outputs .jsonl (raw judge text of both orders per pair), or a bundled "
-             "recording: arena-hard-haiku.")],
+             "JudgeBench outputs .jsonl (raw judge text of both orders per pair), recorded "
+             "judgments (a generic recorded .jsonl or .jsonl.gz, see docs/recorded-format.md; "
+             "an LLMBar result.json, a judge's folder or a whole LLMBar Dataset/ tree), or a "
+             "bundled recording: arena-hard-haiku, llmbar.")],
     out: Annotated[Optional[Path], typer.Option(
         envvar="JURYBOX_OUT", help="Where to write results (default: `<run>/rescored` for a run "
-        "directory; nothing for an outputs file).")] = None,
+        "directory; nothing for an outputs file or recorded judgments).")] = None,
+    weights: Annotated[Optional[str], typer.Option(
+        help="Recorded judgments: the jury's judge weights, judge=weight,... (judges not "
+             "named weigh 1; default: unweighted).")] = None,
+    subset: Annotated[Optional[str], typer.Option(
+        help="Recorded judgments: only these subsets (comma-separated; a folder such as "
+             "LLMBar/Adversarial takes the subsets under it).")] = None,
+    judge: Annotated[Optional[str], typer.Option(
+        help="Recorded judgments: only these judges (comma-separated).")] = None,
+    strategy: Annotated[Optional[str], typer.Option(
+        help="Recorded judgments: only these strategies (comma-separated).")] = None,
+    pool: Annotated[bool, typer.Option(
+        help="Recorded judgments: also score subsets pooled by folder (LLMBar Adversarial's "
+             "four subsets as its 319 pairs).")] = True,
 ) -> None:
     """Score judge outputs that already exist, with no model calls: rerun a run's decisions
-    from its calls.jsonl with the current parser, or score recorded JudgeBench outputs."""
+    from its calls.jsonl with the current parser, score recorded JudgeBench outputs, or
+    rescore recorded pairwise judgments (LLMBar, the generic recorded format) with a jury
+    table where several judges judged the same items."""
     from ..compare import SkippedLinesWarning, rescore_run
     from ..datasets import BUNDLED_OUTPUTS, bundled_path
+    from ..recorded.bundle import BUNDLED_RECORDED
+    from ..recorded.jsonl import looks_recorded
+    from ..recorded.llmbar import find_llmbar_results
     from ._tables import print_bench_result
 
+    bundled = [*BUNDLED_OUTPUTS, *BUNDLED_RECORDED]
     target = bundled_path(BUNDLED_OUTPUTS[path]) if path in BUNDLED_OUTPUTS else Path(path)
+    recorded = path in BUNDLED_RECORDED or (
+        target.is_dir() and not (target / "run.json").exists()
+        and bool(find_llmbar_results(target))) or (
+        target.is_file() and (target.suffix == ".json" or (
+            target.suffix in (".jsonl", ".gz") and looks_recorded(target))))
+    filters = {"--subset": subset, "--judge": judge, "--strategy": strategy}
+    if not recorded:
+        given = [k for k, v in filters.items() if v is not None] + (
+            ["--weights"] if weights is not None else [])
+        if given:
+            raise ConfigError(f"{', '.join(given)} apply to recorded judgments (LLMBar, the "
+                              f"generic recorded format), not to {path!r}")
+    if recorded:
+        recordings = _read_recorded(target, path if path in BUNDLED_RECORDED else None)
+        for option, attr in (("--subset", "subset"), ("--judge", "judge"),
+                             ("--strategy", "strategy")):
+            recordings = _select(recordings, option, filters[option], attr)
+        print_recorded(recordings, source=path, out=out, weights=weights, pool=pool)
+        return
     if target.is_dir():
         out = out or target / "rescored"
         with BenchProgress() as progress, warnings.catch_warnings(record=True) as caught:
@@ -108,9 +360,10 @@ def score(
         return
     if not target.exists():
         raise ConfigError(f"{path!r} is neither a run directory, a file, nor a bundled "
-                          f"recording{did_you_mean(path, BUNDLED_OUTPUTS)} "
-                          f"({', '.join(BUNDLED_OUTPUTS)})")
+                          f"recording{did_you_mean(path, bundled)} "
+                          f"({', '.join(bundled)})")
     print_outputs(target, out=out)
 
 
-__all__ = ["score", "print_outputs", "outputs_table"]
+__all__ = ["score", "print_outputs", "outputs_table", "print_recorded", "recorded_table",
+           "jury_table", "parse_weights"]

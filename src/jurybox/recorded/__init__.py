@@ -1,0 +1,13 @@
+"""Recorded judgments, rescored with no model call.
+
+- :mod:`.model`: the generic model (:class:`Recording` of :class:`RecordedItem` s).
+- Readers: :mod:`.jsonl` (the generic JSON-lines format, docs/recorded-format.md),
+  :mod:`.llmbar` (LLMBar's result.json files), :mod:`.judgebench` (JudgeBench outputs),
+  :mod:`.bundle` (the bundled LLMBar judgments, ``jurybox score llmbar``).
+- Scoring: :mod:`.scoring` (one recording), :mod:`.llmbar_stats` (LLMBar's own
+  statistics), :mod:`.pool` (subsets pooled), :mod:`.jury` (several judges as one jury).
+"""
+
+from .model import LABELS, VERDICTS, RecordedItem, Recording
+
+__all__ = ["LABELS", "VERDICTS", "RecordedItem", "Recording"]

@@ -1,0 +1,225 @@
+"""The generic recorded-judgments format (JSON lines), read and written.
+
+Anyone's logs of pairwise judgments can be rescored with ``jurybox score FILE.jsonl`` once
+written in this format (docs/recorded-format.md). A file is UTF-8 JSON lines, optionally
+gzip-compressed (``.jsonl.gz``); each line is one item with the verdicts of any number of
+judges::
+
+    {"id": "q1", "label": "A", "subset": "mt-bench", "strategy": "vanilla",
+     "orders": ["AB", "BA"],
+     "judges": {"gpt-4": ["A", "B"],
+                "llama": {"verdicts": ["A", null], "texts": ["...", "..."]}}}
+
+- ``id`` (required): the item's id, a non-empty string, unique within (subset, strategy).
+- ``label`` (required): ``"A"``, ``"B"`` or ``"tie"`` (a tie label is scored as a tie:
+  only a tie verdict is right).
+- ``judges`` (required): judge name -> its verdicts, one per order, each ``"A"``, ``"B"``,
+  ``"tie"`` in terms of the ORIGINAL responses (a judge shown B first that prefers it says
+  ``"B"``), or null when its text could not be parsed (a failure: counted, never scored).
+  Either the list itself or an object with ``verdicts`` and optional ``texts`` (the raw
+  judge text per order, strings or null). A judge absent from a line did not judge it.
+- ``orders`` (optional, default ``["AB", "BA"]``): the order the responses were shown in for
+  each verdict slot, each ``"AB"`` or ``"BA"``; any number >= 1. It must be the same on
+  every line of one (subset, strategy).
+- ``subset`` (optional, default the file's name without extensions), ``strategy`` (optional,
+  default ``""``): how items are grouped; one recording per (subset, judge, strategy).
+- ``meta`` (optional): anything; ignored. Any other key is refused.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import zlib
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from ..datasets._rows import _decode, _parse_int, _raw_lines, _RepeatedKey, _unique_keys
+from ..datasets._validate import check_file, check_name, check_text
+from ..errors import DataError, did_you_mean
+from .model import LABELS, VERDICTS, RecordedItem, Recording, check_orders
+
+__all__ = ["read_recorded_jsonl", "write_recorded_jsonl", "looks_recorded", "KEYS"]
+
+#: Keys a line may hold.
+KEYS = ("id", "label", "judges", "orders", "subset", "strategy", "meta")
+_REQUIRED = ("id", "label", "judges")
+_DEFAULT_ORDERS = ("AB", "BA")
+
+
+def _open(path: Path):  # noqa: ANN202 - a binary file object
+    return gzip.open(path, "rb") if path.suffix == ".gz" else path.open("rb")
+
+
+def _rows(path: Path) -> Iterator[tuple[int, dict]]:
+    """(line, object) per non-blank line of a JSON-lines file, plain or gzip."""
+    line_no = 0
+    try:
+        with _open(path) as fh:
+            for line_no, raw in _raw_lines(path, fh):
+                text = _decode(path, raw, line_no)
+                if not text.strip():
+                    continue
+                try:
+                    row = json.loads(text, parse_int=_parse_int, object_pairs_hook=_unique_keys)
+                except _RepeatedKey as exc:
+                    raise DataError(path, f"key {exc.key!r:.80} appears twice in one JSON "
+                                    f"object", line=line_no, field=exc.key[:80]) from None
+                except json.JSONDecodeError as exc:
+                    raise DataError(path, f"invalid JSON: {exc.msg} (column {exc.colno})",
+                                    line=line_no) from None
+                except RecursionError:
+                    raise DataError(path, "JSON nested too deeply to read",
+                                    line=line_no) from None
+                if not isinstance(row, dict):
+                    raise DataError(path, f"expected a JSON object, got "
+                                    f"{type(row).__name__}", line=line_no)
+                yield line_no, row
+    except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+        raise DataError(path, f"not a readable gzip file ({exc})", line=line_no + 1) from None
+
+
+def looks_recorded(path: Path) -> bool:
+    """True when the first line of a JSON-lines file has ``judges`` and no JudgeBench
+    ``judgments`` (so ``jurybox score`` reads it in this format). Never raises on bad data:
+    the reader then says what is wrong."""
+    try:
+        for _, row in _rows(path):
+            return "judges" in row and "judgments" not in row
+    except DataError:
+        return False
+    return False
+
+
+def _verdicts(path: Path, line: int, field: str, value: object, n: int
+              ) -> tuple[tuple, tuple]:
+    texts: object = ()
+    if isinstance(value, dict):
+        unknown = sorted(set(value) - {"verdicts", "texts"})
+        if unknown:
+            raise DataError(path, f"unknown key {unknown[0]!r:.40}"
+                            f"{did_you_mean(unknown[0], ('verdicts', 'texts'))}; a judge's "
+                            f"entry holds 'verdicts' and optional 'texts'", line=line,
+                            field=f"{field}.{unknown[0]}"[:120])
+        if "verdicts" not in value:
+            raise DataError(path, "missing 'verdicts'", line=line, field=field)
+        texts = value.get("texts", ())
+        value = value["verdicts"]
+        field = f"{field}.verdicts"
+    if not isinstance(value, list):
+        raise DataError(path, f"must be a list of verdicts, one per order, got "
+                        f"{type(value).__name__}", line=line, field=field)
+    if len(value) != n:
+        raise DataError(path, f"{len(value)} verdicts for {n} orders", line=line, field=field)
+    for k, v in enumerate(value):
+        if v is not None and v not in VERDICTS:
+            raise DataError(path, f"a verdict is 'A', 'B', 'tie' or null, got {v!r:.40}",
+                            line=line, field=f"{field}[{k}]")
+    if texts == ():
+        return tuple(value), ()
+    tfield = field.rsplit(".", 1)[0] + ".texts"
+    if not isinstance(texts, list) or len(texts) != n:
+        raise DataError(path, f"must be a list of {n} texts (strings or null)", line=line,
+                        field=tfield)
+    for k, t in enumerate(texts):
+        if t is not None:
+            check_text(path, line, f"{tfield}[{k}]", t)
+    return tuple(value), tuple(texts)
+
+
+def read_recorded_jsonl(path: str | Path) -> list[Recording]:
+    """Read a generic recorded-judgments file (format: the module docstring).
+
+    Returns:
+        One :class:`Recording` per (subset, judge, strategy), in order of first appearance.
+
+    Raises:
+        DataError: a missing file, bad JSON, a missing or unknown key, a label or verdict
+            outside its values, a verdict list whose length is not the number of orders,
+            orders that differ within one (subset, strategy), a repeated id, no items (file,
+            line, field).
+    """
+    path = check_file(Path(path))
+    stem = path.name.split(".")[0] or path.name
+    groups: dict[tuple[str, str, str], list[RecordedItem]] = {}
+    orders_of: dict[tuple[str, str], tuple[tuple[str, ...], int]] = {}
+    seen: dict[tuple[str, str, str], int] = {}
+    for line, row in _rows(path):
+        missing = [k for k in _REQUIRED if k not in row]
+        if missing:
+            raise DataError(path, f"missing {', '.join(map(repr, missing))}: a recorded line "
+                            f"holds id, label and judges (see docs/recorded-format.md)",
+                            line=line, field=missing[0])
+        for key in row:
+            if key not in KEYS:
+                raise DataError(path, f"unknown key{did_you_mean(key, KEYS)}; allowed: "
+                                f"{', '.join(KEYS)}", line=line, field=str(key)[:80])
+        item_id = check_name(path, line, "id", row["id"])
+        label = row["label"]
+        if label not in LABELS:
+            raise DataError(path, f"a label is 'A', 'B' or 'tie', got {label!r:.40}",
+                            line=line, field="label")
+        subset = check_text(path, line, "subset", row.get("subset", stem))
+        strategy = check_text(path, line, "strategy", row.get("strategy", ""))
+        raw_orders = row.get("orders", list(_DEFAULT_ORDERS))
+        if not isinstance(raw_orders, list):
+            raise DataError(path, "must be a list such as [\"AB\", \"BA\"]", line=line,
+                            field="orders")
+        try:
+            orders = check_orders(raw_orders)
+        except ValueError as exc:
+            raise DataError(path, str(exc), line=line, field="orders") from None
+        first = orders_of.setdefault((subset, strategy), (orders, line))
+        if first[0] != orders:
+            raise DataError(path, f"orders {list(orders)} differ from line {first[1]}'s "
+                            f"{list(first[0])} in the same subset and strategy", line=line,
+                            field="orders")
+        if (subset, strategy, item_id) in seen:
+            raise DataError(path, f"duplicate id {item_id!r} in subset {subset!r} (first seen "
+                            f"on line {seen[(subset, strategy, item_id)]})", line=line,
+                            field="id")
+        seen[(subset, strategy, item_id)] = line
+        judges = row["judges"]
+        if not isinstance(judges, dict) or not judges:
+            raise DataError(path, "must be an object: judge name -> verdicts (at least one "
+                            "judge)", line=line, field="judges")
+        for judge, value in judges.items():
+            judge = check_name(path, line, "judges", judge)
+            verdicts, texts = _verdicts(path, line, f"judges.{judge}"[:120], value,
+                                        len(orders))
+            groups.setdefault((subset, judge, strategy), []).append(
+                RecordedItem(item_id, label, verdicts, texts))
+    if not groups:
+        raise DataError(path, "no items in the file")
+    return [Recording(subset, judge, strategy, orders_of[(subset, strategy)][0],
+                      tuple(items), source=str(path))
+            for (subset, judge, strategy), items in groups.items()]
+
+
+def write_recorded_jsonl(recordings: Iterable[Recording], path: str | Path, *,
+                         texts: bool = True) -> int:
+    """Write recordings in the generic format (gzip when ``path`` ends in ``.gz``).
+
+    Items of one (subset, strategy) share a line across judges. ``texts=False`` drops the
+    raw texts. Returns the number of lines written.
+    """
+    lines: dict[tuple[str, str, str], dict] = {}
+    for rec in recordings:
+        for item in rec.items:
+            row = lines.setdefault((rec.subset, rec.strategy, item.item_id), {
+                "id": item.item_id, "label": item.label, "subset": rec.subset,
+                "strategy": rec.strategy, "judges": {}})
+            if list(rec.orders) != list(_DEFAULT_ORDERS):
+                row["orders"] = list(rec.orders)
+            has_text = texts and any(t is not None for t in item.texts)
+            row["judges"][rec.judge] = ({"verdicts": list(item.verdicts),
+                                         "texts": list(item.texts)} if has_text
+                                        else list(item.verdicts))
+    path = Path(path)
+    body = "".join(json.dumps(r, ensure_ascii=False, separators=(",", ":")) + "\n"
+                   for r in lines.values()).encode()
+    if path.suffix == ".gz":
+        path.write_bytes(gzip.compress(body, compresslevel=9, mtime=0))
+    else:
+        path.write_bytes(body)
+    return len(lines)
