@@ -5,8 +5,9 @@ checked where its setting is used (:class:`~jurybox.run.RunOptions`,
 judge) and by the CLI's option ranges.
 """
 
-__all__ = ["MAX_ATTEMPTS", "MAX_CONCURRENCY", "MAX_K", "MAX_SEEDS", "MAX_TEMPERATURE",
-           "MAX_TIMEOUT_S", "MAX_WINDOW", "temperature_problem"]
+__all__ = ["MAX_ATTEMPTS", "MAX_CONCURRENCY", "MAX_K", "MAX_MAX_TOKENS", "MAX_SEED",
+           "MAX_SEEDS", "MAX_TEMPERATURE", "MAX_TIMEOUT_S", "MAX_WINDOW", "sampling_problem",
+           "temperature_problem"]
 
 #: Most orders (K) PCF may ask per item. Consensus over K orders settles well before this
 #: (the paper uses K <= 10); the bound keeps a mistyped K (10**8) from building orders and
@@ -42,4 +43,27 @@ def temperature_problem(value: float) -> str | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)) \
             or not 0 <= value <= MAX_TEMPERATURE:
         return f"--temperature must be a number from 0 to {MAX_TEMPERATURE:g}, got {value!r}"
+    return None
+#: Largest run seed: 2**32 - 1, what every endpoint takes as a decoding seed (llama.cpp's is
+#: 32-bit; larger numbers were sent as written, past int64).
+MAX_SEED = 2 ** 32 - 1
+#: Largest completion budget, tokens: above any model's output limit.
+MAX_MAX_TOKENS = 1_000_000
+
+
+def sampling_problem(*, seed: int, temperature: float, max_tokens: int | None) -> str | None:
+    """Why a run's seed, temperature or completion budget cannot be sent (None when they
+    can): the checks every judging command makes before any call.
+
+    >>> sampling_problem(seed=10**30, temperature=0.0, max_tokens=None)
+    '--seed must be 0 to 4,294,967,295, got 1000000000000000000000000000000'
+    >>> sampling_problem(seed=1, temperature=0.0, max_tokens=0)
+    '--max-tokens must be 1 to 1,000,000, got 0'
+    """
+    if not 0 <= seed <= MAX_SEED:
+        return f"--seed must be 0 to {MAX_SEED:,}, got {seed}"
+    if problem := temperature_problem(temperature):
+        return problem
+    if max_tokens is not None and not 1 <= max_tokens <= MAX_MAX_TOKENS:
+        return f"--max-tokens must be 1 to {MAX_MAX_TOKENS:,}, got {max_tokens}"
     return None

@@ -83,3 +83,21 @@ def test_an_out_that_cannot_be_created_names_the_path(tmp_path):
     line = _cli(str(_ratings(tmp_path)), "--resamples", "0", "--out", str(blocker / "x"))
     assert line == (f"error: cannot use {str(blocker / 'x')!r} as the output directory "
                     f"(--out): Not a directory")
+
+
+def test_control_characters_in_rater_ids_reach_no_terminal_through_plot_warnings(tmp_path):
+    # matplotlib warned "Glyph 27 (\x1b) missing from font(s)" with the raw ESC: the plots'
+    # labels show data's control characters escaped, as the terminal does
+    import subprocess
+    import sys
+
+    path = tmp_path / "r.csv"
+    rows = "".join(f"i{i},r\x1b[2J{r},d\x1b]0;x\x07,{(i * (r + 1)) % 5 + 1}\n"
+                   for i in range(12) for r in range(3))
+    path.write_text("item_id,rater_id,dimension,score\n" + rows)
+    done = subprocess.run([sys.executable, "-m", "jurybox", "agreement", str(path),
+                           "--min-common", "5", "--resamples", "50", "--out",
+                           str(tmp_path / "out")], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "\x1b" not in done.stdout + done.stderr
+    assert list((tmp_path / "out").glob("*.png"))

@@ -57,7 +57,7 @@ def test_bad_input_is_still_an_error_in_a_dry_run(tmp_path):
 def test_prices_and_token_counts():
     with pytest.raises(ConfigError, match="--price-in and --price-out go together"):
         resolve_price("openai/gpt-4o", 1.0, None)
-    with pytest.raises(ConfigError, match="finite number >= 0"):
+    with pytest.raises(ConfigError, match="a number from 0 to 10,000"):
         resolve_price("openai/gpt-4o", -1.0, 2.0)
     assert resolve_price("vllm/unknown", None, None) is None
     # 1,000 input and 500 output tokens at 2.50 / 10.00 per million: 0.0025 + 0.005 USD

@@ -134,6 +134,9 @@ def test_a_file_that_grows_while_read_is_still_bounded(tmp_path, monkeypatch):
     ("--attempts", "1000000000"),  # a dead endpoint: a run that never ends
     ("--timeout", "1e300"),
     ("--temperature", "1e308"),  # was accepted and sent to the judge
+    ("--seed", str(10 ** 30)),  # was sent to the endpoint past int64
+    ("--max-tokens", str(10 ** 30)),
+    ("--sim-seed", str(2 ** 32)),
 ])
 def test_numeric_options_have_upper_bounds(tmp_path, option, value):
     done = _guarded(["bench", "truthfulqa", "--limit", "2", "--no-cache", option, value,
@@ -145,6 +148,19 @@ def test_numeric_options_have_upper_bounds(tmp_path, option, value):
 def test_the_temperature_is_bounded_in_the_library_too():
     with pytest.raises(ConfigError, match="--temperature must be a number from 0 to 2, got 3.0"):
         prepare_bench(BenchConfig(dataset="truthfulqa", protocols=("direct",), temperature=3.0))
+    with pytest.raises(ConfigError, match="--seed must be 0 to 4,294,967,295, got 4294967296"):
+        prepare_bench(BenchConfig(dataset="truthfulqa", protocols=("direct",), seed=2 ** 32))
+    with pytest.raises(ConfigError, match="--max-tokens must be 1 to 1,000,000, got 1000001"):
+        prepare_bench(BenchConfig(dataset="truthfulqa", protocols=("direct",),
+                                  max_tokens=1_000_001))
+
+
+def test_a_price_past_any_list_price_is_refused(tmp_path):
+    # 1e308 made every USD total inf
+    result = runner.invoke(app, ["bench", "truthfulqa", "--model", "sim", "--limit", "1",
+                                 "--price-in", "1e308", "--price-out", "1", "--dry-run"])
+    one_line_error(result, "--price-in must be a number from 0 to 10,000 (USD per million "
+                           "tokens), got 1e+308")
 
 
 def test_subset_on_data_that_is_not_rewardbench2_is_refused(tmp_path):

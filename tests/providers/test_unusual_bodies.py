@@ -2,6 +2,7 @@
 recorded failure line, never a traceback; bad usage never enters the totals; a lone surrogate
 in an answer is replaced and the answer kept."""
 
+import asyncio
 import json
 import logging
 
@@ -224,3 +225,25 @@ def test_anthropic_bad_usage_is_invalid_and_a_lone_surrogate_is_replaced():
         response = _anthropic(url)
     assert (response.usage.prompt_tokens, response.usage.completion_tokens,
             response.usage.cached_tokens, response.finish_reason) == (14, 2, 4, "length")
+
+
+def test_an_endless_error_body_is_read_only_up_to_its_bound():
+    # an HTTP 500 whose body never ended grew a run to 2.7 GB before its timeout: the
+    # error text is read up to MAX_ERROR_BODY_BYTES and the rest never
+    from jurybox.providers.openai_compat import MAX_ERROR_BODY_BYTES, _error_text
+
+    pulled = []
+
+    class Content:
+        async def iter_chunked(self, size):
+            while True:  # endless
+                pulled.append(size)
+                yield b"x" * size
+
+    class Response:
+        content = Content()
+
+    text = asyncio.run(_error_text(Response()))
+    assert text == "x" * MAX_ERROR_BODY_BYTES + " ..."
+    assert sum(pulled) <= MAX_ERROR_BODY_BYTES + (1 << 16)  # one chunk past the bound at most
+

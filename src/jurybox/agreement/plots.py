@@ -6,6 +6,7 @@ import math
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..terminal import safe_text
 from .analyze import GroupAgreement
 
 __all__ = ["plot_alpha", "plot_jaccard"]
@@ -25,7 +26,7 @@ def plot_alpha(results: Sequence[GroupAgreement], path: Path, *, ci: bool = True
     marked."""
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(max(4.0, 1.1 * len(results) + 2), 3.6))
-    xs, labels = range(len(results)), [g.label for g in results]
+    xs, labels = range(len(results)), [safe_text(g.label) for g in results]
     for x, g in zip(xs, results):
         a = g.alpha
         if math.isnan(a.alpha):
@@ -75,15 +76,16 @@ def plot_jaccard(group: GroupAgreement, path: Path, *, max_raters: int = 60) -> 
     ax.imshow(np.where(undefined, 1.0, np.nan), cmap="Greys", vmin=0, vmax=2.5)
     image = ax.imshow(np.ma.masked_invalid(matrix), vmin=0, vmax=1, cmap="viridis")
     if len(raters) <= 30:
-        ax.set_xticks(range(len(raters)), raters, rotation=90, fontsize=7)
-        ax.set_yticks(range(len(raters)), raters, fontsize=7)
+        names = [safe_text(r) for r in raters]  # data: control characters shown escaped
+        ax.set_xticks(range(len(raters)), names, rotation=90, fontsize=7)
+        ax.set_yticks(range(len(raters)), names, fontsize=7)
     if len(raters) <= 12:  # small enough to print each value
         for (i, j), value in np.ndenumerate(matrix):
             if not np.isnan(value):
                 ax.text(j, i, f"{value:.2f}", ha="center", va="center", fontsize=8,
                         color="white" if value < 0.6 else "black")
     fig.colorbar(image, ax=ax, label="Jaccard of above-median item sets")
-    ax.set_title(f"{group.label}: coarse agreement (mean {coarse.mean:.2f} over "
+    ax.set_title(f"{safe_text(group.label)}: coarse agreement (mean {coarse.mean:.2f} over "
                  f"{coarse.n_pairs_used} pairs{shown})\ngrey: undefined (empty union); white: "
                  f"fewer than {coarse.min_common} co-rated items", fontsize=8)
     fig.tight_layout()

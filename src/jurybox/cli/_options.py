@@ -18,7 +18,8 @@ from typing import Annotated, Optional
 import typer
 
 from ..cost.prices import Price
-from ..limits import MAX_ATTEMPTS, MAX_CONCURRENCY, MAX_TEMPERATURE, MAX_TIMEOUT_S
+from ..limits import (MAX_ATTEMPTS, MAX_CONCURRENCY, MAX_MAX_TOKENS, MAX_SEED,
+                      MAX_TEMPERATURE, MAX_TIMEOUT_S)
 from ..run.options import RunOptions
 from ..runner.retry import RetryPolicy
 
@@ -72,8 +73,9 @@ BaseUrl = Annotated[Optional[str], typer.Option(
     envvar="JURYBOX_BASE_URL", help="Endpoint base URL, e.g. http://localhost:8000/v1 (default "
     "per provider).")]
 Seed = Annotated[int, typer.Option(
-    envvar="JURYBOX_SEED", min=0, help="Run seed: everything random in jurybox's own work (item "
-    "sample, shown orders, example draws, decoding seed sent to the endpoint, bootstrap).")]
+    envvar="JURYBOX_SEED", min=0, max=MAX_SEED, help="Run seed: everything random in "
+    "jurybox's own work (item sample, shown orders, example draws, decoding seed sent to the "
+    "endpoint, bootstrap).")]
 def _out_path(value: str) -> Path:
     """``--out``: a path; an empty one (an unset ``$OUT`` in a script) would write the run
     into the current directory, so it is refused."""
@@ -112,11 +114,11 @@ Temperature = Annotated[float, typer.Option(envvar="JURYBOX_TEMPERATURE", min=0.
                                             max=MAX_TEMPERATURE,
                                             help="Judge sampling temperature, 0 to 2.")]
 MaxTokens = Annotated[Optional[int], typer.Option(
-    envvar="JURYBOX_MAX_TOKENS", min=1, help="Judge completion budget, tokens (default: "
-    "1024 listwise, 2048 pairwise, 512 rubric).")]
+    envvar="JURYBOX_MAX_TOKENS", min=1, max=MAX_MAX_TOKENS, help="Judge completion budget, "
+    "tokens (default: 1024 listwise, 2048 pairwise, 512 rubric).")]
 SimSeed = Annotated[int, typer.Option(
-    envvar="JURYBOX_SIM_SEED", min=0, help="Simulated judge only: seeds its fixed per-candidate "
-    "offsets and its noise.")]
+    envvar="JURYBOX_SIM_SEED", min=0, max=MAX_SEED, help="Simulated judge only: seeds its "
+    "fixed per-candidate offsets and its noise.")]
 SimBias = Annotated[str, typer.Option(envvar="JURYBOX_SIM_BIAS",
                                       help="Simulated judge only: none, primacy or recency.")]
 SimLatency = Annotated[float, typer.Option(envvar="JURYBOX_SIM_LATENCY_MS", min=0.0,

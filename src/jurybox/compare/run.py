@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..datasets import Item, ItemSelection, LoadedDataset, load_dataset, select_items
-from ..limits import temperature_problem
+from ..limits import sampling_problem
 from ..errors import ConfigError, DataError
 from ..fields import check_fields
 from ..protocols.prompts import LISTWISE_PROMPT_VERSION
@@ -161,8 +161,9 @@ def prepare_bench(config: BenchConfig, expected_sha256: str | None = None, *,
     Raises:
         DataError, ConfigError: on the first problem.
     """
-    if config.seed < 0:  # numpy's generators, which the bootstrap uses, take seeds >= 0
-        raise ConfigError(f"--seed must be >= 0, got {config.seed}")
+    if problem := sampling_problem(seed=config.seed, temperature=config.temperature,
+                                   max_tokens=config.max_tokens):
+        raise ConfigError(problem)
     check_endpoint(config.model, config.base_url)  # a dry run refuses what a run refuses
     if dataset is None:
         dataset = load_dataset(config.dataset, subset=config.subset, n=config.n_candidates)
@@ -180,10 +181,6 @@ def prepare_bench(config: BenchConfig, expected_sha256: str | None = None, *,
     if expected_sha256 is not None and dataset.sha256 != expected_sha256:
         raise DataError(dataset.path, f"the dataset changed since the run (sha256 "
                         f"{dataset.sha256[:12]}, the run used {expected_sha256[:12]})")
-    if problem := temperature_problem(config.temperature):
-        raise ConfigError(problem)
-    if config.max_tokens is not None and config.max_tokens < 1:
-        raise ConfigError(f"--max-tokens must be >= 1, got {config.max_tokens}")
     for name in config.protocols:
         if protocol_class(name).task != dataset.task:
             raise ConfigError(f"protocol {name!r} judges {protocol_class(name).task} items, "

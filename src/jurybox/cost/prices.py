@@ -45,6 +45,11 @@ def bundled_price(model: str) -> Price | None:
                  f"bundled list price as of {PRICES_AS_OF} (may be outdated)")
 
 
+#: Highest price per million tokens taken, USD: 10,000 is over ten times the dearest list
+#: price; more is a typing slip (1e308 made every total inf).
+MAX_PRICE = 10_000
+
+
 def resolve_price(model: str, price_in: float | None, price_out: float | None) -> Price | None:
     """``--price-in``/``--price-out`` when given (both), else the bundled price, else None.
 
@@ -56,8 +61,8 @@ def resolve_price(model: str, price_in: float | None, price_out: float | None) -
                           "output tokens)")
     if price_in is not None and price_out is not None:
         for name, value in (("--price-in", price_in), ("--price-out", price_out)):
-            if not (math.isfinite(value) and value >= 0):
-                raise ConfigError(f"{name} must be a finite number >= 0 (USD per million "
-                                  f"tokens), got {value!r}")
+            if not (math.isfinite(value) and 0 <= value <= MAX_PRICE):
+                raise ConfigError(f"{name} must be a number from 0 to {MAX_PRICE:,} (USD per "
+                                  f"million tokens), got {value!r}")
         return Price(price_in, price_out, "given (--price-in, --price-out)")
     return bundled_price(model)

@@ -12,7 +12,7 @@ from typing import Any, get_args
 
 from ..datasets import file_sha256, load_rated_items, load_ratings, resolve_bundled
 from ..datasets import BUNDLED_ITEMS, BUNDLED_RATINGS, BUNDLED_RUBRICS, RatingsTable
-from ..limits import temperature_problem
+from ..limits import sampling_problem
 from ..errors import ConfigError, DataError
 from ..fields import check_fields
 from ..protocols import RubricAnswerFormat, RubricContext, Unit, build_protocol
@@ -172,13 +172,10 @@ def prepare_personalize(config: PersonalizeConfig) -> PreparedPersonalize:
     Raises:
         DataError, ConfigError: as :func:`run_personalize`.
     """
-    if config.seed < 0:  # numpy's generators, which the bootstrap uses, take seeds >= 0
-        raise ConfigError(f"--seed must be >= 0, got {config.seed}")
-    if problem := temperature_problem(config.temperature):
+    if problem := sampling_problem(seed=config.seed, temperature=config.temperature,
+                                   max_tokens=config.max_tokens):
         raise ConfigError(problem)
     check_endpoint(config.model, config.base_url)  # a dry run refuses what a run refuses
-    if config.max_tokens < 1:
-        raise ConfigError(f"max_tokens must be >= 1, got {config.max_tokens}")
     if config.limit is not None and config.limit < 1:
         raise ConfigError(f"--limit must be >= 1, got {config.limit}")
     if config.level not in ALPHA_LEVELS:  # used only after judging: checked before it

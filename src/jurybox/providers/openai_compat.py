@@ -103,18 +103,29 @@ def _owners(listing: object) -> set[str]:
 
 #: Largest response body read, bytes: a longer one is refused unread past this point.
 MAX_BODY_BYTES = 32 * 1024 * 1024
+#: Most of an error response's body read, bytes: enough for any error message (an endless
+#: HTTP 500 body once grew a run to 2.7 GB before its timeout).
+MAX_ERROR_BODY_BYTES = 64 * 1024
 
 
-async def _read_limited(resp: aiohttp.ClientResponse) -> bytes:
-    """The response body, read until its end or until it passes :data:`MAX_BODY_BYTES` (then
-    longer than the limit: the caller refuses it)."""
+async def _read_limited(resp: aiohttp.ClientResponse, limit: int = MAX_BODY_BYTES) -> bytes:
+    """The response body, read until its end or until it passes ``limit`` bytes (then
+    longer than the limit: the caller refuses or cuts it)."""
     chunks, size = [], 0
     async for chunk in resp.content.iter_chunked(1 << 16):
         chunks.append(chunk)
         size += len(chunk)
-        if size > MAX_BODY_BYTES:
+        if size > limit:
             break
     return b"".join(chunks)
+
+
+async def _error_text(resp: aiohttp.ClientResponse) -> str:
+    """The start of an error response's body as text (at most
+    :data:`MAX_ERROR_BODY_BYTES`; the rest is never read)."""
+    body = await _read_limited(resp, MAX_ERROR_BODY_BYTES)
+    text = body[:MAX_ERROR_BODY_BYTES].decode("utf-8", errors="replace")
+    return text + (" ..." if len(body) > MAX_ERROR_BODY_BYTES else "")
 
 
 def _listing(body: bytes) -> object:
@@ -271,7 +282,7 @@ class OpenAICompatibleProvider:
                                                 json=self._payload(request),
                                                 headers=self._headers()) as resp:
                 if resp.status != 200:
-                    _raise_for_status(resp.status, await resp.text(errors="replace"),
+                    _raise_for_status(resp.status, await _error_text(resp),
                                       resp.headers.get("Retry-After"),
                                       request.answer_format is not None)
                 body = await _read_limited(resp)
