@@ -173,7 +173,7 @@ def _protocol(records: list[dict[str, Any]], names: list[str], task: str,
     mean_credit: dict[str, float | None] = {}
     for k in keys:
         got = [credits[n][k] for n in names if credits[n][k] is not None]
-        mean_credit[k] = sum(got) / len(got) if got else None  # type: ignore[arg-type]
+        mean_credit[k] = sum(got) / len(got) if got else None
     rows: dict[str, JudgeRow] = {}
     for n in names:
         views = [r["judges"][n] for r in records]
@@ -191,16 +191,17 @@ def _protocol(records: list[dict[str, Any]], names: list[str], task: str,
     mean_acc = accuracy([mean_credit[k] for k in sorted(mean_credit)], seed=seed)
     ranked = [n for n in names if not math.isnan(rows[n].accuracy.accuracy)]
     best = max(ranked, key=lambda n: rows[n].accuracy.accuracy) if ranked else None
-    vs_best = vs_mean = None
+    vs_best: PairedComparison | None = None
+    vs_mean: PairedComparison | None = None
     if best is not None and not math.isnan(jury_acc.accuracy):
-        got = _compare(credits[best], jury_credit, seed)
-        vs_best = got if isinstance(got, PairedComparison) else None
-        if isinstance(got, str):
-            notes["vs_best"] = got
-        got = _compare(mean_credit, jury_credit, seed)
-        vs_mean = got if isinstance(got, PairedComparison) else None
-        if isinstance(got, str):
-            notes["vs_mean"] = got
+        for note, base in (("vs_best", credits[best]), ("vs_mean", mean_credit)):
+            compared = _compare(base, jury_credit, seed)
+            if isinstance(compared, str):
+                notes[note] = compared
+            elif note == "vs_best":
+                vs_best = compared
+            else:
+                vs_mean = compared
     else:
         notes["vs_best"] = "no labelled item decided: no accuracy to compare"
     # the judges as raters
@@ -212,10 +213,11 @@ def _protocol(records: list[dict[str, Any]], names: list[str], task: str,
             d = _decision(r["judges"][n], task)
             row.append(math.nan if d is None else float(labels.setdefault(d, len(labels))))
         nominal.append(row)
-    alpha_nominal = _alpha(nominal, "nominal", seed)
-    if isinstance(alpha_nominal, str):
-        notes["alpha_nominal"], alpha_nominal = alpha_nominal, None
-    alpha_interval: AlphaResult | str | None = None
+    nominal_alpha = _alpha(nominal, "nominal", seed)
+    alpha_nominal = nominal_alpha if isinstance(nominal_alpha, AlphaResult) else None
+    if isinstance(nominal_alpha, str):
+        notes["alpha_nominal"] = nominal_alpha
+    alpha_interval: AlphaResult | None = None
     if task == "listwise":
         interval = []
         for n in names:
@@ -226,9 +228,11 @@ def _protocol(records: list[dict[str, Any]], names: list[str], task: str,
                 c = r["judges"][n].get("combined")
                 row.extend([math.nan] * size if not c else [float(x) for x in c])
             interval.append(row)
-        alpha_interval = _alpha(interval, "interval", seed)
-        if isinstance(alpha_interval, str):
-            notes["alpha_interval"], alpha_interval = alpha_interval, None
+        interval_alpha = _alpha(interval, "interval", seed)
+        if isinstance(interval_alpha, str):
+            notes["alpha_interval"] = interval_alpha
+        else:
+            alpha_interval = interval_alpha
     scores = {n: {k: v for k, v in zip(keys, row)} for n, row in zip(names, nominal)}
     matrix = pairwise_alpha(scores, level="nominal", min_common=2)
     order = {n: i for i, n in enumerate(matrix.raters)}
@@ -240,7 +244,7 @@ def _protocol(records: list[dict[str, Any]], names: list[str], task: str,
     disagreeing = [n for n in names if rows[n].disagreement is not None]
     most = max(disagreeing, key=lambda n: rows[n].disagreement or 0.0) if disagreeing else None
     return JuryProtocol(rows, jury_acc, sum(bool(r["failed"]) for r in records), mean_acc,
-                        best, vs_best, vs_mean, alpha_nominal, alpha_interval,  # type: ignore[arg-type]
+                        best, vs_best, vs_mean, alpha_nominal, alpha_interval,
                         pair, most, notes)
 
 
