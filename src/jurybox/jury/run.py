@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Union
@@ -42,7 +42,7 @@ from ..compare.run import BenchConfig, PreparedBench, arun_bench, prepare_bench,
 from ..cost.prices import Price, bundled_price, resolve_price
 from ..errors import ConfigError, ProviderError, write_error
 from ..judging.run import JudgeConfig, arun_judge, prepare_judge, run_judge
-from ..reports import lock_run_dir
+from ..reports import RunLock, lock_run_dir
 from ..reports.rundir import write_json_atomic
 from ..run import RunHooks, RunOptions, RunReport, check_endpoint, open_endpoint
 from ..runner.retry import RetryPolicy
@@ -231,13 +231,15 @@ def _report(out: Path) -> None:
 
 
 @contextmanager
-def _jury_dir(config: AnyConfig, jury: Jury, out: Path, options: RunOptions | None
-              ) -> Iterator[list[JudgePlan]]:
+def _jury_dir(config: AnyConfig, jury: Jury, out: Path, options: RunOptions | None,
+              lock: RunLock | None = None) -> Iterator[list[JudgePlan]]:
+    """Check every judge, then lock ``out`` (unless the caller holds ``lock``) and write
+    jury.json."""
     plans = plan_jury(config, jury, out, options=options)
     from ..run.loops import run_blocking
 
     run_blocking(lambda: check_judges(plans))
-    with lock_run_dir(out):
+    with nullcontext(lock) if lock is not None else lock_run_dir(out):
         try:
             write_json_atomic(out / "jury.json", _manifest(config, jury, plans))
         except OSError as exc:
@@ -246,7 +248,8 @@ def _jury_dir(config: AnyConfig, jury: Jury, out: Path, options: RunOptions | No
 
 
 def run_jury(config: AnyConfig, jury: Jury, out: str | Path, *,
-             options: RunOptions | None = None, hooks: RunHooks | None = None) -> JuryResult:
+             options: RunOptions | None = None, hooks: RunHooks | None = None,
+             lock: RunLock | None = None) -> JuryResult:
     """Run (or resume) a jury: each judge's run into ``out/judges/<name>``, then the jury's
     items.jsonl, summary.json and report.html in ``out``.
 
@@ -257,6 +260,8 @@ def run_jury(config: AnyConfig, jury: Jury, out: str | Path, *,
         jury: the judges (:func:`~jurybox.jury.load_jury`, :func:`~jurybox.jury.jury_of`).
         options: the run options every judge starts from (a judge's own override them).
         hooks: progress callbacks, called for each judge's run in turn.
+        lock: ``out``'s lock when the caller holds it already (:func:`jurybox.judge`
+            writes the items into ``out`` first); None: the run locks ``out``.
 
     Raises:
         ConfigError, DataError: before any call (a bad judge, bad data, ``out`` in use).
@@ -265,7 +270,7 @@ def run_jury(config: AnyConfig, jury: Jury, out: str | Path, *,
         KeyboardInterrupt: after the running judge wrote its run.json; a rerun resumes.
     """
     out = Path(out)
-    with _jury_dir(config, jury, out, options) as plans:
+    with _jury_dir(config, jury, out, options, lock) as plans:
         reports: dict[str, RunReport[Any]] = {}
         for plan in plans:
             try:
@@ -284,15 +289,15 @@ def run_jury(config: AnyConfig, jury: Jury, out: str | Path, *,
 
 
 async def arun_jury(config: AnyConfig, jury: Jury, out: str | Path, *,
-                    options: RunOptions | None = None,
-                    hooks: RunHooks | None = None) -> JuryResult:
+                    options: RunOptions | None = None, hooks: RunHooks | None = None,
+                    lock: RunLock | None = None) -> JuryResult:
     """:func:`run_jury` on the running event loop (each judge's run is awaited in turn; the
     checks and file work run in the loop's default executor). Raises as :func:`run_jury`,
     and asyncio.CancelledError when cancelled (a rerun resumes)."""
     out = Path(out)
     plans = await asyncio.to_thread(plan_jury, config, jury, out, options=options)
     await check_judges(plans)
-    lock = await asyncio.to_thread(lock_run_dir, out)
+    held = lock if lock is not None else await asyncio.to_thread(lock_run_dir, out)
     try:
         await asyncio.to_thread(write_json_atomic, out / "jury.json",
                                 _manifest(config, jury, plans))
@@ -314,5 +319,6 @@ async def arun_jury(config: AnyConfig, jury: Jury, out: str | Path, *,
     except OSError as exc:
         raise write_error(out, exc) from None
     finally:
-        lock.release()
+        if lock is None:
+            held.release()
 
