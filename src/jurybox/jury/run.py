@@ -117,22 +117,22 @@ def plan_jury(config: AnyConfig, jury: Jury, out: str | Path, *,
     sim settings, the data, the protocols.
 
     ``config.model`` and ``config.sim`` are each judge's unless the judge sets them;
-    ``config.base_url`` must be None (each judge has its own).
+    ``config.base_url`` (``--base-url``: one server of several models, as vLLM or OpenRouter
+    serve them) is the endpoint of every served judge without a base_url of its own.
 
     Raises:
         ConfigError, DataError: naming the judge when the problem is its own.
     """
     options = options or RunOptions()
-    if config.base_url is not None:
-        raise ConfigError("--base-url is one endpoint; a jury's judges each give their own "
-                          "base_url in the jury file")
     plans = []
     for juror in jury.judges:
         if juror.sim is not None and juror.model != "sim":
             raise ConfigError(f"jury: judge {juror.label!r}: 'sim' settings are for model: "
                               f"sim, and its model is {juror.model!r}")
-        cfg = replace(config, model=juror.model, base_url=juror.base_url,
-                      sim=juror.sim or config.sim)
+        served = juror.model.split("/", 1)[0] not in ("sim", "local")
+        cfg = replace(config, model=juror.model, sim=juror.sim or config.sim,
+                      base_url=juror.base_url if juror.base_url is not None or not served
+                      else config.base_url)
         try:
             check_endpoint(cfg.model, cfg.base_url)
             prepared = (prepare_judge(cfg) if isinstance(cfg, JudgeConfig)
