@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, overload
 
 from ..compare.run import BenchConfig, PreparedBench, _protocol_label, prepare_bench
 from ..compare.summary import latest_records, summarize
@@ -36,6 +36,9 @@ from ..run.loops import entered_off_loop
 from ..sim import SimConfig, SimJudge
 from .items import INPUT_FILE, id_text, input_rows, write_input
 from .results import ItemJudgment, JudgeSummary, judgment_of, read_judgments, write_judgments
+
+if TYPE_CHECKING:
+    from ..jury import JuryResult
 
 __all__ = ["JudgeConfig", "JudgeResult", "Judgments", "ajudge", "arun_judge", "default_judge_out",
            "judge", "prepare_judge", "run_judge"]
@@ -305,9 +308,22 @@ class Judgments:
         raise KeyError(item_id)
 
 
+@overload
 def judge(items: Iterable[Any] | str | Path, *, model: str | None = None, protocol: str = "pcf",
           out: str | Path | None = None, options: RunOptions | None = None,
-          hooks: RunHooks | None = None, jury: Any = None, **settings: Any) -> Any:
+          hooks: RunHooks | None = None, jury: None = None, **settings: Any) -> Judgments: ...
+
+
+@overload
+def judge(items: Iterable[Any] | str | Path, *, model: None = None, protocol: str = "pcf",
+          out: str | Path | None = None, options: RunOptions | None = None,
+          hooks: RunHooks | None = None, jury: Any, **settings: Any) -> JuryResult: ...
+
+
+def judge(items: Iterable[Any] | str | Path, *, model: str | None = None, protocol: str = "pcf",
+          out: str | Path | None = None, options: RunOptions | None = None,
+          hooks: RunHooks | None = None, jury: Any = None, **settings: Any
+          ) -> Judgments | JuryResult:
     """Judge candidates given in memory (or a file) and return typed per-item results.
 
     Args:
@@ -369,10 +385,24 @@ def _no_model_with_jury(model: str | None) -> None:
         raise ConfigError("give model= (one judge) or jury= (several), not both")
 
 
+@overload
 async def ajudge(items: Iterable[Any] | str | Path, *, model: str | None = None,
                  protocol: str = "pcf", out: str | Path | None = None,
                  options: RunOptions | None = None, hooks: RunHooks | None = None,
-                 jury: Any = None, **settings: Any) -> Any:
+                 jury: None = None, **settings: Any) -> Judgments: ...
+
+
+@overload
+async def ajudge(items: Iterable[Any] | str | Path, *, model: None = None,
+                 protocol: str = "pcf", out: str | Path | None = None,
+                 options: RunOptions | None = None, hooks: RunHooks | None = None,
+                 jury: Any, **settings: Any) -> JuryResult: ...
+
+
+async def ajudge(items: Iterable[Any] | str | Path, *, model: str | None = None,
+                 protocol: str = "pcf", out: str | Path | None = None,
+                 options: RunOptions | None = None, hooks: RunHooks | None = None,
+                 jury: Any = None, **settings: Any) -> Judgments | JuryResult:
     """:func:`judge` on the running event loop: ``await jurybox.ajudge(items, ...)`` (in a
     notebook, an async web handler).
 
