@@ -3,8 +3,6 @@ jury, run it, print its tables. The work is in :mod:`jurybox.jury`."""
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 import sys
 from pathlib import Path
@@ -45,15 +43,6 @@ def jury_for(jury_file: Path | None, model: str | None) -> Jury | None:
                               "unset, or give --model a,b,c without --jury")
         return load_jury(jury_file)
     return jury_from_models(model) if model is not None else None
-
-
-def default_jury_out(kind: str, config: dict[str, Any], jury: Jury) -> Path:
-    """``runs/<kind>-<data>-jury-<hash of settings and judges>``."""
-    judges = [j.public() for j in jury.judges]
-    digest = hashlib.sha256(json.dumps([config, judges], sort_keys=True, default=str)
-                            .encode()).hexdigest()
-    stem = Path(str(config.get("dataset") or config.get("input") or "data")).stem
-    return Path("runs") / f"{kind}-{stem}-jury{len(judges)}-{digest[:8]}"
 
 
 def command_price(price_in: float | None, price_out: float | None) -> Any:

@@ -221,7 +221,8 @@ def _bench_jury(config: BenchConfig, panel: Jury, out: Path | None, *, dry_run: 
                 price_in: float | None, price_out: float | None,
                 options: dict[str, Any]) -> None:
     """``bench --jury``: every judge benches the protocols, then the jury decides."""
-    from ._jury import command_price, default_jury_out, dry_run_jury, run_jury_command
+    from ..jury.run import default_jury_out
+    from ._jury import command_price, dry_run_jury, run_jury_command
 
     run = run_options(**options, price=command_price(price_in, price_out))
     folder = out or default_jury_out("bench", config.as_dict(), panel)

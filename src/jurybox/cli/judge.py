@@ -96,7 +96,8 @@ def judge(
         template=None if template is None else load_template(template, criteria=criteria),
         sim=sim)
     if panel is not None:
-        from ._jury import command_price, default_jury_out, dry_run_jury, run_jury_command
+        from ..jury.run import default_jury_out
+        from ._jury import command_price, dry_run_jury, run_jury_command
 
         run = run_options(concurrency=concurrency, attempts=attempts, timeout=timeout,
                           transport=transport, cache=cache, no_cache=no_cache,

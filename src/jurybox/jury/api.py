@@ -68,7 +68,7 @@ def _prepared(items: Any, jury: Any, protocol: str, out: Any, options: Any, hook
 
 
 def _default_out(config: JudgeConfig, jury: Jury, digest: str) -> Path:
-    from ..cli._jury import default_jury_out
+    from .run import default_jury_out
 
     return default_jury_out("judge", {**config.as_dict(), "items": digest}, jury)
 

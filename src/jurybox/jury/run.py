@@ -31,6 +31,8 @@ with a ProviderError naming the judge; what the others judged stays for the reru
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, replace
@@ -50,7 +52,8 @@ from .combine import combine, write_items
 from .panel import Juror, Jury
 from .summary import JurySummary, summarize_jury
 
-__all__ = ["JudgePlan", "JuryResult", "arun_jury", "check_judges", "plan_jury", "run_jury"]
+__all__ = ["JudgePlan", "JuryResult", "arun_jury", "check_judges", "default_jury_out", "plan_jury",
+           "run_jury"]
 
 AnyConfig = Union[BenchConfig, JudgeConfig]
 
@@ -97,6 +100,15 @@ class JuryResult:
     @property
     def simulated(self) -> bool:
         return all(r.simulated for r in self.judges.values())
+
+
+def default_jury_out(kind: str, config: dict[str, Any], jury: Jury) -> Path:
+    """``runs/<kind>-<data>-jury-<hash of settings and judges>``."""
+    judges = [j.public() for j in jury.judges]
+    digest = hashlib.sha256(json.dumps([config, judges], sort_keys=True, default=str)
+                            .encode()).hexdigest()
+    stem = Path(str(config.get("dataset") or config.get("input") or "data")).stem
+    return Path("runs") / f"{kind}-{stem}-jury{len(judges)}-{digest[:8]}"
 
 
 def _options_for(juror: Juror, options: RunOptions) -> RunOptions:
