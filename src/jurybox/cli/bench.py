@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
@@ -12,6 +12,7 @@ from ..run.options import (DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY, DEFAULT_STRUCT
                            DEFAULT_TIMEOUT_S, DEFAULT_TRANSPORT)
 from ._common import (BenchProgress, default_out, exit_for_status, fail_cleanly,
                       print_warnings)
+from ._jury import JuryOpt
 from ._plan import cost_line, plan_for, print_plan
 from ._protocol_options import (AdaptiveOpt, ConfidenceOpt, CriteriaOpt, K, MinK, PairwiseRuleOpt,
                                TemplateOpt, Tolerance, VerdictFormatOpt, WeightsOpt)
@@ -21,6 +22,10 @@ from ._options import (Attempts, BaseUrl, Cache, Concurrency, DryRun, MaxTokens,
                        run_options)
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from ..compare import BenchConfig
+    from ..jury import Jury
     from ..protocols import Weights
     from ..sim import Faults, SimConfig
 
@@ -96,6 +101,7 @@ def bench(
              "judgebench-claude) or a file: TruthfulQA CSV, RewardBench 2 .jsonl/.parquet, "
              "JudgeBench .jsonl, or listwise .jsonl (id, prompt, candidates, gold).")],
     model: Model = None,
+    jury: JuryOpt = None,
     protocols: Annotated[Optional[str], typer.Option(
         envvar="JURYBOX_PROTOCOLS", help=f"Comma list; listwise datasets: {LISTWISE_PROTOCOLS} "
         f"(default direct,pcf); pairwise (JudgeBench): {PAIRWISE_PROTOCOLS} (default "
@@ -167,8 +173,12 @@ def bench(
                           f"{dataset_format(dataset)} data: leave --subset (and "
                           f"JURYBOX_SUBSET) unset")
     subset = subset or "Factuality"
+    from ._jury import jury_for
+
+    panel = jury_for(jury, model)
     config = BenchConfig(
-        dataset=dataset, model=model or "sim", protocols=names, baseline=baseline, k=k, limit=limit,
+        dataset=dataset, model="sim" if model is None or panel else model, protocols=names,
+        baseline=baseline, k=k, limit=limit,
         seed=seed, subset=None if subset == "all" else subset, n_candidates=n_candidates,
         tolerance=tolerance, weights=parse_weights(weights), temperature=temperature,
         max_tokens=max_tokens, base_url=base_url, verdict_format=verdict_format,
@@ -176,6 +186,13 @@ def bench(
         criteria=criteria,
         template=None if template is None else load_template(template, criteria=criteria),
         sim=sim)
+    if panel is not None:
+        _bench_jury(config, panel, out, dry_run=dry_run, price_in=price_in,
+                    price_out=price_out, options=dict(
+                        concurrency=concurrency, attempts=attempts, timeout=timeout,
+                        transport=transport, cache=cache, no_cache=no_cache,
+                        structured=structured))
+        return
     model = model_for(model, dataset, bundled=dataset in BUNDLED,
                       check=lambda: prepare_bench(config))
     config = replace(config, model=model)
@@ -198,3 +215,23 @@ def bench(
     cost_line(result)
     print_warnings(result)
     exit_for_status(result)
+
+
+def _bench_jury(config: BenchConfig, panel: Jury, out: Path | None, *, dry_run: bool,
+                price_in: float | None, price_out: float | None,
+                options: dict[str, Any]) -> None:
+    """``bench --jury``: every judge benches the protocols, then the jury decides."""
+    from ..jury.run import default_jury_out
+    from ._jury import command_price, dry_run_jury, run_jury_command
+
+    run = run_options(**options, price=command_price(price_in, price_out))
+    folder = out or default_jury_out("bench", config.as_dict(), panel)
+    if dry_run:
+        from ..jury import plan_jury
+
+        first = plan_jury(config, panel, folder, options=run)[0].prepared
+        dry_run_jury(config, panel, folder, run, f"{first.dataset.name}, "
+                     f"{first.selection.n_items} items, protocols "
+                     f"{', '.join(first.config.protocols or ())}")
+        return
+    run_jury_command(config, panel, folder, run)

@@ -25,6 +25,13 @@ def export(
     """Write a run's decisions (one row per item and protocol) and model calls (one row per
     call, with the prompt and the raw judge text) as flat tables for pandas or a
     spreadsheet. Lists (winners, C_i, prompt messages) are JSON text in csv and parquet."""
+    from ..jury.report import export_jury, is_jury_dir
+
+    if is_jury_dir(run) and not (run / "run.json").exists():  # a jury: its and each judge's
+        items, calls, n_items, n_calls = export_jury(run, format=format, out=out)
+        console.print(safe_text(f"written: {items} ({n_items} rows), {calls} ({n_calls} "
+                                f"rows)"), highlight=False, markup=False)
+        return
     from ..reports import export_run
 
     result = export_run(run, format=format, out=out)

@@ -15,6 +15,7 @@ from ._options import (Attempts, BaseUrl, Cache, Concurrency, DryRun, MaxTokens,
                        NoCache, Out, PriceIn, PriceOut, Seed, SimBias, SimFaults, SimLatency,
                        SimSeed, Structured, Temperature, Timeout, TransportOpt, model_for,
                        run_options)
+from ._jury import JuryOpt
 from ._plan import cost_line, plan_for, print_plan
 from ._protocol_options import (AdaptiveOpt, ConfidenceOpt, CriteriaOpt, K, MinK, PairwiseRuleOpt,
                                TemplateOpt, Tolerance, VerdictFormatOpt, WeightsOpt)
@@ -34,6 +35,7 @@ def judge(
         "\"candidates\": [text, ...], \"gold\": index or [indices] (optional)}. Pairwise "
         "protocols take lines with exactly 2 candidates. Any bench dataset works too.")],
     model: Model = None,
+    jury: JuryOpt = None,
     protocol: Annotated[str, typer.Option(
         envvar="JURYBOX_PROTOCOL", help="pcf (K permutations, consensus), direct (one call), "
         "or for 2 candidates: pairwise, both-orders, keyed, apoc.")] = "pcf",
@@ -80,15 +82,32 @@ def judge(
 
     from ..datasets import BUNDLED
 
+    from ._jury import jury_for
+
     sim = sim_options(sim_bias, sim_latency_ms, sim_faults, sim_seed)
+    panel = jury_for(jury, model)
     config = JudgeConfig(
-        input=file, model=model or "sim", protocol=protocol, k=k, limit=limit, seed=seed,
+        input=file, model="sim" if model is None or panel else model, protocol=protocol, k=k,
+        limit=limit, seed=seed,
         tolerance=tolerance, weights=parse_weights(weights), temperature=temperature,
         max_tokens=max_tokens, base_url=base_url, verdict_format=verdict_format,
         pairwise_rule=pairwise_rule, adaptive=adaptive, confidence=confidence, min_k=min_k,
         criteria=criteria,
         template=None if template is None else load_template(template, criteria=criteria),
         sim=sim)
+    if panel is not None:
+        from ..jury.run import default_jury_out
+        from ._jury import command_price, dry_run_jury, run_jury_command
+
+        run = run_options(concurrency=concurrency, attempts=attempts, timeout=timeout,
+                          transport=transport, cache=cache, no_cache=no_cache,
+                          structured=structured, price=command_price(price_in, price_out))
+        folder = out or default_jury_out("judge", config.as_dict(), panel)
+        if dry_run:
+            dry_run_jury(config, panel, folder, run, f"{file}, protocol {protocol}")
+            return
+        run_jury_command(config, panel, folder, run)
+        return
     model = model_for(model, file, bundled=file in BUNDLED, check=lambda: prepare_judge(config))
     config = replace(config, model=model)
     price = resolve_price(model, price_in, price_out)

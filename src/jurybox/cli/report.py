@@ -28,6 +28,13 @@ def report(
     end; this rewrites it (say after an interrupted run) with no model calls. A report
     already written by this jurybox from the run's files as they are now is left as it is
     (--force rewrites it)."""
+    from ..jury.report import is_jury_dir
+
+    if is_jury_dir(run) and not (run / "run.json").exists():  # a jury's run directory
+        from ..jury.report import write_jury_report
+
+        console.print(safe_text(f"written: {write_jury_report(run)}"), markup=False)
+        return
     from ..reports import report_is_current
 
     if not force and run.is_dir() and report_is_current(run, max_items=max_items):

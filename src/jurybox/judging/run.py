@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, overload
 
 from ..compare.run import BenchConfig, PreparedBench, _protocol_label, prepare_bench
 from ..compare.summary import latest_records, summarize
@@ -36,6 +36,9 @@ from ..run.loops import entered_off_loop
 from ..sim import SimConfig, SimJudge
 from .items import INPUT_FILE, id_text, input_rows, write_input
 from .results import ItemJudgment, JudgeSummary, judgment_of, read_judgments, write_judgments
+
+if TYPE_CHECKING:
+    from ..jury import JuryResult
 
 __all__ = ["JudgeConfig", "JudgeResult", "Judgments", "ajudge", "arun_judge", "default_judge_out",
            "judge", "prepare_judge", "run_judge"]
@@ -305,9 +308,22 @@ class Judgments:
         raise KeyError(item_id)
 
 
+@overload
 def judge(items: Iterable[Any] | str | Path, *, model: str | None = None, protocol: str = "pcf",
           out: str | Path | None = None, options: RunOptions | None = None,
-          hooks: RunHooks | None = None, **settings: Any) -> Judgments:
+          hooks: RunHooks | None = None, jury: None = None, **settings: Any) -> Judgments: ...
+
+
+@overload
+def judge(items: Iterable[Any] | str | Path, *, model: None = None, protocol: str = "pcf",
+          out: str | Path | None = None, options: RunOptions | None = None,
+          hooks: RunHooks | None = None, jury: Any, **settings: Any) -> JuryResult: ...
+
+
+def judge(items: Iterable[Any] | str | Path, *, model: str | None = None, protocol: str = "pcf",
+          out: str | Path | None = None, options: RunOptions | None = None,
+          hooks: RunHooks | None = None, jury: Any = None, **settings: Any
+          ) -> Judgments | JuryResult:
     """Judge candidates given in memory (or a file) and return typed per-item results.
 
     Args:
@@ -323,9 +339,17 @@ def judge(items: Iterable[Any] | str | Path, *, model: str | None = None, protoc
             same items and settings, so a rerun is served from its cache and records).
         settings: any other :class:`JudgeConfig` field (``k``, ``criteria``, ``template``
             text, ``adaptive``, ``seed``, ``base_url``, ``sim``, ...).
+        jury: instead of ``model``, several judges as one panel: a list of model specs,
+            dicts with a jury file's judge keys (``model``, ``name``, ``weight``, ``sim``,
+            ...), :class:`~jurybox.jury.Juror` values, a :class:`~jurybox.jury.Jury`, or a
+            jury file's path (:mod:`jurybox.jury.panel`). Each judge runs ``protocol`` on
+            every item into ``out/judges/<name>``; the jury decides by weighted vote
+            (pairwise) or the weighted mean of C_i (listwise).
 
     Returns:
-        The judgments of exactly the items given (or selected by ``limit``), in their order.
+        The judgments of exactly the items given (or selected by ``limit``), in their order;
+        with ``jury``, a :class:`~jurybox.jury.JuryResult` (``records``: per item the jury's
+        decision and each judge's; ``summary``: per-judge and jury statistics).
 
     One call at a time in a run directory: the call locks ``out`` before it writes the items
     into it and holds the lock until its result is read, and a second call into the same
@@ -346,14 +370,39 @@ def judge(items: Iterable[Any] | str | Path, *, model: str | None = None, protoc
         ProviderError: the endpoint cannot be used.
         KeyboardInterrupt: Ctrl-C, after writing run.json with status "interrupted".
     """
+    if jury is not None:
+        from ..jury.api import judge_with_jury
+
+        _no_model_with_jury(model)
+        return judge_with_jury(items, jury, protocol=protocol, out=out, options=options,
+                               hooks=hooks, **settings)
     with _judge_call(items, model, protocol, out, options, hooks, settings) as run:
         return run.result(run.engine.run(run.job))
+
+
+def _no_model_with_jury(model: str | None) -> None:
+    if model is not None:
+        raise ConfigError("give model= (one judge) or jury= (several), not both")
+
+
+@overload
+async def ajudge(items: Iterable[Any] | str | Path, *, model: str | None = None,
+                 protocol: str = "pcf", out: str | Path | None = None,
+                 options: RunOptions | None = None, hooks: RunHooks | None = None,
+                 jury: None = None, **settings: Any) -> Judgments: ...
+
+
+@overload
+async def ajudge(items: Iterable[Any] | str | Path, *, model: None = None,
+                 protocol: str = "pcf", out: str | Path | None = None,
+                 options: RunOptions | None = None, hooks: RunHooks | None = None,
+                 jury: Any, **settings: Any) -> JuryResult: ...
 
 
 async def ajudge(items: Iterable[Any] | str | Path, *, model: str | None = None,
                  protocol: str = "pcf", out: str | Path | None = None,
                  options: RunOptions | None = None, hooks: RunHooks | None = None,
-                 **settings: Any) -> Judgments:
+                 jury: Any = None, **settings: Any) -> Judgments | JuryResult:
     """:func:`judge` on the running event loop: ``await jurybox.ajudge(items, ...)`` (in a
     notebook, an async web handler).
 
@@ -364,6 +413,12 @@ async def ajudge(items: Iterable[Any] | str | Path, *, model: str | None = None,
     :func:`judge`, plus asyncio.CancelledError when the awaiting task is cancelled (run.json
     then says "interrupted"; the same call again resumes).
     """
+    if jury is not None:
+        from ..jury.api import ajudge_with_jury
+
+        _no_model_with_jury(model)
+        return await ajudge_with_jury(items, jury, protocol=protocol, out=out,
+                                      options=options, hooks=hooks, **settings)
     async with entered_off_loop(
             _judge_call(items, model, protocol, out, options, hooks, settings)) as run:
         return run.result(await run.engine.arun(run.job))

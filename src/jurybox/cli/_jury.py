@@ -1,0 +1,196 @@
+"""CLI glue for a jury (``--jury FILE`` or ``--model a,b,c`` on bench and judge): pick the
+jury, run it, print its tables. The work is in :mod:`jurybox.jury`."""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, Optional
+
+import typer
+
+from ..errors import ConfigError
+from ..terminal import data, safe_text
+from ._common import BenchProgress, console
+
+if TYPE_CHECKING:
+    from ..jury import Jury, JuryResult
+    from ..jury.summary import JuryProtocol
+    from ..run import RunOptions
+
+JuryOpt = Annotated[Optional[Path], typer.Option(
+    "--jury", envvar="JURYBOX_JURY", help="A jury of judges (YAML): `judges:` a list, each "
+    "with `model`, optional `name`, `base_url`, `weight` (default 1), `concurrency`, "
+    "`attempts`, `timeout`, `price_in`/`price_out` and, for `model: sim`, `sim:` settings "
+    "(bias, seed, faults, ...). Each judge runs the protocol on every item; the jury decides "
+    "by weighted vote (pairwise) or the weighted mean of C_i (listwise). `--model a,b,c` is "
+    "the short form (weight 1 each).")]
+
+
+def jury_for(jury_file: Path | None, model: str | None) -> Jury | None:
+    """The jury of a command (``--jury`` or a comma list in ``--model``), or None for one
+    judge.
+
+    Raises:
+        ConfigError, DataError: both given, or a bad jury.
+    """
+    from ..jury import jury_from_models, load_jury
+
+    if jury_file is not None:
+        if model is not None:
+            raise ConfigError("--jury lists the judges: leave --model (and JURYBOX_MODEL) "
+                              "unset, or give --model a,b,c without --jury")
+        return load_jury(jury_file)
+    return jury_from_models(model) if model is not None else None
+
+
+def command_price(price_in: float | None, price_out: float | None) -> Any:
+    """``--price-in``/``--price-out`` for every judge that gives none (None: each judge's
+    bundled price)."""
+    from ..cost import resolve_price
+
+    if price_in is None and price_out is None:
+        return None
+    return resolve_price("", price_in, price_out)
+
+
+def dry_run_jury(config: Any, jury: Jury, out: Path, options: RunOptions, what: str) -> None:
+    """Price each judge (no model call) and the whole jury."""
+    from ..jury import plan_jury
+    from ._plan import plan_for, print_plan
+
+    plans = plan_jury(config, jury, out, options=options)
+    low = high = 0.0
+    priced = True
+    for plan in plans:
+        console.print(safe_text(f"judge {plan.juror.label} (weight {plan.juror.weight:g}):"),
+                      highlight=False, markup=False)
+        p = plan_for(plan.prepared.selection, plan.prepared.protocols, model=plan.config.model,
+                     price=plan.options.price)
+        print_plan(p, model=plan.config.model, what=what)
+        usd = p.usd_range()
+        if usd is None:
+            priced = priced and plan.config.model == "sim"
+        else:
+            low, high = low + usd[0], high + usd[1]
+    total = (f"{low:,.4f} to {high:,.4f} USD" if priced else
+             "unknown (a judge has no known price; give it price_in and price_out)")
+    console.print(safe_text(f"jury of {len(plans)} judges: {total}"), highlight=False,
+                  markup=False)
+
+
+def run_jury_command(config: Any, jury: Jury, out: Path, options: RunOptions) -> None:
+    """Run the jury with a progress bar, print its tables, exit 3 when some item has no
+    jury decision."""
+    from ..jury import run_jury
+
+    with BenchProgress() as progress:
+        result = run_jury(config, jury, out, options=options, hooks=progress.hooks())
+    print_jury_result(result)
+    failed = {p: s.jury_items_failed for p, s in result.summary.protocols.items()
+              if s.jury_items_failed}
+    if failed:
+        print(safe_text(f"partial: items without a jury decision (no judge decided them): "
+                        f"{failed}; rerun the same command to judge API failures again"),
+              file=sys.stderr)
+        raise typer.Exit(3)
+
+
+def _pct(x: float | None) -> str:
+    return "—" if x is None or math.isnan(x) else f"{100 * x:.1f}"
+
+
+def _acc(a: Any) -> str:
+    lo, hi = a.confidence_interval
+    ci = "" if math.isnan(lo) or math.isnan(hi) else f" [{_pct(lo)}, {_pct(hi)}]"
+    return f"{_pct(a.accuracy)}{ci}" if a.n else "—"
+
+
+def _versus(name: str, vs: Any, note: str | None) -> str:
+    if vs is None:
+        return f"jury vs {name}: {note or 'not compared'}"
+    lo, hi = vs.confidence_interval
+    ci = "" if math.isnan(lo) or math.isnan(hi) else \
+        f" [{100 * lo:+.1f}, {100 * hi:+.1f}]"
+    p = "—" if math.isnan(vs.p_value) else f"{vs.p_value:.3g}"
+    return (f"jury vs {name}: Δ {100 * vs.difference:+.1f} points{ci} on {vs.n} items, "
+            f"improved/regressed {vs.improvements}/{vs.regressions}, sign test p {p}")
+
+
+def _alpha(kind: str, a: Any, note: str | None) -> str:
+    if a is None:
+        return f"{kind}: {note or 'n/a'}"
+    lo, hi = a.confidence_interval
+    ci = "" if math.isnan(lo) or math.isnan(hi) else f" [{lo:.3f}, {hi:.3f}]"
+    value = "undefined" if math.isnan(a.alpha) else f"{a.alpha:.3f}"
+    return f"{kind}: {value}{ci} ({a.n_units} units){'; ' + a.reason if a.reason else ''}"
+
+
+def print_protocol(name: str, s: JuryProtocol, judges: dict[str, dict[str, Any]],
+                   task: str, title: str) -> None:
+    """One protocol's jury table and its comparison, agreement and disagreement lines."""
+    from rich.table import Table
+
+    table = Table(title=data(title), title_justify="left")
+    for col in ("judge", "weight", "n", "acc % [95% CI]", "failed", "first-shown %",
+                "flip %", "≠ jury %", "calls", "tokens", "USD"):
+        table.add_column(col, justify="left" if col == "judge" else "right", no_wrap=True)
+    for judge, row in s.judges.items():
+        t = judges[judge]
+        usd = "—" if t.get("usd") is None else f"{t['usd']:.4f}"
+        table.add_row(data(judge), f"{row.weight:g}", str(row.accuracy.n), _acc(row.accuracy),
+                      str(row.items_failed), _pct(row.first_shown_rate), _pct(row.flip_rate),
+                      _pct(row.disagreement), f"{t['model_calls']:,}",
+                      f"{t['prompt_tokens'] + t['completion_tokens']:,}", usd)
+    table.add_row("mean judge", "", str(s.mean_judge.n), _acc(s.mean_judge), "", "", "", "",
+                  "", "", "")
+    table.add_row("JURY", "", str(s.jury.n), _acc(s.jury), str(s.jury_items_failed), "", "",
+                  "", "", "", "", style="bold")
+    console.print(table)
+    say = [
+        _versus(f"best judge ({s.best_judge})" if s.best_judge else "best judge", s.vs_best,
+                s.notes.get("vs_best")),
+        _versus("mean judge", s.vs_mean, s.notes.get("vs_mean")),
+        "agreement between judges, Krippendorff's alpha [95% CI]: " + _alpha(
+            "nominal on " + ("verdicts" if task == "pairwise" else "winner sets"),
+            s.alpha_nominal, s.notes.get("alpha_nominal")) + (
+            "; " + _alpha("interval on C_i", s.alpha_interval, s.notes.get("alpha_interval"))
+            if task == "listwise" else ""),
+    ]
+    m = s.pairwise_alpha
+    if len(m["raters"]) > 1:
+        cells = []
+        for i, a in enumerate(m["raters"]):
+            for j in range(i + 1, len(m["raters"])):
+                v = m["matrix"][i][j]
+                cells.append(f"{a}~{m['raters'][j]} "
+                             f"{'undefined' if v is None else format(v, '.2f')}")
+        say.append("pairwise alpha (nominal): " + ", ".join(cells))
+    if s.most_disagreeing is not None:
+        row = s.judges[s.most_disagreeing]
+        say.append(f"disagrees with the jury most: {s.most_disagreeing} "
+                   f"({_pct(row.disagreement)}% of {row.n_with_jury} items)")
+    for line in say:
+        console.print(safe_text(line), highlight=False, markup=False)
+
+
+def print_jury_result(result: JuryResult) -> None:
+    """Every protocol's table, then calls, cost and where the files are."""
+    s = result.summary
+    sim = " (SIMULATED judges)" if s.simulated else ""
+    for name, p in s.protocols.items():
+        print_protocol(name, p, s.judges, s.task,
+                       f"{s.dataset}: {s.n_items} items, protocol {name}, jury of "
+                       f"{len(s.judges)}{sim}")
+    calls = ", ".join(f"{n} {r.totals.model_calls}" for n, r in result.judges.items())
+    console.print(safe_text(f"model calls this run: {result.model_calls} ({calls})"),
+                  highlight=False, markup=False)
+    usd = [t["usd"] for t in s.judges.values() if t.get("usd") is not None]
+    if usd:
+        console.print(safe_text(f"spent: {sum(usd):,.4f} USD over the judges' sessions"),
+                      highlight=False, markup=False)
+    console.print(safe_text(
+        f"run directory: {result.out}  (jury.json, items.jsonl: the jury's and each judge's "
+        f"decision per item, summary.json; each judge's own run in judges/<name>/)"),
+        highlight=False, markup=False)
