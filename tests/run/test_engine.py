@@ -74,7 +74,7 @@ def test_unknown_protocol_arguments_are_an_error():
 
 
 def test_a_negative_seed_is_refused_before_any_call(tmp_path):
-    with pytest.raises(ConfigError, match="--seed must be >= 0, got -1"):
+    with pytest.raises(ConfigError, match="--seed must be 0 to 4,294,967,295, got -1"):
         run_bench(BenchConfig(dataset="rewardbench2-sample", seed=-1), tmp_path / "run")
     assert not (tmp_path / "run").exists()
 
