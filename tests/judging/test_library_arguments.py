@@ -133,7 +133,7 @@ def test_values_a_run_would_only_meet_later_are_refused_up_front():
     with pytest.raises(ConfigError, match=r"^--max-tokens must be 1 to 1,000,000, got 0$"):
         prepare_bench(BenchConfig(dataset="truthfulqa", limit=2, max_tokens=0))
     base = {"ratings": "squality", "items": "squality", "rubric": "squality", "raters": 1}
-    for settings, message in (({"max_tokens": 0}, "max_tokens must be >= 1, got 0"),
+    for settings, message in (({"max_tokens": 0}, "--max-tokens must be 1 to 1,000,000, got 0"),
                               ({"limit": 0}, "--limit must be >= 1, got 0"),
                               ({"level": "x"}, "level must be one of nominal, ordinal, "
                                                "interval, ratio, got 'x'")):
