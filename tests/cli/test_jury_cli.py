@@ -71,6 +71,34 @@ def test_judge_with_model_list_is_a_jury_of_equal_weights(tmp_path, sim, monkeyp
     assert "interval on C_i" in result.output
 
 
+def test_judge_with_a_jury_shows_and_writes_every_items_decisions(tmp_path):
+    # judge is run on candidates without gold: the decisions per item are its product
+    from jurybox.reports import read_jsonl
+
+    items = tmp_path / "pairs.jsonl"
+    items.write_text("".join(json.dumps({"id": f"p{i}", "prompt": f"Q{i}?",
+                                         "candidates": [f"a{i}", f"b{i}"]}) + "\n"
+                             for i in range(3)))
+    out = tmp_path / "run"
+    result = runner.invoke(app, ["judge", str(items), "--jury", _file(tmp_path, JURY),
+                                 "--protocol", "both-orders", "--no-cache", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "decisions per item (A, B or tie; failed: no vote)" in result.output
+    lines = (out / "judgments.csv").read_text().splitlines()
+    assert lines[0] == "item_id,protocol,jury,primacy,recency,fair"
+    records = {r["item_id"]: r for r in read_jsonl(out / "items.jsonl")}
+    for line in lines[1:]:  # each row is the jury's items.jsonl record, flattened
+        item, protocol, jury, *judges = line.split(",")
+        r = records[item]
+        assert (protocol, jury) == ("both-orders", r["verdict"])
+        assert judges == [r["judges"][j]["verdict"] for j in ("primacy", "recency", "fair")]
+    assert len(lines) == 4 and "3 decisions: " in result.output
+    # alpha over 3 items has no bootstrap interval (resampling 3 items is not one)
+    alpha = json.loads((out / "summary.json").read_text())["protocols"]["both-orders"][
+        "alpha_nominal"]
+    assert alpha["n_units"] == 3 and alpha["confidence_interval"] == [None, None]
+
+
 def test_dry_run_prices_each_judge_and_makes_no_call(tmp_path, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     jury = _file(tmp_path, "judges:\n  - model: openai/gpt-4o-mini\n  - model: sim\n")

@@ -80,13 +80,17 @@ def dry_run_jury(config: Any, jury: Jury, out: Path, options: RunOptions, what: 
                   markup=False)
 
 
-def run_jury_command(config: Any, jury: Jury, out: Path, options: RunOptions) -> None:
-    """Run the jury with a progress bar, print its tables, exit 3 when some item has no
-    jury decision."""
+def run_jury_command(config: Any, jury: Jury, out: Path, options: RunOptions, *,
+                     per_item: int = 0) -> None:
+    """Run the jury with a progress bar, print its tables (and, with ``per_item`` > 0, the
+    first ``per_item`` items' decisions, all of them written to OUT/judgments.csv), exit 3
+    when some item has no jury decision."""
     from ..jury import run_jury
 
     with BenchProgress() as progress:
         result = run_jury(config, jury, out, options=options, hooks=progress.hooks())
+    if per_item:
+        print_jury_items(result, per_item)
     print_jury_result(result)
     failed = {p: s.jury_items_failed for p, s in result.summary.protocols.items()
               if s.jury_items_failed}
@@ -173,6 +177,31 @@ def print_protocol(name: str, s: JuryProtocol, judges: dict[str, dict[str, Any]]
                    f"({_pct(row.disagreement)}% of {row.n_with_jury} items)")
     for line in say:
         console.print(safe_text(line), highlight=False, markup=False)
+
+
+def print_jury_items(result: JuryResult, shown: int) -> None:
+    """The jury's decision and each judge's per item (the first ``shown``), written in full
+    to OUT/judgments.csv."""
+    from rich.table import Table
+
+    from ..jury.judgments import judgment_rows, write_jury_judgments
+    from ..reports import iter_records
+
+    judges = list(result.judges)
+    rows = judgment_rows(iter_records(result.out / "items.jsonl"), judges)
+    path = write_jury_judgments(rows, judges, result.out)
+    terms = ("winning candidates' indices" if result.summary.task == "listwise"
+             else "A, B or tie")
+    table = Table(title=data(f"decisions per item ({terms}; failed: no vote)"),
+                  title_justify="left")
+    for col in ("item", "protocol", "JURY", *judges):
+        table.add_column(data(col), no_wrap=True)
+    for row in rows[:shown]:
+        table.add_row(*(data(v) for v in row))
+    console.print(table)
+    more = f" (the first {shown} shown)" if len(rows) > shown else ""
+    console.print(safe_text(f"{len(rows)} decisions{more}: {path}"), highlight=False,
+                  markup=False)
 
 
 def print_jury_result(result: JuryResult) -> None:

@@ -106,7 +106,7 @@ def judge(
         if dry_run:
             dry_run_jury(config, panel, folder, run, f"{file}, protocol {protocol}")
             return
-        run_jury_command(config, panel, folder, run)
+        run_jury_command(config, panel, folder, run, per_item=SHOWN_ROWS)
         return
     model = model_for(model, file, bundled=file in BUNDLED, check=lambda: prepare_judge(config))
     config = replace(config, model=model)

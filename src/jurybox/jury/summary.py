@@ -19,6 +19,7 @@ Per judge, over the run: model calls, cache hits, tokens and USD (its run.json t
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
 from collections.abc import Sequence
@@ -30,6 +31,7 @@ import numpy as np
 from ..reports import read_manifest
 from ..stats import (AccuracyResult, AlphaResult, PairedComparison, accuracy,
                      krippendorff_alpha, paired_comparison, pairwise_alpha)
+from ..stats.interval import ConfidenceInterval
 from ..stats.krippendorff import DegenerateAlphaWarning, InsufficientRatingsError
 
 if TYPE_CHECKING:
@@ -142,6 +144,11 @@ def _flip_rate(views: Sequence[dict[str, Any]], task: str) -> float | None:
     return sum(bool(v.get("flipped")) for v in several) / len(several)
 
 
+#: Fewest items whose alpha gets a bootstrap CI (with fewer, resampling 1-4 items gives a
+#: point or a few values, not an interval).
+MIN_UNITS_FOR_CI = 5
+
+
 def _alpha(rows: list[list[float]], level: str, seed: int) -> AlphaResult | str:
     """Krippendorff's alpha of a (judges x units) matrix (NaN missing), or why none."""
     if len(rows) < 2:
@@ -150,10 +157,14 @@ def _alpha(rows: list[list[float]], level: str, seed: int) -> AlphaResult | str:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DegenerateAlphaWarning)
         try:
-            return krippendorff_alpha(data, level=level,  # type: ignore[arg-type]
-                                      n_resamples=ALPHA_RESAMPLES, seed=seed)
+            result = krippendorff_alpha(data, level=level,  # type: ignore[arg-type]
+                                        n_resamples=ALPHA_RESAMPLES, seed=seed)
         except InsufficientRatingsError as exc:
             return str(exc)
+    if result.n_units < MIN_UNITS_FOR_CI:  # a bootstrap of 1-4 items is no interval
+        nan = float("nan")
+        return dataclasses.replace(result, confidence_interval=ConfidenceInterval(nan, nan))
+    return result
 
 
 def _compare(a: dict[str, float | None], b: dict[str, float | None], seed: int
