@@ -76,3 +76,20 @@ def test_the_library_judge_needs_a_model_too(tmp_path):
                                           "model=...: 'sim' to try the tool"):
         jurybox.judge(items, out=tmp_path / "run")
     assert not (tmp_path / "run").exists()
+
+
+def test_the_library_never_judges_a_users_file_with_an_unnamed_judge(tmp_path):
+    from jurybox.compare import BenchConfig
+    from jurybox.errors import ConfigError
+    from jurybox.personalize import PersonalizeConfig
+
+    mine = tmp_path / "mine.jsonl"
+    with pytest.raises(ConfigError, match="no judge named for .*mine.jsonl.*model="):
+        BenchConfig(dataset=str(mine))
+    with pytest.raises(ConfigError, match="no judge named for 'r.csv'"):
+        PersonalizeConfig(ratings="r.csv", items="i.csv", rubric="pbig")
+    # bundled data keeps its simulated judge; a named judge is taken as given
+    assert BenchConfig(dataset="truthfulqa").model == "sim"
+    assert PersonalizeConfig(ratings="squality", items="squality", rubric="squality").model \
+        == "sim"
+    assert BenchConfig(dataset=str(mine), model="openai/m").model == "openai/m"

@@ -103,7 +103,7 @@ def test_changed_dataset_bytes_in_same_folder_are_refused(tmp_path):
     rows = [{"id": f"i{j}", "prompt": f"Q{j}?", "candidates": ["yes", "no"], "gold": 0}
             for j in range(3)]
     data.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    config = BenchConfig(dataset=str(data), k=2)
+    config = BenchConfig(dataset=str(data), model="sim", k=2)
     _bench(tmp_path, config=config)
     data.write_text("".join(json.dumps({**r, "gold": 1}) + "\n" for r in rows))
     with pytest.raises(ConfigError, match=r"differs in \['dataset_sha256'\]"):

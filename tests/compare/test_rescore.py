@@ -70,7 +70,7 @@ def test_a_judgebench_format_file_gets_pairwise_protocols_by_default(tmp_path):
            "source": "mmlu-pro-math", "label": "A>B"}
     path = tmp_path / "mine.jsonl"
     path.write_text(json.dumps(row) + "\n" + json.dumps({**row, "pair_id": "p2"}) + "\n")
-    result = run_bench(BenchConfig(dataset=str(path)), tmp_path / "run")
+    result = run_bench(BenchConfig(dataset=str(path), model="sim"), tmp_path / "run")
     assert list(result.summary.protocols) == ["pairwise", "both-orders", "apoc"]
 
 

@@ -151,8 +151,8 @@ def test_answer_format_is_in_the_config_only_when_not_json():
     from jurybox.personalize import PersonalizeConfig
 
     # run directories written before the option resume: their config has no answer_format
-    plain = PersonalizeConfig(ratings="r.csv", items="i.csv", rubric="pbig")
+    plain = PersonalizeConfig(ratings="r.csv", items="i.csv", rubric="pbig", model="sim")
     assert "answer_format" not in plain.as_dict()
-    marker = PersonalizeConfig(ratings="r.csv", items="i.csv", rubric="pbig",
+    marker = PersonalizeConfig(ratings="r.csv", items="i.csv", rubric="pbig", model="sim",
                                answer_format="result-marker")
     assert marker.as_dict()["answer_format"] == "result-marker"

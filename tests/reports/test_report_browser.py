@@ -65,7 +65,7 @@ def run_dir(tmp_path_factory) -> Path:
             for i in range(8)]
     data.write_text("".join(json.dumps(r) + "\n" for r in rows))
     out = folder / "run"
-    run_bench(BenchConfig(dataset=str(data), k=4, sim=SimConfig(bias="primacy")), out,
+    run_bench(BenchConfig(dataset=str(data), model="sim", k=4, sim=SimConfig(bias="primacy")), out,
               options=RunOptions(cache_path=None, retry=FAST_RETRY, concurrency=4))
     return out
 

@@ -39,7 +39,7 @@ def run_dir(tmp_path_factory) -> Path:
     data = folder / "long.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     out = folder / "run"
-    run_bench(BenchConfig(dataset=str(data), k=4), out,
+    run_bench(BenchConfig(dataset=str(data), model="sim", k=4), out,
               options=RunOptions(cache_path=None, retry=FAST_RETRY, concurrency=4))
     return out
 

@@ -51,7 +51,7 @@ def test_the_largest_allowed_run_options_are_accepted():
     ({"max_s": float("nan")}, "max_s must be a finite number of seconds >= 0, got nan"),
 ])
 def test_retry_policy_bounds(kwargs, message):
-    with pytest.raises(ValueError) as err:
+    with pytest.raises(ConfigError) as err:  # jurybox's own error, as RunOptions raises
         RetryPolicy(**kwargs)
     assert str(err.value) == message
 

@@ -12,13 +12,15 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..datasets import Item, ItemSelection, LoadedDataset, load_dataset, select_items
+from ..datasets import (BUNDLED, Item, ItemSelection, LoadedDataset, load_dataset,
+                        select_items)
 from ..limits import sampling_problem
 from ..errors import ConfigError, DataError
 from ..fields import check_fields
 from ..protocols.prompts import LISTWISE_PROMPT_VERSION
 from ..protocols import JudgingProtocol, Weights, build_protocol, protocol_class, protocol_names
 from ..providers import Provider, redact_url
+from ..providers.spec import require_model
 from ..reports import previous_sessions
 from ..run import (Engine, RunHooks, RunInfo, RunJob, RunOptions, RunReport, StructuredMode,
                    check_endpoint, open_endpoint)
@@ -37,13 +39,19 @@ DEFAULT_PROTOCOLS = {"listwise": ("direct", "pcf"), "pairwise": ("pairwise", "bo
 BenchResult = RunReport[BenchSummary]
 
 
+#: BenchConfig's model when none is given: "sim" for a bundled dataset, an error for the
+#: user's own file (jurybox never judges a user's data with the simulated judge unasked).
+DEFAULT_MODEL = "\x00unset"
+
+
 @dataclass(frozen=True)
 class BenchConfig:
     """Everything that defines a bench run (stored in run.json; resume requires the same).
 
     Attributes:
         dataset: bundled name or file.
-        model: ``provider/model`` or ``sim``.
+        model: ``provider/model``, ``local`` or ``sim``; default ``sim`` for a bundled
+            dataset only (a user's file without a model is a ConfigError).
         protocols: names, in table order (None: the task's defaults).
         baseline: compared with every other protocol (None: the first).
         k: PCF permutations per item.
@@ -70,7 +78,7 @@ class BenchConfig:
     """
 
     dataset: str
-    model: str = "sim"
+    model: str = DEFAULT_MODEL
     protocols: tuple[str, ...] | None = None
     baseline: str | None = None
     k: int = 7
@@ -94,6 +102,10 @@ class BenchConfig:
     sim: SimConfig = field(default_factory=SimConfig)
 
     def __post_init__(self) -> None:
+        if self.model == DEFAULT_MODEL:  # not given: the simulated judge on bundled data only
+            if self.dataset not in BUNDLED:
+                require_model(None, str(self.dataset), how='model= (e.g. model="sim")')
+            object.__setattr__(self, "model", "sim")
         check_fields(self)  # ConfigError naming a field of the wrong kind (k=2.5, model=None)
 
     def as_dict(self) -> dict[str, Any]:

@@ -18,7 +18,9 @@ from ..fields import check_fields
 from ..protocols import RubricAnswerFormat, RubricContext, Unit, build_protocol
 from ..rubrics import Rubric, load_rubric
 from ..stats.krippendorff import Level
+from ..compare.run import DEFAULT_MODEL
 from ..providers import redact_url
+from ..providers.spec import require_model
 from ..reports import previous_sessions
 from ..run import (Engine, RunHooks, RunInfo, RunJob, RunOptions, RunReport, check_endpoint,
                    open_endpoint)
@@ -49,6 +51,8 @@ class PersonalizeConfig:
         raters: rater ids, or how many to sample (seeded), or None for all.
         limit: items per rater (None: all they rated).
         dimensions: rubric dimensions to judge (None: those in both rubric and ratings).
+        model: the judge (``provider/model``, ``local``, ``sim``); default ``sim`` for
+            bundled ratings only (a user's ratings without a model is a ConfigError).
         seed: the run seed (unit sample, example draws, decoding seeds, bootstrap).
         answer_format: how the judge answers: ``"json"`` or ``"result-marker"`` (feedback,
             then ``[RESULT] <score>``, for Prometheus-style judges; see
@@ -58,7 +62,7 @@ class PersonalizeConfig:
     ratings: str
     items: str
     rubric: str
-    model: str = "sim"
+    model: str = DEFAULT_MODEL
     judges: tuple[str, ...] = ("zero-shot", "aggregate", "personalized")
     shots: tuple[int, ...] = (0, 1, 2, 5, 10)
     seeds: int = 3
@@ -77,6 +81,10 @@ class PersonalizeConfig:
     answer_format: RubricAnswerFormat = "json"
 
     def __post_init__(self) -> None:
+        if self.model == DEFAULT_MODEL:  # not given: the simulated judge on bundled data only
+            if self.ratings not in BUNDLED_RATINGS:
+                require_model(None, str(self.ratings), how='model= (e.g. model="sim")')
+            object.__setattr__(self, "model", "sim")
         check_fields(self)  # ConfigError naming a field of the wrong kind (seeds=2.5, ...)
 
     def as_dict(self) -> dict[str, Any]:

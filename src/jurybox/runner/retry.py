@@ -6,6 +6,7 @@ import math
 import random
 from dataclasses import dataclass
 
+from ..errors import ConfigError
 from ..limits import MAX_ATTEMPTS
 
 __all__ = ["MAX_ATTEMPTS", "RetryPolicy"]
@@ -24,7 +25,7 @@ class RetryPolicy:
         honour_retry_after: wait at least the server's Retry-After.
 
     Raises:
-        ValueError: attempts outside 1 to MAX_ATTEMPTS; base_s or max_s negative, NaN or
+        ConfigError: attempts outside 1 to MAX_ATTEMPTS; base_s or max_s negative, NaN or
             infinite.
     """
 
@@ -35,12 +36,12 @@ class RetryPolicy:
 
     def __post_init__(self) -> None:
         if not 1 <= self.attempts <= MAX_ATTEMPTS:
-            raise ValueError(f"attempts must be between 1 and {MAX_ATTEMPTS}, got "
+            raise ConfigError(f"attempts must be between 1 and {MAX_ATTEMPTS}, got "
                              f"{self.attempts:,}")
         for name in ("base_s", "max_s"):
             value = getattr(self, name)
             if not 0 <= value < math.inf:  # NaN fails too
-                raise ValueError(f"{name} must be a finite number of seconds >= 0, got "
+                raise ConfigError(f"{name} must be a finite number of seconds >= 0, got "
                                  f"{value!r}")
 
     def delay(self, attempt: int, retry_after: float | None, rng: random.Random) -> float:
