@@ -102,7 +102,8 @@ class ResponseCache:
         except (sqlite3.Error, OSError) as exc:
             if isinstance(exc, sqlite3.Error) and _is_damage(exc):
                 raise _damaged(self.path, str(exc)) from None
-            raise ConfigError(f"cannot use {self.path!r} as the response cache ({exc}); pass "
+            why = (exc.strerror or str(exc)) if isinstance(exc, OSError) else str(exc)
+            raise ConfigError(f"cannot use {self.path!r} as the response cache ({why}); pass "
                               f"another --cache file or --no-cache") from None
 
     def _check_file(self, read_only: bool) -> None:
@@ -198,7 +199,12 @@ class ResponseCache:
                                    (key,)).fetchone()
         except sqlite3.Error as exc:
             raise self._read_error(exc) from None
-        return None if row is None else ChatResponse.model_validate(json.loads(row[0]))
+        if row is None:
+            return None
+        try:
+            return ChatResponse.model_validate(json.loads(row[0]))
+        except (ValueError, TypeError, RecursionError):  # pydantic's errors are ValueErrors
+            raise _damaged(self.path, "a stored response is not one jurybox wrote") from None
 
     def put(self, key: str, response: ChatResponse) -> None:
         """Store ``response`` under ``key`` (first write wins).

@@ -243,8 +243,12 @@ def _read_manifest(run_dir: Path) -> dict:
         manifest = json.loads(path.read_bytes())
         manifest["config"], manifest["model"]["endpoint"], manifest["dataset"]["sha256"]
     except (ValueError, KeyError, TypeError, RecursionError) as exc:
-        raise DataError(path, f"not a readable run manifest ({type(exc).__name__}: {exc})"
-                        ) from None
+        why = ("nested too deeply" if isinstance(exc, RecursionError) else
+               f"no {exc} field" if isinstance(exc, KeyError) else
+               "a field of the wrong kind" if isinstance(exc, TypeError) else
+               f"not valid JSON: {exc}")
+        raise DataError(path, f"not a readable run manifest ({why}); it was changed outside "
+                              f"jurybox") from None
     if not (run_dir / "calls.jsonl").exists():
         raise DataError(run_dir / "calls.jsonl", "file not found: nothing to rescore")
     if not (run_dir / "calls.jsonl").is_file():

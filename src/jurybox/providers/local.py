@@ -186,6 +186,10 @@ def _die_with_parent() -> None:  # runs in the child before exec (Linux): no orp
         pass
 
 
+#: Most of the server log's end read for an error message, bytes.
+TAIL_BYTES = 8192
+
+
 class LocalServer:
     """llama.cpp's OpenAI-compatible server on 127.0.0.1, for a ``with`` block.
 
@@ -337,11 +341,15 @@ class LocalServer:
         return self._build.version if self._build is not None else None
 
     def _tail(self) -> str:
+        """The server log's last 3 lines, from its last 8 KiB at most (a server that wrote
+        gigabytes, or one endless line, must not be read whole), each cut to 500 characters."""
         if self._log is None:
             return ""
-        self._log.seek(0)
-        lines = self._log.read().decode(errors="replace").strip().splitlines()
-        return " | ".join(lines[-3:]) or "(no output)"
+        size = self._log.seek(0, 2)
+        self._log.seek(max(0, size - TAIL_BYTES))
+        lines = self._log.read(TAIL_BYTES).decode(errors="replace").strip().splitlines()
+        shown = [ln[-500:] for ln in lines[-3:]]
+        return " | ".join(shown) or "(no output)"
 
     def exited(self) -> bool:
         """The server process has ended (a crash, or a kill from outside)."""

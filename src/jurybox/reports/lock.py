@@ -173,5 +173,5 @@ def _describe(text: str) -> str:
                     f"judging into it, since {holder['started']})")
         return (f"process {holder['pid']} on {holder['host']} ({holder['command']!r}, since "
                 f"{holder['started']})")
-    except (ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError, RecursionError):  # a garbage or hostile file
         return "another process"

@@ -217,7 +217,12 @@ class RunDir:
         self.failed: dict[tuple[str, str], bool] = {}  # (unit, protocol) -> an API failure
         for record in _item_keys(self.items_path):
             self._track(record)
-        self.sessions: list[dict] = list(previous.get("sessions") or []) if previous else []
+        sessions = previous.get("sessions") or [] if previous else []
+        if not (isinstance(sessions, list) and all(isinstance(x, dict) for x in sessions)):
+            raise DataError(self.path / "run.json", "field 'sessions' must be a list of "
+                            "objects; it was changed outside jurybox: restore it, or delete "
+                            "the run directory to start over")
+        self.sessions: list[dict] = list(sessions)
         self._settle_dead_sessions()
         self.session_index = len(self.sessions)
         try:

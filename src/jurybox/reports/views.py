@@ -231,9 +231,14 @@ def plan_index(call_id: str) -> tuple[int, str]:
 
 
 def _attempt(r: dict[str, Any]) -> Attempt:
-    messages = tuple((str(m[0]), str(m[1])) for m in r.get("messages") or ()
+    # a calls.jsonl line edited outside jurybox shows what it holds, never a traceback
+    raw = r.get("messages")
+    messages = tuple((str(m[0]), str(m[1])) for m in (raw if isinstance(raw, list) else ())
                      if isinstance(m, (list, tuple)) and len(m) == 2)
-    return Attempt(int((r.get("meta") or {}).get("reask") or 0), messages,
+    meta: dict[str, Any] = r["meta"] if isinstance(r.get("meta"), dict) else {}
+    reask = meta.get("reask")
+    return Attempt(reask if isinstance(reask, int) and not isinstance(reask, bool) else 0,
+                   messages,
                    str(r.get("text") or ""), r.get("error"), r.get("parse_error"),
                    bool(r.get("cached")), r.get("outcome"))
 

@@ -33,7 +33,7 @@ from .. import __version__
 from ..cache import ResponseCache
 from ..protocols import JudgingProtocol
 from ..providers import Provider, redact_text
-from ..errors import JuryboxError, write_error
+from ..errors import DataError, JuryboxError, write_error
 from ..reports import FailedUnits, Records, RunDir, RunLock, read_manifest, write_report
 from ..runner import AnswerStore, CallRecord, Runner, Totals
 from .calls import ItemCalls
@@ -288,7 +288,12 @@ class Engine:
         """Summarize items.jsonl into summary.json, write ``job.after``'s files and
         report.html (the run directory still locked)."""
         info = RunInfo(job.n_units, self.provider.simulated, totals, self.offline)
-        summary = job.summarize(Records(rundir.items_path), info)
+        try:
+            summary = job.summarize(Records(rundir.items_path), info)
+        except (KeyError, TypeError, AttributeError) as exc:  # a hand-edited items.jsonl
+            raise DataError(rundir.items_path, f"a record is damaged ({_damage(exc)}); it was "
+                            f"changed outside jurybox: restore it, or delete the run "
+                            f"directory to start over") from None
         failed = rundir.failed_units()
         cost = self._cost(rundir, totals)
         warnings = _run_warnings(rundir)
@@ -462,3 +467,8 @@ def _run_warnings(rundir: RunDir) -> tuple[str, ...]:
 
 def _protocol_params(protocols: Sequence[JudgingProtocol]) -> list[dict[str, Any]]:
     return [{"name": p.name, "params": p.params()} for p in protocols]
+
+
+def _damage(exc: BaseException) -> str:
+    """What a damaged record lacks, in words (not an exception's class name)."""
+    return f"no field {exc}" if isinstance(exc, KeyError) else "a field of the wrong kind"
