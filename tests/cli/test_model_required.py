@@ -93,3 +93,11 @@ def test_the_library_never_judges_a_users_file_with_an_unnamed_judge(tmp_path):
     assert PersonalizeConfig(ratings="squality", items="squality", rubric="squality").model \
         == "sim"
     assert BenchConfig(dataset=str(mine), model="openai/m").model == "openai/m"
+
+
+@pytest.mark.parametrize("spec", ["local//dev/zero", "local/models/judge.bin"])
+def test_a_local_judge_path_that_is_not_gguf_is_refused_not_read_as_an_alias(spec):
+    # local//dev/zero judged with the default model, taking the path as a served name
+    one_line_error(runner.invoke(app, ["bench", "truthfulqa", "--model", spec, "--limit", "1",
+                                       "--dry-run"]),
+                   f"--model {spec}: a file for the local judge must be a .gguf file")

@@ -268,3 +268,19 @@ def test_a_report_knows_whether_the_run_changed_since_it_was_written(tmp_path):
     assert "written:" in runner.invoke(app, ["report", str(out)]).output
     assert report_is_current(out)
     assert "written:" in runner.invoke(app, ["report", str(out), "--force"]).output
+
+
+def test_a_folder_of_other_files_is_not_made_a_run_directory(tmp_path):
+    # --out / (or a folder of notes) had run files written among the user's own
+    from typer.testing import CliRunner
+
+    from jurybox.cli import app
+
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "notes.txt").write_text("mine")
+    result = CliRunner().invoke(app, ["bench", "truthfulqa", "--model", "sim", "--limit", "1",
+                                      "--out", str(tmp_path / "notes")])
+    assert result.exit_code == 2
+    assert "holds other files and no jurybox run (e.g. 'notes.txt'); give --out a new or " \
+           "empty folder" in result.output
+    assert sorted(p.name for p in (tmp_path / "notes").iterdir()) == ["lock", "notes.txt"]

@@ -155,6 +155,25 @@ def lock_run_dir(path: str | Path) -> RunLock:
                           f"{exc.strerror or exc}") from None
 
 
+#: Names jurybox writes into a run directory (before run.json exists, a folder holding
+#: anything else and none of these is someone else's: --out / or a folder of notes).
+RUN_FILE_NAMES = frozenset({"input.jsonl", "run.json", "calls.jsonl", "items.jsonl",
+                            "summary.json", "report.html", "judgments.jsonl",
+                            "judgments.csv"})
+
+
+def _check_not_a_foreign_folder(path: Path) -> None:
+    """Refuse to start a run in a folder that holds files, none of them jurybox's (the lock
+    this call just took aside)."""
+    try:
+        names = {entry.name for _, entry in zip(range(1000), os.scandir(path))} - {"lock"}
+    except OSError:
+        return  # unreadable: writing fails later with its own message
+    if names and not names & RUN_FILE_NAMES and not all(n.endswith(".tmp") for n in names):
+        raise ConfigError(f"{str(path)!r} holds other files and no jurybox run (e.g. "
+                          f"{sorted(names)[0][:60]!r}); give --out a new or empty folder")
+
+
 class RunDir:
     """A run directory opened for writing (or resuming), locked for this call.
 
@@ -193,6 +212,8 @@ class RunDir:
     def _open(self, config: dict[str, Any]) -> None:
         self.config = json.loads(json.dumps(config, default=str))
         previous = read_manifest(self.manifest_path)
+        if previous is None:
+            _check_not_a_foreign_folder(self.path)
         if previous is not None:
             stored = previous.get("config")
             if stored != self.config:

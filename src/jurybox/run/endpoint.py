@@ -34,6 +34,11 @@ def check_endpoint(model: str, base_url: str | None) -> ModelSpec:
     if base_url is not None and (problem := base_url_problem(base_url)):
         raise ConfigError(f"--base-url {problem}")
     spec = parse_spec(model)
+    if spec.provider == "local" and spec.model and not spec.model.endswith(".gguf") and (
+            "/" in spec.model or Path(spec.model).exists()):
+        raise ConfigError(f"--model local/{spec.model}: a file for the local judge must be a "
+                          f".gguf file (local/<path.gguf>); a name without a path "
+                          f"(local/<alias>) only names the default model")
     if base_url is not None and spec.provider in ("sim", "local"):
         judge = "the simulated judge" if spec.provider == "sim" else "the local judge"
         raise ConfigError(f"--base-url (or JURYBOX_BASE_URL) is for a served endpoint, and "
