@@ -25,7 +25,7 @@ from typing import Any, Literal, Union, get_args, get_origin
 
 from .errors import ConfigError
 
-__all__ = ["check_fields", "text_problem"]
+__all__ = ["check_arguments", "check_fields", "text_problem"]
 
 
 def text_problem(text: str) -> str | None:
@@ -177,3 +177,22 @@ def _shown(value: Any) -> str:
     if len(text) > 60:
         text = text[:57] + "..."
     return f"{text} ({type(value).__name__})"
+
+
+def check_arguments(function: str, **arguments: tuple[Any, type | tuple[type, ...]]) -> None:
+    """The arguments of a library entry point are of the kinds it takes (``name=(value,
+    kinds)``); a wrong kind is a ConfigError naming the function and the argument, not a
+    TypeError or AttributeError from deep inside.
+
+    >>> from pathlib import Path
+    >>> check_arguments("run_bench", out=(5, (str, Path)))
+    Traceback (most recent call last):
+    ...
+    jurybox.errors.ConfigError: run_bench: out must be str or Path, got 5 (int)
+    """
+    for name, (value, kinds) in arguments.items():
+        if not isinstance(value, kinds) or isinstance(value, bool) and bool not in (
+                kinds if isinstance(kinds, tuple) else (kinds,)):
+            names = " or ".join(k.__name__ for k in (kinds if isinstance(kinds, tuple)
+                                                      else (kinds,)))
+            raise ConfigError(f"{function}: {name} must be {names}, got {_shown(value)}")

@@ -217,3 +217,11 @@ def test_the_longest_common_prefix_with_sorted_neighbours_is_the_longest_with_an
         text = "".join(rng.choice("ab") for _ in range(rng.randint(0, 6)))
         brute = max(len(os.path.commonprefix([text, w])) for w in words)
         assert _longest_common_prefix(text, words) == brute, (text, words)
+
+
+@pytest.mark.parametrize("option, value", [("--ready-timeout", "inf"),  # OverflowError
+                                           ("--threads", "1000000000"),
+                                           ("--ctx", str(10 ** 12))])  # refused after 28 s
+def test_serve_local_options_are_bounded(option, value):
+    one_line_error(runner.invoke(app, ["serve-local", option, value]), f"'{option}'",
+                   "less than or equal to")

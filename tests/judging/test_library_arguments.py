@@ -139,3 +139,31 @@ def test_values_a_run_would_only_meet_later_are_refused_up_front():
                                                "interval, ratio, got 'x'")):
         with pytest.raises(ConfigError, match=f"^{re.escape(message)}$"):
             prepare_personalize(PersonalizeConfig(**base, **settings))
+
+
+def test_entry_points_name_an_argument_of_the_wrong_kind(tmp_path):
+    # were raw TypeError / AttributeError from deep inside (second break-test)
+    from jurybox.agreement import run_agreement
+    from jurybox.compare import run_bench
+    from jurybox.personalize import run_personalize
+
+    config = BenchConfig(dataset="truthfulqa", limit=1)
+    for call, message in (
+            (lambda: run_bench(config, 5), "run_bench: out must be str or Path, got 5 (int)"),
+            (lambda: run_bench(config, None), "run_bench: out must be str or Path, got None"),
+            (lambda: run_bench("truthfulqa", "r"), "run_bench: config must be BenchConfig, "
+                                                   "got 'truthfulqa' (str)"),
+            (lambda: run_bench(config, tmp_path / "r", options={}),
+             "run_bench: options must be RunOptions or NoneType, got "),
+            (lambda: run_personalize(config, "r"), "run_personalize: config must be "
+                                                   "PersonalizeConfig, got "),
+            (lambda: run_agreement(5), "run_agreement: ratings must be str or Path, got 5"),
+            (lambda: run_agreement("squality", exclusion_codes="99"),
+             "run_agreement: exclusion_codes must be list or tuple, got '99'"),
+            (lambda: __import__("jurybox.rubrics.model").rubrics.model.load_rubric(5),
+             "load_rubric: path must be str or Path, got 5"),
+            (lambda: run_agreement("squality", exclusion_codes=["9"]),
+             "--exclude-codes takes numbers")):
+        with pytest.raises(ConfigError, match=re.escape(message)):
+            call()
+    assert not (tmp_path / "r").exists()

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..datasets import BUNDLED_RATINGS, load_ratings, resolve_bundled
 from ..errors import ConfigError, DataError
+from ..fields import check_arguments
 from ..reports import write_json_atomic, write_report
 from ..stats import Level
 from .analyze import GroupAgreement, analyze
@@ -101,6 +102,13 @@ def run_agreement(ratings: str | Path, *, by: Sequence[str] = ("dimension",),
         raise ConfigError(f"--by names {', '.join(map(repr, twice))} more than once")
     if not 0 <= resamples <= MAX_RESAMPLES:
         raise ConfigError(f"--resamples must be 0 to {MAX_RESAMPLES:,}, got {resamples!r}")
+    check_arguments("run_agreement", ratings=(ratings, (str, Path)),
+                    exclusion_codes=(exclusion_codes, (list, tuple)),
+                    out=(out, (str, Path, type(None))))
+    if not all(isinstance(c, (int, float)) and not isinstance(c, bool)
+               for c in exclusion_codes):  # a string would be read as its characters
+        raise ConfigError(f"--exclude-codes takes numbers, e.g. (0, 99); got "
+                          f"{list(exclusion_codes)}")
     codes = tuple(float(c) for c in exclusion_codes)
     if not all(math.isfinite(c) for c in codes):
         raise ConfigError(f"--exclude-codes takes finite numbers, e.g. 0 or 0,99; got "

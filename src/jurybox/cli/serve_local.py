@@ -21,13 +21,15 @@ def serve_local(
     port: Annotated[int, typer.Option(envvar="JURYBOX_LOCAL_PORT", min=1, max=65535,
                                       help="TCP port on 127.0.0.1.")] = 8080,
     threads: Annotated[Optional[int], typer.Option(
-        envvar="JURYBOX_LOCAL_THREADS", min=1, help="CPU threads (default: all cores).")
+        envvar="JURYBOX_LOCAL_THREADS", min=1, max=1024,
+        help="CPU threads (default: all cores).")
     ] = None,
-    ctx: Annotated[int, typer.Option(envvar="JURYBOX_LOCAL_CTX", min=256,
-                                     help="Context window, tokens.")] = 8192,
+    ctx: Annotated[int, typer.Option(envvar="JURYBOX_LOCAL_CTX", min=256, max=1_048_576,
+                                     help="Context window, tokens (at most 1,048,576).")
+                   ] = 8192,
     ready_timeout: Annotated[float, typer.Option(
-        envvar="JURYBOX_LOCAL_READY_TIMEOUT", min=1, help="Seconds to wait for the server to "
-        "load the model and answer.")] = 120.0,
+        envvar="JURYBOX_LOCAL_READY_TIMEOUT", min=1, max=3600, help="Seconds to wait for "
+        "the server to load the model and answer (at most 3600).")] = 120.0,
 ) -> None:
     """Serve a GGUF judge with llama.cpp's OpenAI-compatible server on 127.0.0.1 (needs
     `pip install 'jurybox[local]'`). Point a run at it with `--model llamacpp/<alias>

@@ -16,7 +16,7 @@ from ..datasets import (BUNDLED, Item, ItemSelection, LoadedDataset, load_datase
                         select_items)
 from ..limits import sampling_problem
 from ..errors import ConfigError, DataError
-from ..fields import check_fields
+from ..fields import check_arguments, check_fields
 from ..protocols.prompts import LISTWISE_PROMPT_VERSION
 from ..protocols import JudgingProtocol, Weights, build_protocol, protocol_class, protocol_names
 from ..providers import Provider, redact_url
@@ -276,6 +276,7 @@ def run_bench(config: BenchConfig, out: str | Path, *, options: RunOptions | Non
         ProviderError: when too many calls in a row fail (run.json status "failed").
         KeyboardInterrupt: after writing run.json with status "interrupted".
     """
+    _check_run_arguments("run_bench", config, out, options)
     with _bench_run(config, Path(out), options, hooks) as (engine, job):
         return engine.run(job)
 
@@ -290,8 +291,14 @@ async def arun_bench(config: BenchConfig, out: str | Path, *,
     the loop's default executor. Raises as :func:`run_bench`, and asyncio.CancelledError when
     cancelled (run.json then says "interrupted"; a rerun resumes).
     """
+    _check_run_arguments("arun_bench", config, out, options)
     async with entered_off_loop(_bench_run(config, Path(out), options, hooks)) as (engine, job):
         return await engine.arun(job)
+
+
+def _check_run_arguments(function: str, config: Any, out: Any, options: Any) -> None:
+    check_arguments(function, config=(config, BenchConfig), out=(out, (str, Path)),
+                    options=(options, (RunOptions, type(None))))
 
 
 @contextmanager

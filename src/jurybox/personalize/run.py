@@ -14,7 +14,7 @@ from ..datasets import file_sha256, load_rated_items, load_ratings, resolve_bund
 from ..datasets import BUNDLED_ITEMS, BUNDLED_RATINGS, BUNDLED_RUBRICS, RatingsTable
 from ..limits import sampling_problem
 from ..errors import ConfigError, DataError
-from ..fields import check_fields
+from ..fields import check_arguments, check_fields
 from ..protocols import RubricAnswerFormat, RubricContext, Unit, build_protocol
 from ..rubrics import Rubric, load_rubric
 from ..stats.krippendorff import Level
@@ -226,6 +226,8 @@ def run_personalize(config: PersonalizeConfig, out: str | Path, *,
             format; nothing to judge; missing key; another process or another call in this
             one judges into ``out`` (RunDirBusyError).
     """
+    check_arguments("run_personalize", config=(config, PersonalizeConfig),
+                    out=(out, (str, Path)), options=(options, (RunOptions, type(None))))
     with _personalize_run(config, Path(out), options, hooks) as (engine, job):
         return engine.run(job)
 
@@ -242,8 +244,14 @@ async def arun_personalize(config: PersonalizeConfig, out: str | Path, *,
     when cancelled (run.json then says "interrupted"; a rerun resumes).
     """
     async with entered_off_loop(
-            _personalize_run(config, Path(out), options, hooks)) as (engine, job):
+            _checked(config, out, options, hooks)) as (engine, job):
         return await engine.arun(job)
+
+
+def _checked(config: Any, out: Any, options: Any, hooks: Any) -> Any:
+    check_arguments("arun_personalize", config=(config, PersonalizeConfig),
+                    out=(out, (str, Path)), options=(options, (RunOptions, type(None))))
+    return _personalize_run(config, Path(out), options, hooks)
 
 
 @contextmanager

@@ -44,6 +44,7 @@ from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, StrictInt,
 
 from ..datasets import BUNDLED_RUBRICS, resolve_bundled
 from ..datasets._validate import read_bounded, text_problem
+from ..fields import check_arguments
 from ..errors import DataError
 
 __all__ = ["Scale", "Exclusion", "Dimension", "Rubric", "load_rubric", "Threshold",
@@ -306,6 +307,7 @@ def load_rubric(path: str | Path) -> Rubric:
             YAML cannot build, such as an integer of more than 4300 digits), or an invalid
             rubric (the message names the field): see the module docstring for the rules.
     """
+    check_arguments("load_rubric", path=(path, (str, Path)))
     path = Path(resolve_bundled(path, BUNDLED_RUBRICS))
     raw = read_bounded(path, MAX_RUBRIC_BYTES, "rubric")
     try:
