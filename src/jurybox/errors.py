@@ -53,6 +53,19 @@ def write_error(path: object, exc: OSError) -> RunWriteError:
     return RunWriteError(f"cannot write {str(path)!r}: {exc.strerror or exc}")
 
 
+def discard(*paths: object) -> None:
+    """Remove temporary files left by a failed write, as far as the file system lets (on a
+    read-only one even unlinking a missing file fails: that must not replace the write's
+    own error)."""
+    import os
+
+    for path in paths:
+        try:
+            os.unlink(str(path))
+        except OSError:
+            pass
+
+
 class DataError(JuryboxError):
     """A dataset or ratings file is bad.
 

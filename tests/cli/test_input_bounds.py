@@ -225,3 +225,30 @@ def test_the_longest_common_prefix_with_sorted_neighbours_is_the_longest_with_an
 def test_serve_local_options_are_bounded(option, value):
     one_line_error(runner.invoke(app, ["serve-local", option, value]), f"'{option}'",
                    "less than or equal to")
+
+
+def test_cache_and_no_cache_together_say_which_wins(tmp_path):
+    result = runner.invoke(app, ["bench", "truthfulqa", "--model", "sim", "--limit", "1",
+                                 "--cache", str(tmp_path / "c.sqlite"), "--no-cache",
+                                 "--out", str(tmp_path / "r")])
+    assert result.exit_code == 0, result.output
+    assert "warning: --no-cache: the response cache" in result.output
+    assert not (tmp_path / "c.sqlite").exists()
+
+
+def test_a_failed_write_on_a_read_only_file_system_keeps_its_own_error(tmp_path, monkeypatch):
+    # unlinking the temporary file failed too (EROFS) and replaced the write's error
+    import errno
+    import pathlib
+
+    from jurybox.errors import RunWriteError
+    from jurybox.judging.results import write_judgments
+
+    def refuse(*args, **kwargs):
+        raise OSError(errno.EROFS, "Read-only file system")
+
+    monkeypatch.setattr(pathlib.Path, "open", refuse)
+    monkeypatch.setattr(os, "unlink", refuse)
+    with pytest.raises(RunWriteError, match="cannot write .*judgments.jsonl.*: Read-only file "
+                                            "system"):
+        write_judgments([], tmp_path)

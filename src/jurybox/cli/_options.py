@@ -147,8 +147,11 @@ def run_options(*, concurrency: int, attempts: int, timeout: float, transport: s
                 price: Price | None = None) -> RunOptions:
     """The typed options of a judging command's flags (cache: the default file unless
     ``--no-cache``)."""
-    from ._common import default_cache
+    from ._common import default_cache, warn
 
+    if no_cache and cache is not None:  # --no-cache wins, saying so
+        warn(f"--no-cache: the response cache {str(cache)!r} (--cache or JURYBOX_CACHE) is "
+             f"neither read nor written")
     return RunOptions(concurrency=concurrency, retry=RetryPolicy(attempts=attempts),
                       timeout_s=timeout, transport=transport,  # type: ignore[arg-type]
                       cache_path=None if no_cache else (cache or default_cache()),

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..compare.summary import BenchSummary
-from ..errors import write_error
+from ..errors import discard, write_error
 from ..protocols.pairwise import orders_disagree
 
 __all__ = ["ItemJudgment", "JudgeSummary", "judgment_of", "write_judgments", "read_judgments",
@@ -168,8 +168,8 @@ def write_judgments(judgments: Iterable[ItemJudgment], out: Path) -> tuple[Path,
         target = table
         os.replace(tmp_csv, table)
     except OSError as exc:
-        tmp_jsonl.unlink(missing_ok=True)
-        tmp_csv.unlink(missing_ok=True)
+        discard(tmp_jsonl)
+        discard(tmp_csv)
         raise write_error(target, exc) from None
     return jsonl, table
 

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ..errors import write_error
+from ..errors import discard, write_error
 
 __all__ = ["decision_text", "judgment_rows", "write_jury_judgments"]
 
@@ -59,6 +59,6 @@ def write_jury_judgments(rows: list[list[str]], judges: list[str], out: Path) ->
             writer.writerows(rows)
         os.replace(tmp, path)
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
+        discard(tmp)
         raise write_error(path, exc) from None
     return path

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from ..errors import ConfigError, DataError, missing_extra, write_error
+from ..errors import ConfigError, DataError, discard, missing_extra, write_error
 from .rundir import iter_records, read_manifest, unit_of
 
 __all__ = ["ExportFormat", "ExportResult", "EXPORT_FORMATS", "export_run", "item_row",
@@ -251,10 +251,10 @@ def _table(target: Path, fmt: str, first: tuple[str, ...],
             n = _write_parquet(tmp, names, columns.seen, rows())
         os.replace(tmp, target)
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
+        discard(tmp)
         raise write_error(target, exc) from None
     except BaseException:
-        tmp.unlink(missing_ok=True)
+        discard(tmp)
         raise
     return n
 

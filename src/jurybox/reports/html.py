@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from ..errors import DataError, write_error
+from ..errors import DataError, discard, write_error
 from .curve import CurveCollector
 from .reader import RunReader
 from .rundir import read_manifest
@@ -211,6 +211,6 @@ def write_report(run_dir: str | Path, *, max_items: int = DEFAULT_MAX_ITEMS) -> 
         tmp.write_text(html, encoding="utf-8")
         tmp.replace(path)
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
+        discard(tmp)
         raise write_error(path, exc) from None
     return path
