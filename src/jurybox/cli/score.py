@@ -23,6 +23,15 @@ if TYPE_CHECKING:
     from ..recorded.scoring import RecordingScore
 
 
+def _output_folder(out: Path) -> None:
+    """Create ``--out`` (and its parents), or a one-line error saying why it cannot be."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"cannot use {str(out)!r} as the output directory (--out): "
+                          f"{exc.strerror or exc}") from None
+
+
 def outputs_table(scores: list[OutputsScore], title: str) -> Table:
     """JudgeBench rule, buckets and order effects, one row per parse rule."""
     table = Table(title=data(title), title_justify="left", caption_justify="left", caption=(
@@ -68,11 +77,7 @@ def print_outputs(path: Path, *, out: Path | None, show: int = 50) -> list[Outpu
         console.print(data(f"  {d.pair_id[:8]} {d.order:8s} recorded {d.recorded!s:5s} parsed "
                            f"{d.parsed!s:5s} {d.reason}"), highlight=False)
     if out is not None:
-        try:
-            out.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise ConfigError(f"cannot use {str(out)!r} as the output directory (--out): "
-                              f"{exc.strerror or exc}") from None
+        _output_folder(out)
         write_json_atomic(out / "summary.json", {
             "source": str(path), "n_pairs": len(pairs),
             "scores": [{**asdict(s), "accuracy": s.counts.accuracy} for s in scores]})
@@ -271,11 +276,7 @@ def print_recorded(recordings: list[Recording], *, source: str, out: Path | None
         for line in jury_lines(j):
             console.print(data(line))
     if out is not None:
-        try:
-            out.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise ConfigError(f"cannot use {str(out)!r} as the output directory (--out): "
-                              f"{exc.strerror or exc}") from None
+        _output_folder(out)
         summary = {"source": source, "n_recordings": len(recordings),
                    "scores": [{**_jsonable(s), "llmbar_written": s.llmbar.as_written()
                                if s.llmbar else None} for s in scores],

@@ -213,28 +213,10 @@ def load_jury(path: str | Path) -> Jury:
             given twice included), or an invalid jury (unknown key, bad value, repeated
             judge, all weights 0), naming the file, the line and the field.
     """
-    from ..datasets._validate import read_bounded
-    from ..rubrics.model import _RepeatedKey, _UniqueKeyLoader
+    from ..rubrics.model import read_yaml
 
     path = Path(path)
-    raw = read_bounded(path, MAX_JURY_BYTES, "jury")
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise DataError(path, f"not UTF-8 text ({exc.reason} at byte {exc.start})",
-                        line=raw.count(b"\n", 0, exc.start) + 1) from None
-    try:
-        node = yaml.compose(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader
-        data: Any = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise DataError(path, f"invalid YAML: {getattr(exc, 'problem', exc)}",
-                        line=mark.line + 1 if mark else None,
-                        field=exc.key if isinstance(exc, _RepeatedKey) else None) from None
-    except RecursionError:
-        raise DataError(path, "invalid YAML: nested too deeply to read") from None
-    except ValueError as exc:
-        raise DataError(path, f"invalid YAML value: {exc}") from None
+    data, node = read_yaml(path, MAX_JURY_BYTES, "jury")
     if not isinstance(data, dict) or "judges" not in data:
         raise DataError(path, "a jury file is a mapping with a 'judges' list (see jurybox "
                         "judge --help)", line=1)

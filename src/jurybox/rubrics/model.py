@@ -291,6 +291,38 @@ class _UniqueKeyLoader(yaml.SafeLoader):
         return super().construct_mapping(node, deep=deep)
 
 
+def read_yaml(path: Path, limit: int, what: str) -> tuple[Any, Any]:
+    """A YAML file read safely: (the value, its node tree for line numbers).
+
+    Bounded (``limit`` bytes, a regular file only), UTF-8 (a BOM allowed), a key given twice
+    in one mapping refused; what the rubric and the jury files share.
+
+    Raises:
+        DataError: the file cannot be read, is too large, is not UTF-8 (naming the line),
+            is not YAML (naming the line, and the key given twice), is nested too deeply,
+            or holds a value YAML cannot build (an integer of more than 4300 digits).
+    """
+    raw = read_bounded(path, limit, what)
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise DataError(path, f"not UTF-8 text ({exc.reason} at byte {exc.start})",
+                        line=raw.count(b"\n", 0, exc.start) + 1) from None
+    try:
+        node = yaml.compose(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader
+        data: Any = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise DataError(path, f"invalid YAML: {getattr(exc, 'problem', exc)}",
+                        line=mark.line + 1 if mark else None,
+                        field=exc.key if isinstance(exc, _RepeatedKey) else None) from None
+    except RecursionError:
+        raise DataError(path, "invalid YAML: nested too deeply to read") from None
+    except ValueError as exc:  # a scalar YAML resolves but cannot build (a huge int, a date)
+        raise DataError(path, f"invalid YAML value: {exc}") from None
+    return data, node
+
+
 def load_rubric(path: str | Path) -> Rubric:
     """Load and validate a rubric YAML file, or a bundled rubric by name (``"pbig"``,
     ``"squality"``, ``"offensiveness"``).
@@ -309,23 +341,7 @@ def load_rubric(path: str | Path) -> Rubric:
     """
     check_arguments("load_rubric", path=(path, (str, Path)))
     path = Path(resolve_bundled(path, BUNDLED_RUBRICS))
-    raw = read_bounded(path, MAX_RUBRIC_BYTES, "rubric")
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise DataError(path, f"not UTF-8 text ({exc.reason} at byte {exc.start})",
-                        line=raw.count(b"\n", 0, exc.start) + 1) from None
-    try:
-        data: Any = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise DataError(path, f"invalid YAML: {getattr(exc, 'problem', exc)}",
-                        line=mark.line + 1 if mark else None,
-                        field=exc.key if isinstance(exc, _RepeatedKey) else None) from None
-    except RecursionError:
-        raise DataError(path, "invalid YAML: nested too deeply to read") from None
-    except ValueError as exc:  # a scalar YAML resolves but cannot build (a huge int, a date)
-        raise DataError(path, f"invalid YAML value: {exc}") from None
+    data = read_yaml(path, MAX_RUBRIC_BYTES, "rubric")[0]
     try:
         return Rubric.model_validate(data)
     except ValidationError as exc:
