@@ -19,7 +19,8 @@ test: $(BIN)/jurybox
 	$(BIN)/python -m pytest -q
 
 # the real local judge (llama.cpp + SmolLM2-135M): llama.cpp is built portably (AVX2, never
-# -march=native, whatever CPU builds it) into ~/.cache/jurybox/wheels the first time (10-15
+# a native build, whatever CPU builds it: GGML_NATIVE=OFF, AVX/AVX2/FMA/F16C on,
+# providers/llama_build.PORTABLE_CMAKE_ARGS) into ~/.cache/jurybox/wheels the first time (10-15
 # minutes on 2 cores), then installed from there; an installed native build is replaced
 $(VENV)/.local-extra: $(BIN)/jurybox scripts/install_local.py
 	$(BIN)/python scripts/install_local.py

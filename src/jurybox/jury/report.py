@@ -211,16 +211,9 @@ def export_jury(folder: str | Path, *, format: str = "csv", out: str | Path | No
         ConfigError: an unknown format, pyarrow missing for parquet, ``out`` unusable.
         RunWriteError: a table cannot be written.
     """
-    from ..errors import missing_extra
-    from ..reports.export import CALL_COLUMNS_FIRST, EXPORT_FORMATS, _table, call_row
+    from ..reports.export import CALL_COLUMNS_FIRST, _table, call_row, check_export_format
 
-    if format not in EXPORT_FORMATS:
-        raise ConfigError(f"--format must be one of {list(EXPORT_FORMATS)}, got {format!r}")
-    if format == "parquet":
-        try:
-            import pyarrow  # noqa: F401 - fail before any work
-        except ImportError:
-            raise missing_extra("pyarrow", "parquet") from None
+    check_export_format(format)
     folder = Path(folder)
     jury = _load(folder, "jury.json")
     target = Path(out) if out is not None else folder / "export"

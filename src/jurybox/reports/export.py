@@ -259,6 +259,21 @@ def _table(target: Path, fmt: str, first: tuple[str, ...],
     return n
 
 
+def check_export_format(format: str) -> None:
+    """Refuse an unknown format, or parquet without pyarrow, before any work.
+
+    Raises:
+        ConfigError: either (the missing extra with its pip line).
+    """
+    if format not in EXPORT_FORMATS:
+        raise ConfigError(f"--format must be one of {list(EXPORT_FORMATS)}, got {format!r}")
+    if format == "parquet":
+        try:
+            import pyarrow  # noqa: F401 - fail before any work
+        except ImportError:
+            raise missing_extra("pyarrow", "parquet") from None
+
+
 def export_run(run: str | Path, *, format: str = "csv", out: str | Path | None = None
                ) -> ExportResult:
     """Write the per-item and per-call tables of a run directory.
@@ -279,13 +294,7 @@ def export_run(run: str | Path, *, format: str = "csv", out: str | Path | None =
         DataError: run.json is not what jurybox wrote.
         RunWriteError: a table cannot be written (a full disk).
     """
-    if format not in EXPORT_FORMATS:
-        raise ConfigError(f"--format must be one of {list(EXPORT_FORMATS)}, got {format!r}")
-    if format == "parquet":
-        try:
-            import pyarrow  # noqa: F401 - fail before any work
-        except ImportError:
-            raise missing_extra("pyarrow", "parquet") from None
+    check_export_format(format)
     run = Path(run)
     if not run.is_dir():
         raise ConfigError(f"{str(run)!r} is not a run directory (give the folder a judging "
