@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
-from typer.core import TyperGroup
+from typer.core import TyperCommand, TyperGroup
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -105,6 +105,45 @@ class OneLineErrors(TyperGroup):
             print("aborted", file=sys.stderr)
             sys.exit(1)
         sys.exit(code if isinstance(code, int) else 0)  # an Exit's code, or 0 when done
+
+
+#: ``-h`` is ``--help`` in every command (the app's context settings; subcommands inherit them).
+CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
+
+
+def envvar_by_rule(option: str) -> str:
+    """The environment variable an option has by the rule ``--help`` states once:
+    ``--sim-latency-ms`` -> ``JURYBOX_SIM_LATENCY_MS``."""
+    return "JURYBOX_" + option.lstrip("-").replace("-", "_").upper()
+
+
+class JuryboxCommand(TyperCommand):
+    """Every command's class: its ``--help`` draws the option panels in one order
+    (``_options.PANEL_ORDER``), shows an option's environment variable only
+    when it is not named by the rule (:func:`envvar_by_rule`, stated in the help's epilog),
+    and no ``<bool>`` type beside a flag such as ``-h, --help`` (a flag takes no value)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        from ._options import PANEL_ORDER
+
+        super().__init__(*args, **kwargs)
+        rank = {panel: i for i, panel in enumerate(PANEL_ORDER)}
+        # panels in the same order in every command (typer draws them in the order of their
+        # first option); arguments keep their order, options keep theirs within a panel
+        self.params.sort(key=lambda p: -2 if p.param_type_name == "argument" else rank.get(
+            getattr(p, "rich_help_panel", None), -1))
+        for param in self.params:
+            if getattr(param, "is_flag", False) and param.metavar is None:
+                param.metavar = ""  # a flag takes no value: no "<bool>" beside it
+            names = [o for o in param.opts if o.startswith("--")]
+            if names and param.envvar == envvar_by_rule(names[0]):
+                param.show_envvar = False  # type: ignore[attr-defined]
+
+    def get_help_option(self, ctx: Any) -> Any:
+        option = super().get_help_option(ctx)
+        if option is not None:
+            option.metavar = ""
+        return option
 
 
 def _error(message: str) -> None:
