@@ -22,7 +22,7 @@ def report(
         help="Items the item browser holds at most "
         "(flagged items first).")] = 300,
     force: Annotated[bool, typer.Option(
-        "--force", rich_help_panel=PANEL_OUTPUT,
+        "--force", envvar="JURYBOX_FORCE", rich_help_panel=PANEL_OUTPUT,
         help="Rewrite report.html even when it is up to date.")] = False,
 ) -> None:
     """Write RUN/report.html: one self-contained page (no network) with the summary table,
