@@ -2,8 +2,8 @@
 
 Runs ``bench truthfulqa`` (direct vs PCF, K=7, 200 items) against the simulated judge with
 50 ms latency and injected faults (2 attempts per call, so some calls fail), and when 120
-items are done draws the line once into an 80-column recording console, saved as SVG (``--svg``, default docs/progress.svg); Chromium
-turns that into the PNG::
+items are done draws the line once into an 80-column recording console, saved as SVG
+(``--svg``, default docs/progress.svg); Chromium turns that into the PNG::
 
     python scripts/progress_screenshot.py --svg /tmp/progress.svg
     chromium --headless --no-sandbox --disable-gpu --window-size=1000,120 \\
