@@ -46,7 +46,7 @@ def parse_faults(text: str, option: str = "--sim-faults") -> Faults:
         name = name.strip()
         if not sep or name not in Faults.model_fields:
             raise ConfigError(f"{option} entry {part!r} must be NAME=VALUE with NAME in "
-                              f"{sorted(Faults.model_fields)}")
+                              f"{', '.join(sorted(Faults.model_fields))}")
         if name in values:
             raise ConfigError(f"{option} sets {name} more than once ({text!r}); give each "
                               f"fault once")
@@ -67,7 +67,8 @@ def check_bias(bias: str, option: str) -> str:
     from ..sim import BIAS_PRESETS
 
     if bias not in BIAS_PRESETS:
-        raise ConfigError(f"{option} must be one of {sorted(BIAS_PRESETS)}, got {bias!r}")
+        raise ConfigError(f"{option} must be one of {', '.join(sorted(BIAS_PRESETS))}, got "
+                          f"{bias!r}")
     return bias
 
 
@@ -169,11 +170,12 @@ def bench(
     names = (None if protocols is None else
              tuple(p.strip() for p in protocols.split(",") if p.strip()))
     if names == ():
-        raise ConfigError(f"--protocols names no protocol; choose from {sorted(PROTOCOLS)}")
+        raise ConfigError(f"--protocols names no protocol; choose from "
+                          f"{', '.join(sorted(PROTOCOLS))}")
     for name in names or ():
         if name not in PROTOCOLS:
             raise ConfigError(f"unknown protocol {name!r}{did_you_mean(name, PROTOCOLS)} "
-                              f"(choose from {sorted(PROTOCOLS)})")
+                              f"(choose from {', '.join(sorted(PROTOCOLS))})")
     if subset is not None and dataset_format(dataset) not in (None, "rewardbench2"):
         raise ConfigError(f"--subset filters RewardBench 2 rows, and {dataset} is "
                           f"{dataset_format(dataset)} data: leave --subset (and "

@@ -86,6 +86,11 @@ def judge(
 
     from ._jury import jury_for
 
+    if "," in protocol:  # a list is bench's: judge decides with one protocol
+        from ..errors import ConfigError
+
+        raise ConfigError(f"--protocol takes one protocol, got {protocol!r}; to compare "
+                          f"several, use jurybox bench --protocols {protocol}")
     sim = sim_options(sim_bias, sim_latency_ms, sim_faults, sim_seed)
     panel = jury_for(jury, model)
     config = JudgeConfig(
