@@ -126,7 +126,7 @@ class JuryboxCommand(TyperCommand):
         # panels in the same order in every command (typer draws them in the order of their
         # first option); arguments keep their order, options keep theirs within a panel
         self.params.sort(key=lambda p: -2 if p.param_type_name == "argument" else rank.get(
-            getattr(p, "rich_help_panel", None), -1))
+            getattr(p, "rich_help_panel", None) or "", -1))
         for param in self.params:
             if getattr(param, "is_flag", False) and param.metavar is None:
                 param.metavar = ""  # a flag takes no value: no "<bool>" beside it

@@ -11,7 +11,7 @@ import typer
 from rich.table import Table
 
 from ..errors import ConfigError
-from ..limits import MAX_SEEDS
+from ..limits import MAX_SEEDS, MIN_UNITS_FOR_CI
 from ..run.options import (DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY, DEFAULT_STRUCTURED,
                            DEFAULT_TIMEOUT_S, DEFAULT_TRANSPORT)
 from ..terminal import data, safe_text
@@ -37,6 +37,16 @@ def _cell(m: MeanCI, pct: bool = False) -> str:
     lo, hi = m.ci
     ci = "" if lo is None or math.isnan(lo) else f" [{scale * lo:{fmt}}, {scale * hi:{fmt}}]"
     return f"{scale * m.mean:{fmt}}{ci}"
+
+
+def error_change(difference: float, low: float, high: float) -> str:
+    """Personalized's mean absolute error against aggregate's, said by its sign (never "lower
+    by -3.5"): ``difference`` = aggregate's - personalized's, its 95% CI ``low``-``high``."""
+    if difference == 0:
+        return f"mean |error| the same (95% CI of the difference {low:+.3f} to {high:+.3f})"
+    word, size, lo, hi = (("lower", difference, low, high) if difference > 0 else
+                          ("higher", -difference, -high, -low))
+    return f"mean |error| {word} by {size:.3f} (95% CI {lo:.3f} to {hi:.3f})"
 
 
 def alignment_table(summary: PersonalizeSummary, title: str) -> Table:
@@ -67,13 +77,19 @@ def print_personalize(result: PersonalizeResult, title: str) -> None:
     """Alignment table, personalized vs aggregate, reasoning similarity, totals."""
     s = result.summary
     console.print(alignment_table(s, title))
+    few = sorted({m.n for row in s.alignment for m in (row.alpha, row.exact, row.mae,
+                                                       row.coverage_by_rater)
+                  if 0 < m.n < MIN_UNITS_FOR_CI})
+    if few:
+        console.print(f"too few raters for a CI: means over {' or '.join(map(str, few))} "
+                      f"raters are shown without one (a CI needs {MIN_UNITS_FOR_CI} or more)",
+                      highlight=False)
     for shot in s.personalized_vs_aggregate:
         p = shot.comparison
         lo, hi = p.confidence_interval
         console.print(f"personalized vs aggregate, k={shot.k}: {p.n} units, closer "
                       f"{p.improvements}, further {p.regressions}, same {p.ties}; "
-                      f"sign p {p.p_value:.3g}; mean |error| lower by {p.difference:+.3f}"
-                      f" [{lo:+.3f}, {hi:+.3f}]")
+                      f"sign p {p.p_value:.3g}; {error_change(p.difference, lo, hi)}")
     if s.shortfall_units:
         console.print(f"{s.shortfall_units} (unit, dimension) judgments had fewer eligible "
                       f"examples than k: all were used (see items.jsonl 'shortfall')")

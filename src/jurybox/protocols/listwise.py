@@ -149,8 +149,8 @@ class PCFProtocol(PlannedProtocol):
         if min_k < 1:
             raise ValueError(f"min_k must be >= 1, got {min_k!r}")
         if prompt_version not in LISTWISE_PROMPT_VERSIONS:
-            raise ValueError(f"prompt_version must be one of "
-                             f"{', '.join(LISTWISE_PROMPT_VERSIONS)}, got {prompt_version!r}")
+            versions = ", ".join(map(str, LISTWISE_PROMPT_VERSIONS))
+            raise ValueError(f"prompt_version must be one of {versions}, got {prompt_version!r}")
         self.prompt_version = prompt_version
         self.custom = JudgePrompt(criteria, template)
         if not self.custom.is_default and prompt_version == 1:

@@ -154,7 +154,7 @@ def listwise_request(prompt: str, shown: list[str], *, tag: str, temperature: fl
     """
     if version not in LISTWISE_PROMPT_VERSIONS:
         raise ValueError(f"listwise prompt version must be one of "
-                         f"{', '.join(LISTWISE_PROMPT_VERSIONS)}, got {version!r}")
+                         f"{', '.join(map(str, LISTWISE_PROMPT_VERSIONS))}, got {version!r}")
     custom = custom if custom is not None and not custom.is_default else None
     if custom is not None and version == 1:
         raise ValueError("criteria and templates need listwise prompt layout 2")
