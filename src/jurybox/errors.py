@@ -14,9 +14,12 @@ allowed.
 from __future__ import annotations
 
 import difflib
+import itertools
 from collections.abc import Iterable
+from pathlib import Path
 
 __all__ = [
+    "did_you_mean_file",
     "JuryboxError",
     "ConfigError",
     "DataError",
@@ -161,3 +164,22 @@ def did_you_mean(value: str, choices: Iterable[str]) -> str:
     """
     matches = difflib.get_close_matches(str(value), list(choices), n=1, cutoff=0.6)
     return f"; did you mean {matches[0]!r}?" if matches else ""
+
+
+#: Most entries of a folder read for :func:`did_you_mean_file` (a huge folder is not listed).
+MAX_FOLDER_ENTRIES = 10_000
+
+
+def did_you_mean_file(path: str | Path) -> str:
+    """``"; did you mean 'data/items.jsonl'?"`` for the file in ``path``'s folder whose name
+    is closest to the missing one (``difflib.get_close_matches``, cutoff 0.6), or ``""``
+    when none is close or the folder cannot be read. Hidden files are not offered; at most
+    :data:`MAX_FOLDER_ENTRIES` entries are read."""
+    path = Path(path)
+    try:
+        names = [p.name for p in itertools.islice(path.parent.iterdir(), MAX_FOLDER_ENTRIES)
+                 if not p.name.startswith(".")]
+    except OSError:
+        return ""
+    matches = difflib.get_close_matches(path.name, names, n=1, cutoff=0.6)
+    return f"; did you mean {str(path.parent / matches[0])!r}?" if matches else ""

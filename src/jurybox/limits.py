@@ -6,8 +6,14 @@ judge) and by the CLI's option ranges.
 """
 
 __all__ = ["MAX_ATTEMPTS", "MAX_CONCURRENCY", "MAX_K", "MAX_MAX_TOKENS", "MAX_SEED",
+           "MIN_UNITS_FOR_CI",
            "MAX_SEEDS", "MAX_TEMPERATURE", "MAX_TIMEOUT_S", "MAX_WINDOW", "sampling_problem",
            "temperature_problem"]
+
+#: Fewest units (items of a jury's alpha, raters of a personalize mean) a bootstrap CI is
+#: given for: resampling 1-4 values gives a point or a few values, not an interval
+#: (``0.86 [0.86, 0.86]``); with fewer the CI is NaN and the terminal says so.
+MIN_UNITS_FOR_CI = 5
 
 #: Most orders (K) PCF may ask per item. Consensus over K orders settles well before this
 #: (the paper uses K <= 10); the bound keeps a mistyped K (10**8) from building orders and

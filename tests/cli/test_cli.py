@@ -129,7 +129,7 @@ def test_bench_pairwise_rule_strict_through_the_cli(tmp_path):
     assert rescored.exit_code == 0 and "both-orders (strict)" in rescored.output
     one_line_error(runner.invoke(app, ["bench", "judgebench", "--pairwise-rule", "lax",
                                         "--out", str(tmp_path / "o")]),
-                    "protocol 'both-orders': rule must be one of ('net', 'strict'), got 'lax'")
+                    "protocol 'both-orders': rule must be one of net, strict, got 'lax'")
     assert "--pairwise-rule" in runner.invoke(app, ["bench", "--help"]).output
 
 

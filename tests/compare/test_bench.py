@@ -229,7 +229,7 @@ def test_strict_pairwise_rule_end_to_end_lands_in_the_manifest(tmp_path):
      "--pairwise-rule is for pairwise protocols; 'direct' is listwise"),
     (BenchConfig(dataset="judgebench", protocols=("pairwise", "apoc"), pairwise_rule="strict"),
      r"--pairwise-rule 'strict' applies to both-orders, which the protocols judged "
-     r"\['pairwise', 'apoc'\] do not include"),
+     r"\(pairwise, apoc\) do not include"),
     (BenchConfig(dataset="judgebench", pairwise_rule="lenient"),
      "protocol 'both-orders': rule must be one of"),
 ])

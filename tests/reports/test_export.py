@@ -124,7 +124,7 @@ def test_bad_runs_and_formats_are_one_line_errors(tmp_path, monkeypatch):
     one_line_error(runner.invoke(app, ["export", str(tmp_path / "empty")]), "no run.json")
     run = _run_dir(tmp_path, [LISTWISE], [CALL])
     one_line_error(runner.invoke(app, ["export", str(run), "--format", "xlsx"]),
-                   "--format must be one of ['csv', 'parquet', 'jsonl']", "'xlsx'")
+                   "--format must be one of csv, parquet, jsonl,", "'xlsx'")
     one_line_error(runner.invoke(app, ["export", str(run), "--format", "jsonl",
                                        "--out", str(run)]), "would overwrite")
     assert json.loads((run / "items.jsonl").read_text()) == LISTWISE  # untouched

@@ -24,12 +24,12 @@ FAST = RetryPolicy(attempts=2, base_s=0)
     ({"timeout_s": 0}, "timeout_s must be a finite number of seconds > 0, at most 3600, got 0"),
     ({"timeout_s": 3600.5}, "timeout_s must be a finite number of seconds > 0, at most 3600, "
                             "got 3600.5"),
-    ({"transport": "curl"}, "transport must be one of ('aiohttp', 'sdk'), got 'curl'"),
+    ({"transport": "curl"}, "transport must be one of aiohttp, sdk, got 'curl'"),
     ({"abort_after": 0}, "abort_after must be >= 1 or None, got 0"),
     ({"window": 0}, "window must be between 1 and 1,024, got 0"),
     ({"window": 1025}, "window must be between 1 and 1,024, got 1,025"),
-    ({"structured": "xml"}, "structured must be one of ('auto', 'json-schema', 'json-object', "
-                            "'off'), got 'xml'"),
+    ({"structured": "xml"}, "structured must be one of auto, json-schema, json-object, off, "
+                            "got 'xml'"),
 ])
 def test_run_options_name_the_bad_parameter(kwargs, message):
     with pytest.raises(ConfigError) as err:

@@ -95,7 +95,8 @@ def analyze(table: RatingsTable, *, by: Sequence[str] = ("dimension",), level: L
     """
     unknown = [f for f in by if f not in GROUP_FIELDS]
     if unknown:
-        raise ValueError(f"--by takes {GROUP_FIELDS}, got {unknown}")
+        raise ValueError(f"--by takes {', '.join(GROUP_FIELDS)}, got "
+                         f"{', '.join(map(repr, unknown))}")
     if "dimension" not in by and len(table.dimensions) > 1:
         raise ValueError(f"--by must include dimension: the ratings have {len(table.dimensions)} "
                          f"dimensions ({', '.join(table.dimensions[:4])}...), and agreement "

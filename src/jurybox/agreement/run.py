@@ -95,7 +95,7 @@ def run_agreement(ratings: str | Path, *, by: Sequence[str] = ("dimension",),
             alpha cannot take (naming the file).
     """
     if level not in get_args(Level):
-        raise ConfigError(f"--level must be one of {get_args(Level)}, got {level!r}")
+        raise ConfigError(f"--level must be one of {', '.join(get_args(Level))}, got {level!r}")
     fields = tuple(by)
     twice = sorted({f for f in fields if fields.count(f) > 1})
     if twice:
@@ -107,8 +107,8 @@ def run_agreement(ratings: str | Path, *, by: Sequence[str] = ("dimension",),
                     out=(out, (str, Path, type(None))))
     if not all(isinstance(c, (int, float)) and not isinstance(c, bool)
                for c in exclusion_codes):  # a string would be read as its characters
-        raise ConfigError(f"--exclude-codes takes numbers, e.g. (0, 99); got "
-                          f"{list(exclusion_codes)}")
+        raise ConfigError(f"--exclude-codes takes numbers, e.g. 0, 99; got "
+                          f"{', '.join(map(repr, exclusion_codes))}")
     codes = tuple(float(c) for c in exclusion_codes)
     if not all(math.isfinite(c) for c in codes):
         raise ConfigError(f"--exclude-codes takes finite numbers, e.g. 0 or 0,99; got "

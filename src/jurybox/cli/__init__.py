@@ -15,7 +15,7 @@ import typer
 
 from .. import __version__
 from ..errors import ConfigError
-from ._common import EXIT_BAD_INPUT, OneLineErrors, _error
+from ._common import CONTEXT_SETTINGS, EXIT_BAD_INPUT, JuryboxCommand, OneLineErrors, _error
 from ._logging import DEFAULT_LEVEL, SafeFormatter, log_level
 from ._options import ENV_EPILOG
 from .agreement import agreement
@@ -35,7 +35,8 @@ __all__ = ["app", "main"]
 
 app = typer.Typer(help="jurybox: robust, reproducible LLM-as-a-judge evaluation.",
                   rich_markup_mode="markdown", cls=OneLineErrors, epilog=ENV_EPILOG,
-                  no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
+                  no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
+                  context_settings=CONTEXT_SETTINGS)
 
 
 def _version(value: bool) -> None:
@@ -51,18 +52,18 @@ def _root(version: Annotated[bool, typer.Option(
     """jurybox: robust, reproducible LLM-as-a-judge evaluation."""
 
 
-app.command()(demo)
-app.command(epilog=ENV_EPILOG)(bench)
-app.command(epilog=ENV_EPILOG)(judge)
-app.command()(score)
-app.command()(agreement)
-app.command(epilog=ENV_EPILOG)(personalize)
-app.command()(report)
-app.command()(show)
-app.command("serve-sim")(serve_sim)
-app.command("serve-local")(serve_local)
-app.command()(cache)
-app.command()(export)
+app.command(cls=JuryboxCommand)(demo)
+app.command(cls=JuryboxCommand, epilog=ENV_EPILOG)(bench)
+app.command(cls=JuryboxCommand, epilog=ENV_EPILOG)(judge)
+app.command(cls=JuryboxCommand)(score)
+app.command(cls=JuryboxCommand)(agreement)
+app.command(cls=JuryboxCommand, epilog=ENV_EPILOG)(personalize)
+app.command(cls=JuryboxCommand)(report)
+app.command(cls=JuryboxCommand)(show)
+app.command("serve-sim", cls=JuryboxCommand)(serve_sim)
+app.command("serve-local", cls=JuryboxCommand)(serve_local)
+app.command(cls=JuryboxCommand)(cache)
+app.command(cls=JuryboxCommand)(export)
 
 
 def main() -> None:
@@ -73,7 +74,7 @@ def main() -> None:
     try:
         level = log_level(os.environ.get("JURYBOX_LOG_LEVEL"))
     except ConfigError as exc:
-        if not {"--help", "--version"} & set(sys.argv[1:]) and len(sys.argv) > 1:
+        if not {"-h", "--help", "--version"} & set(sys.argv[1:]) and len(sys.argv) > 1:
             _error(str(exc))
             sys.exit(EXIT_BAD_INPUT)
         print(f"warning: {exc}; using {DEFAULT_LEVEL}", file=sys.stderr)

@@ -10,12 +10,11 @@ import signal
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import typer
-from typer.core import TyperGroup
+from typer.core import TyperCommand, TyperGroup
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ..errors import JuryboxError
 from ..terminal import safe_text
@@ -24,10 +23,6 @@ try:  # typer >= 0.2x vendors click; older versions use click itself
     from typer._click.exceptions import ClickException, NoArgsIsHelpError
 except ImportError:  # pragma: no cover
     from click.exceptions import ClickException, NoArgsIsHelpError  # type: ignore[no-redef,assignment,unused-ignore]
-
-if TYPE_CHECKING:
-    from ..run import RunHooks
-    from ..runner import CallRecord
 
 # Logs and CI are not terminals; give tables room there instead of rich's 80 columns.
 def _isatty(stream: Any) -> bool:
@@ -107,6 +102,45 @@ class OneLineErrors(TyperGroup):
         sys.exit(code if isinstance(code, int) else 0)  # an Exit's code, or 0 when done
 
 
+#: ``-h`` is ``--help`` in every command (the app's context settings; subcommands inherit them).
+CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
+
+
+def envvar_by_rule(option: str) -> str:
+    """The environment variable an option has by the rule ``--help`` states once:
+    ``--sim-latency-ms`` -> ``JURYBOX_SIM_LATENCY_MS``."""
+    return "JURYBOX_" + option.lstrip("-").replace("-", "_").upper()
+
+
+class JuryboxCommand(TyperCommand):
+    """Every command's class: its ``--help`` draws the option panels in one order
+    (``_options.PANEL_ORDER``), shows an option's environment variable only
+    when it is not named by the rule (:func:`envvar_by_rule`, stated in the help's epilog),
+    and no ``<bool>`` type beside a flag such as ``-h, --help`` (a flag takes no value)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        from ._options import PANEL_ORDER
+
+        super().__init__(*args, **kwargs)
+        rank = {panel: i for i, panel in enumerate(PANEL_ORDER)}
+        # panels in the same order in every command (typer draws them in the order of their
+        # first option); arguments keep their order, options keep theirs within a panel
+        self.params.sort(key=lambda p: -2 if p.param_type_name == "argument" else rank.get(
+            getattr(p, "rich_help_panel", None) or "", -1))
+        for param in self.params:
+            if getattr(param, "is_flag", False) and param.metavar is None:
+                param.metavar = ""  # a flag takes no value: no "<bool>" beside it
+            names = [o for o in param.opts if o.startswith("--")]
+            if names and param.envvar == envvar_by_rule(names[0]):
+                param.show_envvar = False  # type: ignore[attr-defined]
+
+    def get_help_option(self, ctx: Any) -> Any:
+        option = super().get_help_option(ctx)
+        if option is not None:
+            option.metavar = ""
+        return option
+
+
 def _error(message: str) -> None:
     """One line on stderr, never wrapped or marked up; a URL's secrets hidden and control
     characters quoted from data shown as escapes (:func:`jurybox.terminal.safe_text`)."""
@@ -137,53 +171,6 @@ def default_out(kind: str, config: dict) -> Path:
     name = f"{kind}-{Path(str(config.get('dataset', 'data'))).stem}-" \
            f"{str(config.get('model', 'model')).replace('/', '_')}-{digest[:8]}"
     return Path("runs") / name
-
-
-class BenchProgress:
-    """A rich progress bar: items, model calls, cache hits, failures, tokens."""
-
-    def __init__(self) -> None:
-        self.calls = self.hits = self.failures = self.tokens = 0
-        self.progress = Progress(
-            TextColumn("[bold]judging"), BarColumn(), MofNCompleteColumn(),
-            TextColumn("items  {task.fields[stats]}"), TimeElapsedColumn(),
-            console=err_console, transient=False, disable=not _isatty(sys.stderr)
-            and os.environ.get("JURYBOX_PROGRESS") != "1")
-        self.task = self.progress.add_task("judging", total=None, stats="")
-
-    def on_start(self, total: int, done: int) -> None:
-        self.progress.update(self.task, total=total, completed=done)
-
-    def on_call(self, record: CallRecord) -> None:
-        if record.cached:
-            self.hits += 1
-        else:
-            self.calls += record.attempts
-            self.tokens += record.usage.prompt_tokens + record.usage.completion_tokens
-        if record.error or record.parse_error:
-            self.failures += 1
-        self.progress.update(self.task, stats=(
-            f"calls {self.calls}  cache hits {self.hits}  failed {self.failures}  "
-            f"tokens {self.tokens:,}"))
-
-    def on_item(self, _item: object) -> None:
-        self.progress.advance(self.task)
-
-    def hooks(self) -> RunHooks:
-        """The engine's progress callbacks, drawing this bar."""
-        from ..run import RunHooks
-
-        return RunHooks(on_start=self.on_start, on_call=self.on_call, on_item=self.on_item)
-
-    def __enter__(self) -> BenchProgress:
-        from ..runner import tune_gc
-
-        tune_gc()  # the command's imports are done and a long run starts: freeze them
-        self.progress.start()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.progress.stop()
 
 
 def print_warnings(result: Any) -> None:
@@ -223,3 +210,6 @@ def exit_for_status(result: Any, *, strict: bool = True,
         print(safe_text(" ".join(parts)), file=sys.stderr)
         if strict:
             raise typer.Exit(EXIT_PARTIAL)
+
+
+from ._progress import BenchProgress  # noqa: E402,F401  (re-exported; it uses err_console)

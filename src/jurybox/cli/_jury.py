@@ -13,6 +13,7 @@ import typer
 from ..errors import ConfigError
 from ..terminal import data, safe_text
 from ._common import BenchProgress, console
+from ._options import PANEL_JUDGE
 
 if TYPE_CHECKING:
     from ..jury import Jury, JuryResult
@@ -20,7 +21,8 @@ if TYPE_CHECKING:
     from ..run import RunOptions
 
 JuryOpt = Annotated[Optional[Path], typer.Option(
-    "--jury", envvar="JURYBOX_JURY", help="A jury of judges (YAML): `judges:` a list, each "
+    "--jury", envvar="JURYBOX_JURY", metavar="FILE", rich_help_panel=PANEL_JUDGE,
+    help="A jury of judges (YAML): `judges:` a list, each "
     "with `model`, optional `name`, `base_url`, `weight` (default 1), `concurrency`, "
     "`attempts`, `timeout`, `price_in`/`price_out` and, for `model: sim`, `sim:` settings "
     "(bias, seed, faults, ...). Each judge runs the protocol on every item; the jury decides "

@@ -23,18 +23,34 @@ from ..limits import (MAX_ATTEMPTS, MAX_CONCURRENCY, MAX_MAX_TOKENS, MAX_SEED,
 from ..run.options import RunOptions
 from ..runner.retry import RetryPolicy
 
-__all__ = ["ENV_EPILOG", "API_KEY_VARIABLES", "Attempts", "BaseUrl", "Cache", "Concurrency",
-           "DryRun", "MaxTokens", "Model", "model_for", "NoCache", "Out", "PriceIn", "PriceOut",
-           "Seed",
+__all__ = ["ENV_EPILOG", "FAULTS_HELP", "PANEL_COST", "PANEL_DATA", "PANEL_JUDGE",
+           "PANEL_ORDER", "PANEL_OUTPUT", "PANEL_PROTOCOL", "PANEL_RUN", "PANEL_SIM",
+           "PANEL_STATS",
+           "API_KEY_VARIABLES", "Attempts", "BaseUrl", "Cache", "Concurrency", "DryRun",
+           "MaxTokens", "Model", "model_for", "NoCache", "Out", "PriceIn", "PriceOut", "Seed",
            "SimBias", "SimFaults", "SimLatency", "SimSeed", "Temperature", "Structured",
            "Timeout", "TransportOpt", "run_options"]
+
+#: The panels ``--help`` groups options in, the same names in every command (typer's
+#: ``rich_help_panel``); ``--help`` itself stays in typer's first panel, "Options".
+PANEL_DATA = "What to judge"
+PANEL_PROTOCOL = "Protocol"
+PANEL_STATS = "Statistics"
+PANEL_JUDGE = "Judge and endpoint"
+PANEL_RUN = "Run"
+PANEL_OUTPUT = "Output"
+PANEL_COST = "Cost"
+PANEL_SIM = "Simulated judge"
+PANEL_ORDER = (PANEL_DATA, PANEL_PROTOCOL, PANEL_STATS, PANEL_JUDGE, PANEL_RUN, PANEL_OUTPUT,
+               PANEL_COST, PANEL_SIM)
 
 #: API key variables, as ``providers.spec.PROVIDERS`` reads them (a test keeps them equal).
 API_KEY_VARIABLES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY", "VLLM_API_KEY")
 
 #: The key environment variables, shown under ``jurybox --help`` and the judging commands'.
 ENV_EPILOG = (
-    "**Environment**: every option has a `JURYBOX_` variable, shown with it. API keys: "
+    "**Environment**: every option has a `JURYBOX_` variable named after it (`--sim-latency-ms`: "
+    "`JURYBOX_SIM_LATENCY_MS`); one named otherwise is shown with its option. API keys: "
     + ", ".join(f"`{v}`" for v in API_KEY_VARIABLES) + " (each provider's own), or "
     "`JURYBOX_API_KEY` for any provider. `JURYBOX_MODEL`: the judge; `JURYBOX_BASE_URL`: its "
     "endpoint; `JURYBOX_CACHE`: the response cache (default "
@@ -43,11 +59,11 @@ ENV_EPILOG = (
     "progress bar when stderr is not a terminal.")
 
 Model = Annotated[Optional[str], typer.Option(
-    envvar="JURYBOX_MODEL", help="The judge: `provider/model` (openai/gpt-4o-mini, `vllm/<model>`, "
-    "`ollama/<model>`, `llamacpp/<model>`, `sglang/<model>`, `lmstudio/<model>`, "
-    "`openrouter/<model>`, `anthropic/<model>`), local (the llama.cpp judge; "
-    "`local/<file.gguf>`), or sim: the simulated judge, started on 127.0.0.1, which is told "
-    "the gold answers. Required for your own files; bundled datasets default to sim.")]
+    envvar="JURYBOX_MODEL", metavar="MODEL", rich_help_panel=PANEL_JUDGE,
+    help="The judge: `provider/model`, e.g. openai/gpt-4o-mini or `vllm/<model>` (providers: "
+    "openai, anthropic, openrouter, vllm, ollama, llamacpp, sglang, lmstudio); local or "
+    "`local/<file.gguf>` (llama.cpp on this machine); sim (the simulated judge, told the gold "
+    "answers). Required for your own files; bundled datasets default to sim.")]
 
 
 def model_for(model: str | None, data: str, *, bundled: bool,
@@ -70,12 +86,14 @@ def model_for(model: str | None, data: str, *, bundled: bool,
 
 
 BaseUrl = Annotated[Optional[str], typer.Option(
-    envvar="JURYBOX_BASE_URL", help="Endpoint base URL, e.g. http://localhost:8000/v1 (default "
-    "per provider).")]
+    envvar="JURYBOX_BASE_URL", metavar="URL", rich_help_panel=PANEL_JUDGE,
+    help="Endpoint base URL, e.g. http://localhost:8000/v1 (default per provider).")]
 Seed = Annotated[int, typer.Option(
-    envvar="JURYBOX_SEED", min=0, max=MAX_SEED, help="Run seed: everything random in "
-    "jurybox's own work (item sample, shown orders, example draws, decoding seed sent to the "
-    "endpoint, bootstrap).")]
+    envvar="JURYBOX_SEED", min=0, max=MAX_SEED, metavar="N", rich_help_panel=PANEL_RUN,
+    help="Run seed: everything random in jurybox's own work (item sample, shown orders, "
+    "example draws, decoding seed sent to the endpoint, bootstrap).")]
+
+
 def _out_path(value: str) -> Path:
     """``--out``: a path; an empty one (an unset ``$OUT`` in a script) would write the run
     into the current directory, so it is refused."""
@@ -85,61 +103,72 @@ def _out_path(value: str) -> Path:
 
 
 Out = Annotated[Optional[Path], typer.Option(
-    envvar="JURYBOX_OUT", parser=_out_path, help="Run directory (default "
-    "`runs/<command>-<dataset>-<model>-<config hash>`). Rerunning into it resumes.")]
+    envvar="JURYBOX_OUT", parser=_out_path, metavar="DIR", rich_help_panel=PANEL_OUTPUT,
+    help="Run directory (default `runs/<command>-<dataset>-<model>-<config hash>`). "
+    "Rerunning into it resumes.")]
 Cache = Annotated[Optional[Path], typer.Option(
-    envvar="JURYBOX_CACHE", help="SQLite response cache (default "
-    "~/.cache/jurybox/cache.sqlite).")]
-NoCache = Annotated[bool, typer.Option("--no-cache", envvar="JURYBOX_NO_CACHE",
-                                       help="Do not read or write the response cache.")]
+    envvar="JURYBOX_CACHE", metavar="FILE", rich_help_panel=PANEL_RUN,
+    help="SQLite response cache (default: ~/.cache/jurybox/cache.sqlite when "
+    "$XDG_CACHE_HOME is unset).")]
+NoCache = Annotated[bool, typer.Option(
+    "--no-cache", envvar="JURYBOX_NO_CACHE", rich_help_panel=PANEL_RUN,
+    help="Do not read or write the response cache.")]
 Concurrency = Annotated[int, typer.Option(
-    envvar="JURYBOX_CONCURRENCY", min=1, max=MAX_CONCURRENCY,
-    help=f"Model calls in flight at once (at most {MAX_CONCURRENCY:,}).")]
+    envvar="JURYBOX_CONCURRENCY", min=1, max=MAX_CONCURRENCY, metavar="N",
+    rich_help_panel=PANEL_RUN, help="Model calls in flight at once.")]
 Attempts = Annotated[int, typer.Option(
-    envvar="JURYBOX_ATTEMPTS", min=1, max=MAX_ATTEMPTS, help="Attempts per call, first try "
-    "included: 429, 5xx and timeouts are retried with exponential backoff and jitter, "
-    f"honouring Retry-After (at most {MAX_ATTEMPTS}).")]
-Timeout = Annotated[float, typer.Option(envvar="JURYBOX_TIMEOUT", min=0.001, max=MAX_TIMEOUT_S,
-                                        help="Per-request timeout, seconds (at most "
-                                        f"{MAX_TIMEOUT_S:g}).")]
+    envvar="JURYBOX_ATTEMPTS", min=1, max=MAX_ATTEMPTS, metavar="N", rich_help_panel=PANEL_RUN,
+    help="Attempts per call, first try included: 429, 5xx and timeouts are retried with "
+    "exponential backoff and jitter, honouring Retry-After.")]
+Timeout = Annotated[float, typer.Option(
+    envvar="JURYBOX_TIMEOUT", min=0.001, max=int(MAX_TIMEOUT_S), metavar="SECONDS",
+    rich_help_panel=PANEL_RUN, help="Per-request timeout, seconds.")]
 Structured = Annotated[str, typer.Option(
-    envvar="JURYBOX_STRUCTURED", help="Structured outputs: auto (the answer's JSON schema for "
-    "real endpoints, falling back once to json-object, then off, when a server refuses it; "
-    "off for the simulated judge), json-schema, json-object or off. Answers are validated "
-    "either way.")]
+    envvar="JURYBOX_STRUCTURED", metavar="MODE", rich_help_panel=PANEL_JUDGE,
+    help="Structured outputs: auto, json-schema, json-object or off. auto: the answer's JSON "
+    "schema for real endpoints, falling back once to json-object, then off, when a server "
+    "refuses it; off for the simulated judge. Answers are validated either way.")]
 TransportOpt = Annotated[str, typer.Option(
-    "--transport", envvar="JURYBOX_TRANSPORT",
+    "--transport", envvar="JURYBOX_TRANSPORT", metavar="CLIENT", rich_help_panel=PANEL_JUDGE,
     help="HTTP client: aiohttp (lean) or sdk (the openai SDK).")]
-Temperature = Annotated[float, typer.Option(envvar="JURYBOX_TEMPERATURE", min=0.0,
-                                            max=MAX_TEMPERATURE,
-                                            help="Judge sampling temperature, 0 to 2.")]
+Temperature = Annotated[float, typer.Option(
+    envvar="JURYBOX_TEMPERATURE", min=0.0, max=MAX_TEMPERATURE, metavar="T",
+    rich_help_panel=PANEL_JUDGE, help="Judge sampling temperature.")]
 MaxTokens = Annotated[Optional[int], typer.Option(
-    envvar="JURYBOX_MAX_TOKENS", min=1, max=MAX_MAX_TOKENS, help="Judge completion budget, "
-    "tokens (default: 1024 listwise, 2048 pairwise, 512 rubric).")]
+    envvar="JURYBOX_MAX_TOKENS", min=1, max=MAX_MAX_TOKENS, metavar="TOKENS",
+    rich_help_panel=PANEL_JUDGE, help="Judge completion budget, tokens (default: 1024 "
+    "listwise, 2048 pairwise, 512 rubric).")]
 SimSeed = Annotated[int, typer.Option(
-    envvar="JURYBOX_SIM_SEED", min=0, max=MAX_SEED, help="Simulated judge only: seeds its "
-    "fixed per-candidate offsets and its noise.")]
-SimBias = Annotated[str, typer.Option(envvar="JURYBOX_SIM_BIAS",
-                                      help="Simulated judge only: none, primacy or recency.")]
-SimLatency = Annotated[float, typer.Option(envvar="JURYBOX_SIM_LATENCY_MS", min=0.0,
-                                           help="Simulated judge only: latency, ms.")]
+    envvar="JURYBOX_SIM_SEED", min=0, max=MAX_SEED, metavar="N", rich_help_panel=PANEL_SIM,
+    help="Seeds the simulated judge's fixed per-candidate offsets and its noise.")]
+SimBias = Annotated[str, typer.Option(
+    envvar="JURYBOX_SIM_BIAS", metavar="BIAS", rich_help_panel=PANEL_SIM,
+    help="The simulated judge's position bias: none, primacy or recency.")]
+SimLatency = Annotated[float, typer.Option(
+    envvar="JURYBOX_SIM_LATENCY_MS", min=0.0, metavar="MS", rich_help_panel=PANEL_SIM,
+    help="The simulated judge's latency, ms.")]
+#: The simulated judge's fault rates, as ``--sim-faults`` and serve-sim's ``--faults`` say.
+FAULTS_HELP = (
+    "Faults the simulated judge injects: NAME=RATE pairs, comma-separated, each rate a "
+    "probability per attempt, from rate_429, rate_500, rate_slow, rate_malformed, "
+    "rate_truncated, rate_refusal; e.g. rate_429=0.05,rate_500=0.02 (default: none).")
 SimFaults = Annotated[str, typer.Option(
-    envvar="JURYBOX_SIM_FAULTS", help="Simulated judge only: faults (default none), e.g. "
-    "rate_429=0.05,rate_500=0.02,rate_slow=0.01,rate_malformed=0.02,rate_truncated=0.01,"
-    "rate_refusal=0.01 (probabilities per attempt).")]
+    envvar="JURYBOX_SIM_FAULTS", metavar="FAULTS", rich_help_panel=PANEL_SIM,
+    help=FAULTS_HELP)]
 
 
 DryRun = Annotated[bool, typer.Option(
-    "--dry-run", envvar="JURYBOX_DRY_RUN", help="Make no model call: check the inputs, then "
-    "print the calls the run would make (at most, and at least for adaptive or gated "
-    "judges), input tokens (a real tokenizer when one is available for the model, else an "
-    "estimate that says so), output tokens at most, the prompt share a provider's prefix "
-    "cache could serve, and USD when prices are known.")]
+    "--dry-run", envvar="JURYBOX_DRY_RUN", rich_help_panel=PANEL_COST,
+    help="Make no model call: check the inputs, then print the calls the run would make, "
+    "input and output tokens (estimated when no tokenizer is known for the model), the "
+    "prompt share a provider's prefix cache could serve, and USD when prices are known.")]
 PriceIn = Annotated[Optional[float], typer.Option(
-    envvar="JURYBOX_PRICE_IN", help="USD per million input tokens (with --price-out; "
-    "default: the bundled list price of well-known models, dated).")]
+    envvar="JURYBOX_PRICE_IN", metavar="USD", rich_help_panel=PANEL_COST,
+    help="USD per million input tokens (with --price-out; default: the bundled list price "
+    "of well-known models, dated).")]
 PriceOut = Annotated[Optional[float], typer.Option(
-    envvar="JURYBOX_PRICE_OUT", help="USD per million output tokens (with --price-in).")]
+    envvar="JURYBOX_PRICE_OUT", metavar="USD", rich_help_panel=PANEL_COST,
+    help="USD per million output tokens (with --price-in).")]
 
 
 def run_options(*, concurrency: int, attempts: int, timeout: float, transport: str,

@@ -12,7 +12,7 @@ from rich.table import Table
 from ..errors import ConfigError
 from ..terminal import data, safe_text
 from ._common import console, fail_cleanly
-from ._options import Seed
+from ._options import PANEL_DATA, PANEL_OUTPUT, PANEL_STATS, Seed
 
 if TYPE_CHECKING:
     from ..agreement import AgreementReport, GroupAgreement
@@ -57,25 +57,30 @@ def agreement(
     ratings: Annotated[str, typer.Argument(
         help="Long-format ratings (CSV, JSONL or parquet with item_id, rater_id, dimension, "
              "score, optional domain, group), or a bundled set: squality.")],
-    by: Annotated[str, typer.Option(envvar="JURYBOX_BY", help="Group by these fields: "
-                                    "dimension, domain, group (comma list).")] = "dimension",
-    level: Annotated[str, typer.Option(envvar="JURYBOX_LEVEL", help="Level of measurement "
-                                       "for alpha: nominal, ordinal, interval or ratio.")
+    by: Annotated[str, typer.Option(
+        envvar="JURYBOX_BY", metavar="FIELDS", rich_help_panel=PANEL_DATA,
+        help="Group by these fields: dimension, domain, group (comma list).")] = "dimension",
+    level: Annotated[str, typer.Option(
+        envvar="JURYBOX_LEVEL", metavar="LEVEL", rich_help_panel=PANEL_STATS,
+        help="Level of measurement for alpha: nominal, ordinal, interval or ratio.")
                      ] = "ordinal",
-    min_common: Annotated[int, typer.Option(envvar="JURYBOX_MIN_COMMON", min=1, help="Co-rated "
-                                            "items a rater pair needs for Jaccard and pairwise "
-                                            "alpha.")] = 10,
-    resamples: Annotated[int, typer.Option(envvar="JURYBOX_RESAMPLES", min=0, help="Bootstrap "
-                                           "resamples for alpha's CI, at most 100,000 (0: no "
-                                           "CI).")] = 1000,
+    min_common: Annotated[int, typer.Option(
+        envvar="JURYBOX_MIN_COMMON", min=1, metavar="N", rich_help_panel=PANEL_STATS,
+        help="Co-rated items a rater pair needs for Jaccard and pairwise alpha.")] = 10,
+    resamples: Annotated[int, typer.Option(
+        envvar="JURYBOX_RESAMPLES", min=0, metavar="N", rich_help_panel=PANEL_STATS,
+        help="Bootstrap resamples for alpha's CI, at most 100,000 (0: no CI).")] = 1000,
     seed: Seed = 0,
     exclude_codes: Annotated[str, typer.Option(
-        envvar="JURYBOX_EXCLUDE_CODES", help="Scores that mean 'not applicable' (e.g. 0), "
-        "treated as missing; comma list (default: none).")] = "",
+        envvar="JURYBOX_EXCLUDE_CODES", metavar="CODES", rich_help_panel=PANEL_DATA,
+        help="Scores that mean 'not applicable' (e.g. 0), treated as missing; comma list "
+        "(default: none).")] = "",
     out: Annotated[Optional[Path], typer.Option(
-        envvar="JURYBOX_OUT", help="Folder for summary.json and PNG plots (default: "
-        "`runs/agreement-<file stem>`).")] = None,
+        envvar="JURYBOX_OUT", metavar="DIR", rich_help_panel=PANEL_OUTPUT,
+        help="Folder for summary.json and PNG plots (default: `runs/agreement-<file stem>`).")
+                               ] = None,
     no_plots: Annotated[bool, typer.Option("--no-plots", envvar="JURYBOX_NO_PLOTS",
+                                           rich_help_panel=PANEL_OUTPUT,
                                            help="Skip the PNG plots.")] = False,
 ) -> None:
     """How much raters agree: Krippendorff's alpha with bootstrap CIs (fine agreement) and

@@ -16,10 +16,10 @@ from ._jury import JuryOpt
 from ._plan import cost_line, plan_for, print_plan
 from ._protocol_options import (AdaptiveOpt, ConfidenceOpt, CriteriaOpt, K, MinK, PairwiseRuleOpt,
                                TemplateOpt, Tolerance, VerdictFormatOpt, WeightsOpt)
-from ._options import (Attempts, BaseUrl, Cache, Concurrency, DryRun, MaxTokens, Model,
-                       NoCache, Out, PriceIn, PriceOut, Seed, SimBias, SimFaults, SimLatency,
-                       SimSeed, Structured, Temperature, Timeout, TransportOpt, model_for,
-                       run_options)
+from ._options import (PANEL_DATA, PANEL_PROTOCOL, Attempts, BaseUrl, Cache, Concurrency,
+                       DryRun, MaxTokens, Model, NoCache, Out, PriceIn, PriceOut, Seed,
+                       SimBias, SimFaults, SimLatency, SimSeed, Structured, Temperature,
+                       Timeout, TransportOpt, model_for, run_options)
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -46,7 +46,7 @@ def parse_faults(text: str, option: str = "--sim-faults") -> Faults:
         name = name.strip()
         if not sep or name not in Faults.model_fields:
             raise ConfigError(f"{option} entry {part!r} must be NAME=VALUE with NAME in "
-                              f"{sorted(Faults.model_fields)}")
+                              f"{', '.join(sorted(Faults.model_fields))}")
         if name in values:
             raise ConfigError(f"{option} sets {name} more than once ({text!r}); give each "
                               f"fault once")
@@ -67,7 +67,8 @@ def check_bias(bias: str, option: str) -> str:
     from ..sim import BIAS_PRESETS
 
     if bias not in BIAS_PRESETS:
-        raise ConfigError(f"{option} must be one of {sorted(BIAS_PRESETS)}, got {bias!r}")
+        raise ConfigError(f"{option} must be one of {', '.join(sorted(BIAS_PRESETS))}, got "
+                          f"{bias!r}")
     return bias
 
 
@@ -103,15 +104,19 @@ def bench(
     model: Model = None,
     jury: JuryOpt = None,
     protocols: Annotated[Optional[str], typer.Option(
-        envvar="JURYBOX_PROTOCOLS", help=f"Comma list; listwise datasets: {LISTWISE_PROTOCOLS} "
-        f"(default direct,pcf); pairwise (JudgeBench): {PAIRWISE_PROTOCOLS} (default "
+        envvar="JURYBOX_PROTOCOLS", metavar="NAMES", rich_help_panel=PANEL_PROTOCOL,
+        help="The protocols to compare, a comma list: for listwise datasets "
+        f"{', '.join(LISTWISE_PROTOCOLS.split(','))} (default direct,pcf); for pairwise "
+        f"(JudgeBench) {', '.join(PAIRWISE_PROTOCOLS.split(','))} (default "
         "pairwise,both-orders,apoc).")] = None,
     baseline: Annotated[Optional[str], typer.Option(
-        envvar="JURYBOX_BASELINE", help="Protocol every other one is compared with (paired "
+        envvar="JURYBOX_BASELINE", metavar="NAME", rich_help_panel=PANEL_PROTOCOL,
+        help="Protocol every other one is compared with (paired "
         "sign test, bootstrap CI) (default: the first in --protocols).")] = None,
     k: K = 7,
     limit: Annotated[Optional[int], typer.Option(
-        envvar="JURYBOX_LIMIT", min=1, help="Judge a seeded sample of N items (per split for "
+        envvar="JURYBOX_LIMIT", min=1, metavar="N", rich_help_panel=PANEL_DATA,
+        help="Judge a seeded sample of N items (per split for "
         "JudgeBench's gpt and claude splits) (default: all).")] = None,
     seed: Seed = 0,
     out: Out = None,
@@ -124,10 +129,12 @@ def bench(
     transport: TransportOpt = DEFAULT_TRANSPORT,
     structured: Structured = DEFAULT_STRUCTURED,
     subset: Annotated[Optional[str], typer.Option(
-        envvar="JURYBOX_SUBSET", help="RewardBench 2 subset ('all' for every row; default "
+        envvar="JURYBOX_SUBSET", metavar="NAME", rich_help_panel=PANEL_DATA,
+        help="RewardBench 2 subset ('all' for every row; default "
         "Factuality). Only for RewardBench 2 data.")] = None,
-    n_candidates: Annotated[int, typer.Option(envvar="JURYBOX_N_CANDIDATES", min=2, max=26,
-                                              help="Candidates per TruthfulQA item.")] = 4,
+    n_candidates: Annotated[int, typer.Option(
+        envvar="JURYBOX_N_CANDIDATES", min=2, max=26, metavar="N", rich_help_panel=PANEL_DATA,
+        help="Candidates per TruthfulQA item.")] = 4,
     tolerance: Tolerance = 0.5,
     weights: WeightsOpt = "0.5,0.25,0.2,0.05",
     verdict_format: VerdictFormatOpt = None,
@@ -163,11 +170,12 @@ def bench(
     names = (None if protocols is None else
              tuple(p.strip() for p in protocols.split(",") if p.strip()))
     if names == ():
-        raise ConfigError(f"--protocols names no protocol; choose from {sorted(PROTOCOLS)}")
+        raise ConfigError(f"--protocols names no protocol; choose from "
+                          f"{', '.join(sorted(PROTOCOLS))}")
     for name in names or ():
         if name not in PROTOCOLS:
             raise ConfigError(f"unknown protocol {name!r}{did_you_mean(name, PROTOCOLS)} "
-                              f"(choose from {sorted(PROTOCOLS)})")
+                              f"(choose from {', '.join(sorted(PROTOCOLS))})")
     if subset is not None and dataset_format(dataset) not in (None, "rewardbench2"):
         raise ConfigError(f"--subset filters RewardBench 2 rows, and {dataset} is "
                           f"{dataset_format(dataset)} data: leave --subset (and "

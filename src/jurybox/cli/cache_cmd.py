@@ -10,12 +10,14 @@ import typer
 
 from ..terminal import safe_text
 from ._common import console, default_cache, fail_cleanly
+from ._options import PANEL_RUN
 
 
 @fail_cleanly
 def cache(
     action: Annotated[str, typer.Argument(help="info or clear")] = "info",
     path: Annotated[Optional[Path], typer.Option(envvar="JURYBOX_CACHE",
+                                                 rich_help_panel=PANEL_RUN,
                                                  help="Cache file.")] = None,
 ) -> None:
     """Show where the response cache is and how many responses it holds, or clear it."""

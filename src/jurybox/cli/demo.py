@@ -9,7 +9,7 @@ import typer
 
 from ._common import (BenchProgress, console, default_cache, exit_for_status,
                       fail_cleanly)
-from ._options import Cache, Seed
+from ._options import PANEL_DATA, PANEL_OUTPUT, Cache, Seed
 
 if TYPE_CHECKING:
     from ..compare import BenchConfig
@@ -44,12 +44,16 @@ def _bench(config: BenchConfig, out: Path, options: RunOptions, title: str) -> N
 
 @fail_cleanly
 def demo(
-    out: Annotated[Path, typer.Option(envvar="JURYBOX_OUT", help="Folder for the run "
-                                      "directories.")] = Path("runs/demo"),
+    out: Annotated[Path, typer.Option(envvar="JURYBOX_OUT", metavar="DIR",
+                                      rich_help_panel=PANEL_OUTPUT,
+                                      help="Folder for the run directories.")
+                   ] = Path("runs/demo"),
     cache: Cache = None,
     limit: Annotated[int, typer.Option(envvar="JURYBOX_LIMIT", min=1,
+                                       rich_help_panel=PANEL_DATA,
                                        help="TruthfulQA items to judge.")] = 200,
     pairs: Annotated[int, typer.Option(envvar="JURYBOX_DEMO_PAIRS", min=1,
+                                       rich_help_panel=PANEL_DATA,
                                        help="JudgeBench pairs per split.")] = 100,
     seed: Seed = 0,
 ) -> None:

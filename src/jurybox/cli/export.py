@@ -9,6 +9,7 @@ import typer
 
 from ..terminal import safe_text
 from ._common import console, fail_cleanly, warn
+from ._options import PANEL_OUTPUT
 
 
 @fail_cleanly
@@ -16,10 +17,12 @@ def export(
     run: Annotated[Path, typer.Argument(help="A jurybox run directory (holding run.json, "
                                              "items.jsonl, calls.jsonl).")],
     format: Annotated[str, typer.Option(
-        "--format", envvar="JURYBOX_EXPORT_FORMAT", help="csv, parquet (needs pip install "
+        "--format", envvar="JURYBOX_EXPORT_FORMAT", rich_help_panel=PANEL_OUTPUT,
+        help="csv, parquet (needs pip install "
         "'jurybox[parquet]') or jsonl.")] = "csv",
     out: Annotated[Optional[Path], typer.Option(
-        envvar="JURYBOX_EXPORT_OUT", help="Folder for `items.<format>` and `calls.<format>` "
+        envvar="JURYBOX_EXPORT_OUT", rich_help_panel=PANEL_OUTPUT,
+        help="Folder for `items.<format>` and `calls.<format>` "
         "(default `<run>/export`).")] = None,
 ) -> None:
     """Write a run's decisions (one row per item and protocol) and model calls (one row per

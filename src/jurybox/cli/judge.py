@@ -11,6 +11,7 @@ import typer
 from ..run.options import (DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY, DEFAULT_STRUCTURED,
                            DEFAULT_TIMEOUT_S, DEFAULT_TRANSPORT)
 from ._common import BenchProgress, console, exit_for_status, fail_cleanly, print_warnings
+from ._options import PANEL_DATA, PANEL_PROTOCOL
 from ._options import (Attempts, BaseUrl, Cache, Concurrency, DryRun, MaxTokens, Model,
                        NoCache, Out, PriceIn, PriceOut, Seed, SimBias, SimFaults, SimLatency,
                        SimSeed, Structured, Temperature, Timeout, TransportOpt, model_for,
@@ -37,14 +38,15 @@ def judge(
     model: Model = None,
     jury: JuryOpt = None,
     protocol: Annotated[str, typer.Option(
-        envvar="JURYBOX_PROTOCOL", help="pcf (K permutations, consensus), direct (one call), "
-        "or for 2 candidates: pairwise, both-orders, keyed, apoc.")] = "pcf",
+        envvar="JURYBOX_PROTOCOL", metavar="NAME", rich_help_panel=PANEL_PROTOCOL,
+        help="One protocol: pcf (K permutations, consensus), direct (one call), or for 2 "
+        "candidates: pairwise, both-orders, keyed, apoc (bench compares several).")] = "pcf",
     k: K = 7,
     criteria: CriteriaOpt = None,
     template: TemplateOpt = None,
     limit: Annotated[Optional[int], typer.Option(
-        envvar="JURYBOX_LIMIT", min=1, help="Judge a seeded sample of N items (default: "
-        "all).")] = None,
+        envvar="JURYBOX_LIMIT", min=1, metavar="N", rich_help_panel=PANEL_DATA,
+        help="Judge a seeded sample of N items (default: all).")] = None,
     seed: Seed = 0,
     out: Out = None,
     cache: Cache = None,
@@ -84,6 +86,11 @@ def judge(
 
     from ._jury import jury_for
 
+    if "," in protocol:  # a list is bench's: judge decides with one protocol
+        from ..errors import ConfigError
+
+        raise ConfigError(f"--protocol takes one protocol, got {protocol!r}; to compare "
+                          f"several, use jurybox bench --protocols {protocol}")
     sim = sim_options(sim_bias, sim_latency_ms, sim_faults, sim_seed)
     panel = jury_for(jury, model)
     config = JudgeConfig(

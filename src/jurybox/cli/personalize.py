@@ -11,15 +11,14 @@ import typer
 from rich.table import Table
 
 from ..errors import ConfigError
-from ..limits import MAX_SEEDS
+from ..limits import MAX_SEEDS, MIN_UNITS_FOR_CI
 from ..run.options import (DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY, DEFAULT_STRUCTURED,
                            DEFAULT_TIMEOUT_S, DEFAULT_TRANSPORT)
 from ..terminal import data, safe_text
 from ._common import BenchProgress, console, default_out, exit_for_status, fail_cleanly
 from ._plan import cost_line, plan_for, print_plan
-from ._options import (Attempts, BaseUrl, Cache, Concurrency, DryRun, Model, NoCache, Out,
-                       model_for,
-                       PriceIn, PriceOut, Seed,
+from ._options import (PANEL_DATA, PANEL_PROTOCOL, Attempts, BaseUrl, Cache, Concurrency,
+                       DryRun, Model, NoCache, Out, model_for, PriceIn, PriceOut, Seed,
                        SimSeed, Structured, Timeout, TransportOpt, run_options)
 
 if TYPE_CHECKING:
@@ -38,6 +37,16 @@ def _cell(m: MeanCI, pct: bool = False) -> str:
     lo, hi = m.ci
     ci = "" if lo is None or math.isnan(lo) else f" [{scale * lo:{fmt}}, {scale * hi:{fmt}}]"
     return f"{scale * m.mean:{fmt}}{ci}"
+
+
+def error_change(difference: float, low: float, high: float) -> str:
+    """Personalized's mean absolute error against aggregate's, said by its sign (never "lower
+    by -3.5"): ``difference`` = aggregate's - personalized's, its 95% CI ``low``-``high``."""
+    if difference == 0:
+        return f"mean |error| the same (95% CI of the difference {low:+.3f} to {high:+.3f})"
+    word, size, lo, hi = (("lower", difference, low, high) if difference > 0 else
+                          ("higher", -difference, -high, -low))
+    return f"mean |error| {word} by {size:.3f} (95% CI {lo:.3f} to {hi:.3f})"
 
 
 def alignment_table(summary: PersonalizeSummary, title: str) -> Table:
@@ -68,13 +77,19 @@ def print_personalize(result: PersonalizeResult, title: str) -> None:
     """Alignment table, personalized vs aggregate, reasoning similarity, totals."""
     s = result.summary
     console.print(alignment_table(s, title))
+    few = sorted({m.n for row in s.alignment for m in (row.alpha, row.exact, row.mae,
+                                                       row.coverage_by_rater)
+                  if 0 < m.n < MIN_UNITS_FOR_CI})
+    if few:
+        console.print(f"too few raters for a CI: means over {' or '.join(map(str, few))} "
+                      f"raters are shown without one (a CI needs {MIN_UNITS_FOR_CI} or more)",
+                      highlight=False)
     for shot in s.personalized_vs_aggregate:
         p = shot.comparison
         lo, hi = p.confidence_interval
         console.print(f"personalized vs aggregate, k={shot.k}: {p.n} units, closer "
                       f"{p.improvements}, further {p.regressions}, same {p.ties}; "
-                      f"sign p {p.p_value:.3g}; mean |error| lower by {p.difference:+.3f}"
-                      f" [{lo:+.3f}, {hi:+.3f}]")
+                      f"sign p {p.p_value:.3g}; {error_change(p.difference, lo, hi)}")
     if s.shortfall_units:
         console.print(f"{s.shortfall_units} (unit, dimension) judgments had fewer eligible "
                       f"examples than k: all were used (see items.jsonl 'shortfall')")
@@ -96,35 +111,44 @@ def personalize(
                                            "dimension, score, ...) or a bundled set: "
                                            f"{BUNDLED_SETS}.")],
     items: Annotated[Optional[str], typer.Option(
-        envvar="JURYBOX_ITEMS", help="Item texts: CSV/JSONL with item_id and text (or "
-        "response) (default: the bundled items of a bundled ratings set).")] = None,
-    rubric: Annotated[str, typer.Option(envvar="JURYBOX_RUBRIC", help="Rubric YAML, or a "
-                                        f"bundled one: {BUNDLED_RUBRIC_NAMES}.")] = "",
+        envvar="JURYBOX_ITEMS", metavar="FILE", rich_help_panel=PANEL_DATA,
+        help="Item texts: CSV/JSONL with item_id and text (or response) (default: the "
+        "bundled items of a bundled ratings set).")] = None,
+    rubric: Annotated[str, typer.Option(
+        envvar="JURYBOX_RUBRIC", metavar="FILE", rich_help_panel=PANEL_DATA,
+        help=f"Rubric YAML, or a bundled one: {BUNDLED_RUBRIC_NAMES}.")] = "",
     model: Model = None,
     judges: Annotated[str, typer.Option(
-        "--judges", "--configs", envvar="JURYBOX_JUDGES",
+        "--judges", "--configs", envvar="JURYBOX_JUDGES", metavar="KINDS",
+        rich_help_panel=PANEL_PROTOCOL, show_default=False,
         help="Judge kinds (the paper's judge configurations), comma list of zero-shot, "
-        "aggregate, personalized.")] = "zero-shot,aggregate,personalized",
-    shots: Annotated[str, typer.Option(envvar="JURYBOX_SHOTS", help="Few-shot counts, comma "
-                                       "list.")] = "0,1,2,5,10",
-    seeds: Annotated[int, typer.Option(envvar="JURYBOX_SEEDS", min=1, max=MAX_SEEDS,
-                                       help="Seeds per prediction (example sample and "
-                                       f"decoding seed), at most {MAX_SEEDS}.")] = 3,
-    threshold: Annotated[float, typer.Option(envvar="JURYBOX_THRESHOLD", min=0, max=100,
-                                             help="Drop predictions with confidence below "
-                                             "this (0-100).")] = 80.0,
+        "aggregate, personalized (default: all three).")] = "zero-shot,aggregate,personalized",
+    shots: Annotated[str, typer.Option(
+        envvar="JURYBOX_SHOTS", metavar="COUNTS", rich_help_panel=PANEL_PROTOCOL,
+        help="Few-shot counts, comma list.")] = "0,1,2,5,10",
+    seeds: Annotated[int, typer.Option(
+        envvar="JURYBOX_SEEDS", min=1, max=MAX_SEEDS, metavar="N",
+        rich_help_panel=PANEL_PROTOCOL,
+        help="Seeds per prediction (example sample and decoding seed).")] = 3,
+    threshold: Annotated[float, typer.Option(
+        envvar="JURYBOX_THRESHOLD", min=0, max=100, metavar="N",
+        rich_help_panel=PANEL_PROTOCOL,
+        help="Drop predictions with confidence below this (0-100).")] = 80.0,
     raters: Annotated[Optional[str], typer.Option(
-        envvar="JURYBOX_RATERS", help="Target raters: comma list of ids, or a number N for a "
-        "seeded sample of N (default: all).")] = None,
-    limit: Annotated[Optional[int], typer.Option(envvar="JURYBOX_LIMIT", min=1, help="Items "
-                                                 "per rater (default: all they rated).")
-                     ] = None,
+        envvar="JURYBOX_RATERS", metavar="IDS|N", rich_help_panel=PANEL_DATA,
+        help="Target raters: comma list of ids, or a number N for a seeded sample of N "
+        "(default: all).")] = None,
+    limit: Annotated[Optional[int], typer.Option(
+        envvar="JURYBOX_LIMIT", min=1, metavar="N", rich_help_panel=PANEL_DATA,
+        help="Items per rater (default: all they rated).")] = None,
     dimensions: Annotated[Optional[str], typer.Option(
-        envvar="JURYBOX_DIMENSIONS", help="Dimensions to judge, comma list (default: the "
-        "rubric's dimensions found in the ratings).")] = None,
+        envvar="JURYBOX_DIMENSIONS", metavar="NAMES", rich_help_panel=PANEL_DATA,
+        help="Dimensions to judge, comma list (default: the rubric's dimensions found in the "
+        "ratings).")] = None,
     group_field: Annotated[Optional[str], typer.Option(
-        envvar="JURYBOX_GROUP_FIELD", help="Items-file field grouping items for leave-one-out "
-        "example selection (default: group, when present; passage_id for squality).")] = None,
+        envvar="JURYBOX_GROUP_FIELD", metavar="FIELD", rich_help_panel=PANEL_DATA,
+        help="Items-file field grouping items for leave-one-out example selection (default: "
+        "group, when present; passage_id for squality).")] = None,
     seed: Seed = 0,
     out: Out = None,
     cache: Cache = None,
@@ -136,9 +160,10 @@ def personalize(
     transport: TransportOpt = DEFAULT_TRANSPORT,
     structured: Structured = DEFAULT_STRUCTURED,
     answer_format: Annotated[str, typer.Option(
-        envvar="JURYBOX_ANSWER_FORMAT", help="How the judge answers: json (score, confidence, "
-        "reasoning) or result-marker (feedback, then `[RESULT] <score>`, as Prometheus 2 and "
-        "its followers answer; no JSON schema, and every answer counts as confidence 100)."
+        envvar="JURYBOX_ANSWER_FORMAT", metavar="FORMAT", rich_help_panel=PANEL_PROTOCOL,
+        help="How the judge answers: json (score, confidence, reasoning) or result-marker "
+        "(feedback, then `[RESULT] <score>`, as Prometheus 2 and its followers answer; no "
+        "JSON schema, and every answer counts as confidence 100)."
         )] = "json",
     sim_seed: SimSeed = 0,
     dry_run: DryRun = False,

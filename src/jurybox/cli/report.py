@@ -9,6 +9,7 @@ import typer
 
 from ..terminal import safe_text
 from ._common import console, fail_cleanly
+from ._options import PANEL_OUTPUT
 
 
 @fail_cleanly
@@ -17,10 +18,12 @@ def report(
         help="A run directory (run.json, items.jsonl, calls.jsonl, summary.json) or an "
              "agreement output folder.")],
     max_items: Annotated[int, typer.Option(
-        envvar="JURYBOX_MAX_ITEMS", min=1, help="Items the item browser holds at most "
+        envvar="JURYBOX_MAX_ITEMS", min=1, rich_help_panel=PANEL_OUTPUT,
+        help="Items the item browser holds at most "
         "(flagged items first).")] = 300,
     force: Annotated[bool, typer.Option(
-        "--force", help="Rewrite report.html even when it is up to date.")] = False,
+        "--force", envvar="JURYBOX_FORCE", rich_help_panel=PANEL_OUTPUT,
+        help="Rewrite report.html even when it is up to date.")] = False,
 ) -> None:
     """Write RUN/report.html: one self-contained page (no network) with the summary table,
     accuracy against the number of permutations used, position effects, flip rates, agreement

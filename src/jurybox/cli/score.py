@@ -14,6 +14,7 @@ from rich.table import Table
 from ..errors import ConfigError, did_you_mean
 from ..terminal import data, safe_text
 from ._common import BenchProgress, console, exit_for_status, fail_cleanly, warn
+from ._options import PANEL_DATA, PANEL_OUTPUT
 from ._tables import pct
 
 if TYPE_CHECKING:
@@ -298,19 +299,25 @@ def score(
              "an LLMBar result.json, a judge's folder or a whole LLMBar Dataset/ tree), or a "
              "bundled recording: arena-hard-haiku, llmbar.")],
     out: Annotated[Optional[Path], typer.Option(
-        envvar="JURYBOX_OUT", help="Where to write results (default: `<run>/rescored` for a run "
+        envvar="JURYBOX_OUT", rich_help_panel=PANEL_OUTPUT,
+        help="Where to write results (default: `<run>/rescored` for a run "
         "directory; nothing for an outputs file or recorded judgments).")] = None,
     weights: Annotated[Optional[str], typer.Option(
+        envvar="JURYBOX_SCORE_WEIGHTS", rich_help_panel=PANEL_DATA,
         help="Recorded judgments: the jury's judge weights, judge=weight,... (judges not "
              "named weigh 1; default: unweighted).")] = None,
     subset: Annotated[Optional[str], typer.Option(
+        envvar="JURYBOX_SCORE_SUBSET", rich_help_panel=PANEL_DATA,
         help="Recorded judgments: only these subsets (comma-separated; a folder such as "
              "LLMBar/Adversarial takes the subsets under it).")] = None,
     judge: Annotated[Optional[str], typer.Option(
+        envvar="JURYBOX_SCORE_JUDGE", rich_help_panel=PANEL_DATA,
         help="Recorded judgments: only these judges (comma-separated).")] = None,
     strategy: Annotated[Optional[str], typer.Option(
+        envvar="JURYBOX_SCORE_STRATEGY", rich_help_panel=PANEL_DATA,
         help="Recorded judgments: only these strategies (comma-separated).")] = None,
     pool: Annotated[bool, typer.Option(
+        envvar="JURYBOX_SCORE_POOL", rich_help_panel=PANEL_DATA,
         help="Recorded judgments: also score subsets pooled by folder (LLMBar Adversarial's "
              "four subsets as its 319 pairs).")] = True,
 ) -> None:

@@ -8,30 +8,37 @@ import typer
 
 from ..errors import ConfigError
 from ._common import console, fail_cleanly
-from ._options import SimSeed
+from ._options import FAULTS_HELP, PANEL_DATA, PANEL_RUN, PANEL_SIM, SimSeed
 from .bench import check_bias, parse_faults
 
 
 @fail_cleanly
 def serve_sim(
     dataset: Annotated[str, typer.Option(
-        envvar="JURYBOX_SIM_DATASET", help="Items whose candidates or responses the judge "
+        envvar="JURYBOX_SIM_DATASET", rich_help_panel=PANEL_DATA,
+        help="Items whose candidates or responses the judge "
         "recognises: a bundled name (truthfulqa, judgebench, ...) or a file; 'none' for "
         "none.")] = "truthfulqa",
     ratings: Annotated[Optional[str], typer.Option(
-        envvar="JURYBOX_SIM_RATINGS", help="For rubric prompts (jurybox personalize): ratings "
+        envvar="JURYBOX_SIM_RATINGS", rich_help_panel=PANEL_DATA,
+        help="For rubric prompts (jurybox personalize): ratings "
         "the judge knows (bundled: squality, or a file); needs --items.")] = None,
     items: Annotated[Optional[str], typer.Option(
-        envvar="JURYBOX_SIM_ITEMS", help="Item texts for --ratings (bundled: squality, or a "
+        envvar="JURYBOX_SIM_ITEMS", rich_help_panel=PANEL_DATA,
+        help="Item texts for --ratings (bundled: squality, or a "
         "file).")] = None,
     port: Annotated[int, typer.Option(envvar="JURYBOX_SIM_PORT", min=1, max=65535,
+                                      metavar="PORT", rich_help_panel=PANEL_RUN,
                                       help="TCP port on 127.0.0.1.")] = 8765,
-    bias: Annotated[str, typer.Option(envvar="JURYBOX_SIM_BIAS",
-                                      help="none, primacy or recency.")] = "primacy",
+    bias: Annotated[str, typer.Option(envvar="JURYBOX_SIM_BIAS", metavar="BIAS",
+                                      rich_help_panel=PANEL_SIM,
+                                      help="Position bias: none, primacy or recency.")
+                    ] = "primacy",
     latency_ms: Annotated[float, typer.Option(envvar="JURYBOX_SIM_LATENCY_MS", min=0.0,
+                                              metavar="MS", rich_help_panel=PANEL_SIM,
                                               help="Answer delay, ms.")] = 0.0,
-    faults: Annotated[str, typer.Option(envvar="JURYBOX_SIM_FAULTS",
-                                        help="e.g. rate_429=0.05,rate_500=0.02")] = "",
+    faults: Annotated[str, typer.Option(envvar="JURYBOX_SIM_FAULTS", metavar="FAULTS",
+                                        rich_help_panel=PANEL_SIM, help=FAULTS_HELP)] = "",
     sim_seed: SimSeed = 0,
 ) -> None:
     """Serve the simulated judge (OpenAI-compatible /v1/chat/completions) on 127.0.0.1."""

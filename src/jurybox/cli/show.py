@@ -10,6 +10,7 @@ import typer
 
 from ..errors import DataError
 from ._common import console, fail_cleanly
+from ._options import PANEL_OUTPUT
 
 
 @fail_cleanly
@@ -17,6 +18,7 @@ def show(
     run: Annotated[Path, typer.Argument(help="A run directory (listwise or pairwise).")],
     item_id: Annotated[str, typer.Argument(help="The item's id, as in items.jsonl.")],
     prompts: Annotated[bool, typer.Option("--prompts/--no-prompts", envvar="JURYBOX_PROMPTS",
+                                          rich_help_panel=PANEL_OUTPUT,
                                           help="Print every call's prompt too.")] = False,
 ) -> None:
     """One item: its question and candidates, every order shown, scores, rankings and

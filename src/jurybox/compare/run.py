@@ -189,7 +189,7 @@ def prepare_bench(config: BenchConfig, expected_sha256: str | None = None, *,
         raise ConfigError(f"--protocols names {', '.join(map(repr, twice))} more than once")
     if config.baseline is not None and config.baseline not in config.protocols:
         raise ConfigError(f"--baseline {config.baseline!r} is not among the protocols "
-                          f"{list(config.protocols)}")
+                          f"{', '.join(config.protocols)}")
     if expected_sha256 is not None and dataset.sha256 != expected_sha256:
         raise DataError(dataset.path, f"the dataset changed since the run (sha256 "
                         f"{dataset.sha256[:12]}, the run used {expected_sha256[:12]})")
@@ -202,12 +202,12 @@ def prepare_bench(config: BenchConfig, expected_sha256: str | None = None, *,
     if config.pairwise_rule is not None and not any(
             "rule" in protocol_class(name).ARGS for name in config.protocols):
         raise ConfigError(f"--pairwise-rule {config.pairwise_rule!r} applies to both-orders, "
-                          f"which the protocols judged {list(config.protocols)} do not "
+                          f"which the protocols judged ({', '.join(config.protocols)}) do not "
                           f"include")
     if config.adaptive is not None and not any(
             "adaptive" in protocol_class(name).ARGS for name in config.protocols):
         raise ConfigError(f"--adaptive {config.adaptive!r} applies to pcf, which the protocols "
-                          f"judged {list(config.protocols)} do not include")
+                          f"judged ({', '.join(config.protocols)}) do not include")
     if (config.confidence is not None or config.min_k is not None) and \
             config.adaptive != "sequential":
         raise ConfigError("--confidence and --min-k set the sequential rule: add --adaptive "

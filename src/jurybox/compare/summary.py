@@ -235,7 +235,8 @@ def summarize(records: Iterable[dict], protocols: list[str], *,
     """
     baseline = baseline or protocols[0]
     if baseline not in protocols:
-        raise ValueError(f"baseline {baseline!r} is not among the protocols {list(protocols)}")
+        raise ValueError(f"baseline {baseline!r} is not among the protocols "
+                         f"{', '.join(protocols)}")
     tallies = {p: _Tally(task) for p in protocols}
     wanted = None if item_ids is None else set(item_ids)
     for r in latest_records(records, wanted):

@@ -157,8 +157,9 @@ def iter_csv(path: Path, *, required: Sequence[str] = ()) -> Iterator[tuple[int,
                                 f"each column once", line=1, field=twice[:80])
             missing = [c for c in required if c not in (reader.fieldnames or [])]
             if missing:
-                raise DataError(path, f"missing column(s) {missing!r}; found "
-                                f"{reader.fieldnames!r}", line=1, field=missing[0])
+                raise DataError(path, f"missing column(s) {', '.join(map(repr, missing))}; "
+                                f"found {', '.join(map(repr, reader.fieldnames or [])) or 'none'}",
+                                line=1, field=missing[0])
             for row in reader:
                 if None in row:
                     raise DataError(path, f"more fields than the header's "

@@ -21,7 +21,7 @@ import stat
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..errors import DataError
+from ..errors import DataError, did_you_mean_file
 from .items import ListwiseItem
 
 #: Most candidates a listwise item may have: judges see them labelled A to Z
@@ -34,7 +34,7 @@ MAX_NAME_CHARS = 256
 def check_file(path: Path) -> Path:
     """Return ``path`` if it is a readable regular file, else raise DataError."""
     if not path.exists():
-        raise DataError(path, "file not found")
+        raise DataError(path, f"file not found{did_you_mean_file(path)}")
     if not path.is_file():
         raise DataError(path, "not a file (a directory or device); give a data file")
     try:
@@ -64,7 +64,7 @@ def read_bounded(path: Path, limit: int, what: str) -> bytes:
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
-        raise DataError(path, f"{what} file not found") from None
+        raise DataError(path, f"{what} file not found{did_you_mean_file(path)}") from None
     except OSError as exc:
         raise DataError(path, f"cannot read the {what}: {exc.strerror}") from None
     st = os.fstat(fd)
@@ -183,7 +183,8 @@ def make_item(path: Path, line: int, *, item_id: str, prompt: object, candidates
         seen_gold.add(g)
     gold_set = frozenset(golds)
     if (labelled and not gold_set) or not all(0 <= g < len(candidates) for g in gold_set):
-        raise DataError(path, f"gold indices {sorted(gold_set)!r} must be a non-empty subset of "
+        shown = ", ".join(map(str, sorted(gold_set))) or "(none)"
+        raise DataError(path, f"gold indices {shown} must be a non-empty subset of "
                         f"0..{len(candidates) - 1}", line=line, field="gold")
     if isinstance(group, str) and not group.strip():
         group = None

@@ -77,8 +77,8 @@ def iter_judgebench(path: str | Path, *, split: str | None = None) -> Iterator[P
             fields[name] = value
         label = require(path, line, row, "label", str)
         if label not in LABELS:
-            raise DataError(path, f"label must be one of {LABELS!r}, got {label!r}", line=line,
-                            field="label")
+            raise DataError(path, f"label must be one of {', '.join(LABELS)}, got {label!r}",
+                            line=line, field="label")
         ids.add(pair_id, line)
         yield PairwiseItem(item_id=pair_id, question=fields["question"],
                            response_a=fields["response_A"], response_b=fields["response_B"],

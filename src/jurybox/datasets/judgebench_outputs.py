@@ -87,8 +87,8 @@ def load_judgebench_outputs(path: str | Path) -> list[RecordedPair]:
         pair_id = check_name(path, line, "pair_id", require(path, line, row, "pair_id"))
         label = require(path, line, row, "label", str)
         if label not in LABELS:
-            raise DataError(path, f"label must be one of {LABELS!r}, got {label!r}", line=line,
-                            field="label")
+            raise DataError(path, f"label must be one of {', '.join(LABELS)}, got {label!r}",
+                            line=line, field="label")
         judgments = require(path, line, row, "judgments", list)
         if len(judgments) != 2:
             raise DataError(path, f"expected two judgments (original order, swapped), got "
@@ -100,8 +100,8 @@ def load_judgebench_outputs(path: str | Path) -> list[RecordedPair]:
         decisions = tuple(j.get("decision") for j in judgments)
         for d in decisions:
             if d is not None and d not in DECISIONS:
-                raise DataError(path, f"decision must be one of {DECISIONS!r} or null, got "
-                                f"{d!r}", line=line, field="judgments.decision")
+                raise DataError(path, f"decision must be one of {', '.join(DECISIONS)} or null, "
+                                f"got {d!r}", line=line, field="judgments.decision")
         ids.add(pair_id, line)
         source = check_text(path, line, "source", require(path, line, row, "source", str))
         pairs.append(RecordedPair(

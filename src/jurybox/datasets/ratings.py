@@ -145,8 +145,8 @@ def load_ratings(path: str | Path, *, numeric: bool = True,
         item, rater, dim = (str(_text(path, line, row, c)) for c in ("item_id", "rater_id",
                                                                       "dimension"))
         if dimensions is not None and dim not in dimensions:
-            raise DataError(path, f"unknown dimension {dim!r}; known: {sorted(dimensions)!r}",
-                            line=line, field="dimension")
+            raise DataError(path, f"unknown dimension {dim!r}; known: "
+                                  f"{', '.join(sorted(dimensions))}", line=line, field="dimension")
         key = (item, rater, dim)
         if key in seen:
             raise DataError(path, f"duplicate rating of item {item!r} by rater {rater!r} on "

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
-from ..errors import ConfigError, DataError, did_you_mean
+from ..errors import ConfigError, DataError, did_you_mean, did_you_mean_file
 from ._rows import iter_jsonl
 from ._validate import MAX_CANDIDATES, check_file
 from .generic import iter_listwise_jsonl, iter_pairs_jsonl
@@ -79,8 +79,8 @@ def resolve_bundled(name_or_path: str | Path, bundled: dict[str, str]) -> Path:
         return bundled_path(bundled[key])
     path = Path(name_or_path)
     if not path.exists():
-        raise DataError(path, f"file not found{did_you_mean(key, bundled)} (bundled: "
-                              f"{', '.join(bundled)})")
+        hint = did_you_mean_file(path) or did_you_mean(key, bundled)
+        raise DataError(path, f"file not found{hint} (bundled: {', '.join(bundled)})")
     return path
 
 
@@ -260,7 +260,7 @@ def load_dataset(dataset: str, *, format: str = "auto", subset: str | None = "Fa
         ConfigError: unknown ``format``; ``n`` outside 2..26 for TruthfulQA.
     """
     if format not in FORMATS:
-        raise ConfigError(f"unknown format {format!r}; choose one of {FORMATS!r}")
+        raise ConfigError(f"unknown format {format!r}; choose one of {', '.join(FORMATS)}")
     if dataset in BUNDLED:
         relatives, fmt = BUNDLED[dataset]
         paths, name = [bundled_path(r) for r in relatives], dataset
@@ -268,8 +268,9 @@ def load_dataset(dataset: str, *, format: str = "auto", subset: str | None = "Fa
     else:
         paths, name = [Path(dataset)], Path(dataset).stem
         if not paths[0].exists():
-            raise DataError(paths[0], f"file not found{did_you_mean(dataset, BUNDLED)} "
-                                      f"(bundled datasets: {sorted(BUNDLED)!r})")
+            hint = did_you_mean_file(paths[0]) or did_you_mean(dataset, BUNDLED)
+            raise DataError(paths[0], f"file not found{hint} (bundled datasets: "
+                                      f"{', '.join(sorted(BUNDLED))})")
         check_file(paths[0])
         format = _sniff(paths[0]) if format == "auto" else format
     if format == "truthfulqa" and not 2 <= n <= MAX_CANDIDATES:

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..limits import MIN_UNITS_FOR_CI
 from ..reports import read_manifest
 from ..stats import (AccuracyResult, AlphaResult, PairedComparison, accuracy,
                      krippendorff_alpha, paired_comparison, pairwise_alpha)
@@ -144,9 +145,6 @@ def _flip_rate(views: Sequence[dict[str, Any]], task: str) -> float | None:
     return sum(bool(v.get("flipped")) for v in several) / len(several)
 
 
-#: Fewest items whose alpha gets a bootstrap CI (with fewer, resampling 1-4 items gives a
-#: point or a few values, not an interval).
-MIN_UNITS_FOR_CI = 5
 
 
 def _alpha(rows: list[list[float]], level: str, seed: int) -> AlphaResult | str:

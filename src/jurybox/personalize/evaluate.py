@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from ..limits import MIN_UNITS_FOR_CI
 from ..reports import unit_of
 from ..stats import (ConfidenceInterval, DegenerateAlphaWarning, InsufficientRatingsError,
                      PairedComparison, TfidfIndex, bootstrap_mean_ci, krippendorff_alpha,
@@ -30,8 +31,9 @@ __all__ = ["AlignmentRow", "MeanCI", "ReasoningSimilarity", "ShotComparison", "a
 
 @dataclass(frozen=True)
 class MeanCI:
-    """A mean over raters with a 95% percentile bootstrap CI over raters; ``n`` raters where
-    the per-rater value is defined (NaN values left out)."""
+    """A mean over raters with a 95% percentile bootstrap CI over raters (NaN, NaN with fewer
+    than ``limits.MIN_UNITS_FOR_CI`` raters); ``n`` raters where the per-rater value is
+    defined (NaN values left out)."""
 
     mean: float
     ci: ConfidenceInterval
@@ -91,9 +93,11 @@ class ReasoningSimilarity:
 
 
 def _mean_ci(values: list[float], seed: int) -> MeanCI:
+    """The mean over raters; its CI NaN for fewer than MIN_UNITS_FOR_CI raters."""
     arr = np.array([v for v in values if not math.isnan(v)], dtype=float)
     mean = float(arr.mean()) if arr.size else math.nan
-    ci = bootstrap_mean_ci(arr, confidence=0.95, n_resamples=2000, seed=seed)
+    ci = (bootstrap_mean_ci(arr, confidence=0.95, n_resamples=2000, seed=seed)
+          if arr.size >= MIN_UNITS_FOR_CI else ConfidenceInterval(math.nan, math.nan))
     return MeanCI(mean, ci, int(arr.size))
 
 

@@ -37,7 +37,8 @@ def conditions(judges: Sequence[str], shots: Sequence[int]) -> list[Condition]:
             repeated or negative shot count, or nothing to judge.
     """
     if not judges:
-        raise ConfigError(f"--judges/--configs names no judge kind; choose from {JUDGE_KINDS}")
+        raise ConfigError(f"--judges/--configs names no judge kind; choose from "
+                          f"{', '.join(JUDGE_KINDS)}")
     twice = sorted({c for c in judges if list(judges).count(c) > 1})
     if twice:
         raise ConfigError(f"--judges/--configs names {', '.join(map(repr, twice))} more than "
@@ -45,8 +46,9 @@ def conditions(judges: Sequence[str], shots: Sequence[int]) -> list[Condition]:
     check_names(shots, "--shots", "shot count")
     unknown = [c for c in judges if c not in JUDGE_KINDS]
     if unknown or any(k < 0 for k in shots):
-        raise ConfigError(f"--judges/--configs takes {JUDGE_KINDS} and --shots integers >= 0; "
-                          f"got {list(judges)} and {list(shots)}")
+        raise ConfigError(f"--judges/--configs takes {', '.join(JUDGE_KINDS)} and --shots "
+                          f"integers >= 0; got {', '.join(judges)} and "
+                          f"{', '.join(map(str, shots))}")
     out = [Condition("zero-shot", 0)] if "zero-shot" in judges or 0 in shots else []
     out += [Condition(c, k) for k in sorted(set(shots)) if k > 0 for c in judges  # type: ignore[arg-type]
             if c != "zero-shot"]
@@ -86,8 +88,8 @@ def select_units(table: RatingsTable, *, raters: Sequence[str] | int | None, lim
     elif raters is not None:
         missing = [r for r in raters if r not in known]
         if missing:
-            raise ConfigError(f"unknown rater(s) {missing}; the ratings have {len(known)} "
-                              f"raters, e.g. {known[:5]}")
+            raise ConfigError(f"unknown rater(s) {', '.join(map(repr, missing))}; the ratings "
+                              f"have {len(known)} raters, e.g. {', '.join(known[:5])}")
         chosen = list(raters)
     else:
         chosen = known

@@ -130,8 +130,8 @@ def _dimensions(config: PersonalizeConfig, rubric: Rubric, rated: list[str]) -> 
         check_names(config.dimensions, "--dimensions", "dimension")
         unknown = [d for d in config.dimensions if d not in dims]
         if unknown:
-            raise ConfigError(f"dimension(s) {unknown} are not in both the rubric and the "
-                              f"ratings; available: {list(dims)}")
+            raise ConfigError(f"dimension(s) {', '.join(unknown)} are not in both the rubric "
+                              f"and the ratings; available: {', '.join(dims) or 'none'}")
         dims = tuple(d for d in dims if d in config.dimensions)
     if not dims:
         raise ConfigError(f"the rubric's dimensions {rubric.names} do not occur in the ratings "

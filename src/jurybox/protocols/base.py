@@ -165,7 +165,7 @@ def protocol_class(name: str) -> ProtocolClass:
     """
     if name not in PROTOCOLS:
         raise ConfigError(f"unknown protocol {name!r}{did_you_mean(name, PROTOCOLS)} "
-                          f"(choose from {sorted(PROTOCOLS)})")
+                          f"(choose from {', '.join(sorted(PROTOCOLS))})")
     return PROTOCOLS[name]
 
 

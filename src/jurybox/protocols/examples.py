@@ -108,7 +108,7 @@ def select_examples(judge: JudgeKind, k: int, *, ratings: Sequence[Rating], targ
         ValueError: unknown judge kind, k < 0.
     """
     if judge not in JUDGE_KINDS:
-        raise ValueError(f"judge must be one of {JUDGE_KINDS}, got {judge!r}")
+        raise ValueError(f"judge must be one of {', '.join(JUDGE_KINDS)}, got {judge!r}")
     if k < 0:
         raise ValueError(f"k must be >= 0, got {k}")
     if judge == "zero-shot" or k == 0:

@@ -142,14 +142,15 @@ class PCFProtocol(PlannedProtocol):
             raise ValueError(f"tolerance must be a finite number >= 0 points, got "
                              f"{tolerance!r}")
         if adaptive not in ADAPTIVE_MODES:
-            raise ValueError(f"adaptive must be one of {list(ADAPTIVE_MODES)}, got {adaptive!r}")
+            raise ValueError(f"adaptive must be one of {', '.join(ADAPTIVE_MODES)}, "
+                             f"got {adaptive!r}")
         if not 0 < confidence < 1:
             raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
         if min_k < 1:
             raise ValueError(f"min_k must be >= 1, got {min_k!r}")
         if prompt_version not in LISTWISE_PROMPT_VERSIONS:
-            raise ValueError(f"prompt_version must be one of {LISTWISE_PROMPT_VERSIONS}, got "
-                             f"{prompt_version!r}")
+            versions = ", ".join(map(str, LISTWISE_PROMPT_VERSIONS))
+            raise ValueError(f"prompt_version must be one of {versions}, got {prompt_version!r}")
         self.prompt_version = prompt_version
         self.custom = JudgePrompt(criteria, template)
         if not self.custom.is_default and prompt_version == 1:

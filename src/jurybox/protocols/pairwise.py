@@ -255,7 +255,8 @@ class BothOrders(_PairwiseProtocol):
                  verdict_format: VerdictFormat = "token", rule: PairwiseRule = "net",
                  criteria: str | None = None, template: str | None = None) -> None:
         if rule not in get_args(PairwiseRule):
-            raise ValueError(f"rule must be one of {get_args(PairwiseRule)!r}, got {rule!r}")
+            raise ValueError(f"rule must be one of {', '.join(get_args(PairwiseRule))}, "
+                             f"got {rule!r}")
         super().__init__(seed, temperature, max_tokens, verdict_format, criteria, template)
         self.rule = rule
 

@@ -153,8 +153,8 @@ def listwise_request(prompt: str, shown: list[str], *, tag: str, temperature: fl
             more than 26 candidates.
     """
     if version not in LISTWISE_PROMPT_VERSIONS:
-        raise ValueError(f"listwise prompt version must be one of {LISTWISE_PROMPT_VERSIONS}, "
-                         f"got {version!r}")
+        raise ValueError(f"listwise prompt version must be one of "
+                         f"{', '.join(map(str, LISTWISE_PROMPT_VERSIONS))}, got {version!r}")
     custom = custom if custom is not None and not custom.is_default else None
     if custom is not None and version == 1:
         raise ValueError("criteria and templates need listwise prompt layout 2")

@@ -208,8 +208,8 @@ class RubricJudge:
                  threshold: float = 80.0, seed: int = 0, temperature: float = 0.0,
                  max_tokens: int = 512, answer_format: RubricAnswerFormat = "json") -> None:
         if answer_format not in RUBRIC_ANSWER_FORMATS:
-            raise ValueError(f"answer_format must be one of {RUBRIC_ANSWER_FORMATS}, got "
-                             f"{answer_format!r}")
+            raise ValueError(f"answer_format must be one of "
+                             f"{', '.join(RUBRIC_ANSWER_FORMATS)}, got {answer_format!r}")
         if seeds < 1:
             raise ValueError(f"seeds must be >= 1, got {seeds}")
         if seeds > MAX_SEEDS:
@@ -220,7 +220,8 @@ class RubricJudge:
         self.dimensions = tuple(d for d in names if dimensions is None or d in dimensions)
         unknown = [d for d in dimensions or () if d not in names]
         if unknown:
-            raise ValueError(f"dimension(s) {unknown} are not in the rubric {names}")
+            raise ValueError(f"dimension(s) {', '.join(unknown)} are not in the rubric "
+                             f"({', '.join(names)})")
         self.context, self.condition, self.seeds = context, condition, seeds
         self.threshold, self.seed = threshold, seed
         self.temperature, self.max_tokens = temperature, max_tokens

@@ -9,8 +9,8 @@ from ..errors import ConfigError
 from .base import Provider
 from .openai_compat import OpenAICompatibleProvider, Transport
 
-__all__ = ["ModelSpec", "parse_spec", "make_provider", "PROVIDERS", "MODEL_CHOICES",
-           "require_model"]
+__all__ = ["ModelSpec", "parse_spec", "provider_guess", "make_provider", "PROVIDERS",
+           "MODEL_CHOICES", "require_model"]
 
 
 @dataclass(frozen=True)
@@ -69,6 +69,25 @@ class ModelSpec:
         return f"{self.provider}/{self.model}"
 
 
+#: Model-name prefixes of the hosted providers' own models, for the hint of a spec that names
+#: no provider (``gpt-4o-mini`` -> ``openai/gpt-4o-mini``).
+_PROVIDER_OF_PREFIX = (("gpt-", "openai"), ("chatgpt-", "openai"), ("o1", "openai"),
+                       ("o3", "openai"), ("o4", "openai"), ("claude", "anthropic"))
+
+
+def provider_guess(model: str) -> str | None:
+    """The provider whose own models are named like ``model`` (None when no hosted provider
+    names its models so).
+
+    >>> provider_guess("gpt-4o-mini"), provider_guess("o3-mini"), provider_guess("claude-3-haiku")
+    ('openai', 'openai', 'anthropic')
+    >>> provider_guess("llama3") is None
+    True
+    """
+    name = model.strip().lower()
+    return next((p for prefix, p in _PROVIDER_OF_PREFIX if name.startswith(prefix)), None)
+
+
 def parse_spec(spec: str) -> ModelSpec:
     """Parse ``provider/model`` (``sim`` alone means ``sim/judge``; ``local`` alone means the
     bundled-by-extra SmolLM2 GGUF, ``local/<path.gguf>`` another file).
@@ -83,8 +102,12 @@ def parse_spec(spec: str) -> ModelSpec:
         return ModelSpec("local", "")
     provider, sep, model = spec.partition("/")
     if not sep or not model:
-        raise ConfigError(f"model spec {spec!r} must look like 'provider/model' "
-                          f"(providers: {', '.join(PROVIDERS)})")
+        guess = provider_guess(spec)
+        hint = (f"; did you mean {guess}/{spec}?" if guess and not sep else
+                f"; name its provider, e.g. vllm/{spec} or ollama/{spec} (providers: "
+                f"{', '.join(PROVIDERS)})" if spec.strip() and not sep else
+                f" (providers: {', '.join(PROVIDERS)})")
+        raise ConfigError(f"model spec {spec!r} must look like 'provider/model'{hint}")
     if provider == "sim" and model != "judge":
         raise ConfigError(f"the simulated judge has one model: use --model sim (got {spec!r})")
     if provider not in PROVIDERS:

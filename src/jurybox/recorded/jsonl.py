@@ -171,9 +171,9 @@ def read_recorded_jsonl(path: str | Path) -> list[Recording]:
             raise DataError(path, str(exc), line=line, field="orders") from None
         first = orders_of.setdefault((subset, strategy), (orders, line))
         if first[0] != orders:
-            raise DataError(path, f"orders {list(orders)} differ from line {first[1]}'s "
-                            f"{list(first[0])} in the same subset and strategy", line=line,
-                            field="orders")
+            raise DataError(path, f"orders {', '.join(map(str, orders))} differ from line "
+                            f"{first[1]}'s {', '.join(map(str, first[0]))} in the same "
+                            f"subset and strategy", line=line, field="orders")
         if (subset, strategy, item_id) in seen:
             raise DataError(path, f"duplicate id {item_id!r} in subset {subset!r} (first seen "
                             f"on line {seen[(subset, strategy, item_id)]})", line=line,

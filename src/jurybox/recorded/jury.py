@@ -118,7 +118,8 @@ def score_jury(recordings: Sequence[Recording], weights: Mapping[str, float] | N
     recs = sorted(recordings, key=lambda r: r.judge)
     names = tuple(r.judge for r in recs)
     if len(names) < 2 or len(set(names)) != len(names):
-        raise ValueError(f"a jury needs two or more different judges, got {list(names)}")
+        raise ValueError(f"a jury needs two or more different judges, got "
+                         f"{', '.join(names) or 'none'}")
     if len({(r.subset, r.strategy) for r in recs}) != 1:
         raise ValueError("a recorded jury's judges must share subset and strategy")
     w = tuple(float((weights or {}).get(j, 1.0)) for j in names)

@@ -266,7 +266,7 @@ def check_export_format(format: str) -> None:
         ConfigError: either (the missing extra with its pip line).
     """
     if format not in EXPORT_FORMATS:
-        raise ConfigError(f"--format must be one of {list(EXPORT_FORMATS)}, got {format!r}")
+        raise ConfigError(f"--format must be one of {', '.join(EXPORT_FORMATS)}, got {format!r}")
     if format == "parquet":
         try:
             import pyarrow  # noqa: F401 - fail before any work

@@ -191,7 +191,7 @@ class Rubric(BaseModel):
         if not names:
             raise ValueError("a rubric needs at least one dimension")
         if len(set(names)) != len(names):
-            raise ValueError(f"duplicate dimension names in {names}")
+            raise ValueError(f"duplicate dimension names in {', '.join(names)}")
         by_name = {d.name: d for d in self.dimensions}
         for d in self.dimensions:
             for prereq, rule in d.requires.items():
@@ -199,7 +199,7 @@ class Rubric(BaseModel):
                     raise ValueError(f"dimension {d.name!r} requires itself")
                 if prereq not in by_name:
                     raise ValueError(f"dimension {d.name!r} requires unknown dimension "
-                                     f"{prereq!r}; known: {names}")
+                                     f"{prereq!r}; known: {', '.join(names)}")
                 threshold = Threshold.parse(rule)
                 scale = by_name[prereq].scale
                 # the ordering rules are monotone on min..max, so the two ends decide

@@ -83,7 +83,7 @@ class RunOptions:
             raise ConfigError(f"timeout_s must be a finite number of seconds > 0, at most "
                               f"{MAX_TIMEOUT_S:g}, got {self.timeout_s}")
         if self.transport not in get_args(Transport):
-            raise ConfigError(f"transport must be one of {get_args(Transport)}, got "
+            raise ConfigError(f"transport must be one of {', '.join(get_args(Transport))}, got "
                               f"{self.transport!r}")
         if self.abort_after is not None and self.abort_after < 1:
             raise ConfigError(f"abort_after must be >= 1 or None, got {self.abort_after}")
@@ -91,7 +91,7 @@ class RunOptions:
             raise ConfigError(f"window must be between 1 and {MAX_WINDOW:,}, got "
                               f"{self.window:,}")
         if self.structured not in STRUCTURED_MODES:
-            raise ConfigError(f"structured must be one of {STRUCTURED_MODES}, got "
+            raise ConfigError(f"structured must be one of {', '.join(STRUCTURED_MODES)}, got "
                               f"{self.structured!r}")
 
     @property

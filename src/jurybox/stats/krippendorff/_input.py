@@ -14,7 +14,7 @@ _LEVELS: tuple[str, ...] = get_args(Level)
 
 def _check_options(level: str, n_resamples: int, confidence: float) -> None:
     if level not in _LEVELS:
-        raise ValueError(f"level must be one of {_LEVELS!r}, got {level!r}")
+        raise ValueError(f"level must be one of {', '.join(_LEVELS)}, got {level!r}")
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) \
             or n_resamples < 0:
         raise ValueError(f"n_resamples must be an integer >= 0, got {n_resamples!r}")
