@@ -24,6 +24,7 @@ from .bench import parse_weights, sim_options
 
 if TYPE_CHECKING:
     from ..judging import JudgeResult
+    from ..judging.results import PairwiseOutcome
 
 #: Rows of the per-item table printed at the end (all of them are in judgments.csv).
 SHOWN_ROWS = 20
@@ -178,6 +179,8 @@ def print_judge_result(result: JudgeResult) -> None:
     console.print(f"{s.n_items} {items}{more}: {s.n_failed} failed; the order changed the "
                   f"{'verdict' if s.bench.task == 'pairwise' else 'pick'} on {flip} of decided "
                   f"items; {agreed} {agree} of the time on average", highlight=False)
+    if s.outcome is not None:
+        console.print(outcome_line(s.outcome), highlight=False)
     acc = s.bench.protocols[s.protocol].accuracy
     if s.n_labelled:
         lo, hi = acc.confidence_interval
@@ -190,3 +193,17 @@ def print_judge_result(result: JudgeResult) -> None:
                             f"{result.out / 'judgments.csv'}; report: "
                             f"{result.out / 'report.html'} (jurybox show {result.out} ITEM_ID "
                             f"for one item)"), highlight=False, markup=False)
+
+
+def outcome_line(o: PairwiseOutcome) -> str:
+    """``candidate 0 won 12, lost 5, tied 3 of 20 decided items: win rate 67.5% (ties count
+    half; 95% CI 45.0 to 87.5)``, plus the failed items when there are any."""
+    failed = f", {o.failed} failed" if o.failed else ""
+    head = (f"candidate 0 won {o.won}, lost {o.lost}, tied {o.tied} of {o.decided} decided "
+            f"item{'' if o.decided == 1 else 's'}{failed}")
+    if not o.decided:
+        return head
+    lo, hi = o.confidence_interval
+    ci = ("too few items for a CI" if math.isnan(lo) or math.isnan(hi)
+          else f"95% CI {100 * lo:.1f} to {100 * hi:.1f}")
+    return f"{head}: win rate {100 * o.win_rate:.1f}% (ties count half; {ci})"

@@ -18,9 +18,11 @@ from typing import Any
 from ..compare.summary import BenchSummary
 from ..errors import discard, write_error
 from ..protocols.pairwise import orders_disagree
+from ..stats.accuracy import accuracy
+from ..stats.interval import ConfidenceInterval
 
-__all__ = ["ItemJudgment", "JudgeSummary", "judgment_of", "write_judgments", "read_judgments",
-           "CSV_COLUMNS", "JUDGMENTS_SCHEMA"]
+__all__ = ["ItemJudgment", "JudgeSummary", "PairwiseOutcome", "judgment_of", "pairwise_outcome",
+           "write_judgments", "read_judgments", "CSV_COLUMNS", "JUDGMENTS_SCHEMA"]
 
 JUDGMENTS_SCHEMA = 1
 
@@ -193,6 +195,71 @@ def read_judgments(path: Path) -> Iterator[ItemJudgment]:
 
 
 @dataclass(frozen=True)
+class PairwiseOutcome:
+    """How candidate 0 (response A as given in the input) fared over a pairwise judge run.
+
+    Attributes:
+        won, lost, tied: decided items whose verdict was A, B, tie.
+        failed: items without a decision (never counted as a tie or a loss).
+        win_rate: (won + tied / 2) / decided, in [0, 1] (a tie counts half, as in
+            AlpacaEval's and Chatbot Arena's win rates); NaN when nothing was decided.
+        confidence_interval: 95% percentile bootstrap CI of ``win_rate`` over decided items
+            (:func:`jurybox.stats.accuracy`); NaN bounds under 2 decided items.
+    """
+
+    won: int
+    lost: int
+    tied: int
+    failed: int
+    win_rate: float
+    confidence_interval: ConfidenceInterval
+
+    @property
+    def decided(self) -> int:
+        return self.won + self.lost + self.tied
+
+    def to_json(self) -> dict[str, Any]:
+        lo, hi = self.confidence_interval
+        return {"won": self.won, "lost": self.lost, "tied": self.tied, "failed": self.failed,
+                "decided": self.decided, "win_rate": _finite(self.win_rate),
+                "confidence_interval": [_finite(lo), _finite(hi)]}
+
+
+def _finite(x: float) -> float | None:
+    return None if x != x else x  # NaN: null in JSON
+
+
+_CANDIDATE_0_CREDIT = {"A": 1.0, "tie": 0.5, "B": 0.0}
+
+
+def pairwise_outcome(verdicts: Iterable[str | None], *, seed: int = 0) -> PairwiseOutcome:
+    """Candidate 0's wins, losses and ties over items' final verdicts, with its win rate.
+
+    Args:
+        verdicts: per item ``"A"`` (candidate 0 better), ``"B"``, ``"tie"``, or None (the
+            item failed: excluded from the rate and counted in ``failed``).
+        seed: bootstrap seed (the run's seed, so the CI is reproducible).
+
+    Raises:
+        ValueError: a verdict other than those.
+
+    >>> o = pairwise_outcome(["A", "A", "B", "tie", None])
+    >>> (o.won, o.lost, o.tied, o.failed, o.win_rate)
+    (2, 1, 1, 1, 0.625)
+    """
+    verdicts = list(verdicts)
+    unknown = {v for v in verdicts if v is not None and v not in _CANDIDATE_0_CREDIT}
+    if unknown:
+        raise ValueError(f"unknown pairwise verdict(s): {', '.join(sorted(map(str, unknown)))}")
+    result = accuracy([None if v is None else _CANDIDATE_0_CREDIT[v] for v in verdicts],
+                      seed=seed)
+    return PairwiseOutcome(won=verdicts.count("A"), lost=verdicts.count("B"),
+                           tied=verdicts.count("tie"), failed=verdicts.count(None),
+                           win_rate=result.accuracy,
+                           confidence_interval=result.confidence_interval)
+
+
+@dataclass(frozen=True)
 class JudgeSummary:
     """A judge run's summary.json: the bench summary of its one protocol (accuracy counts
     only labelled items; order diagnostics as for a bench) plus what judging unlabelled
@@ -205,6 +272,8 @@ class JudgeSummary:
         flip_rate: share of decided items whose picks differ across permutations / orders
             (items with one call count as not flipped); None when none was decided.
         mean_agreement: mean over decided items of their agreement rate; None when none.
+        outcome: pairwise protocols: candidate 0's wins, losses and ties with its win rate
+            (:class:`PairwiseOutcome`); None for listwise ones.
     """
 
     bench: BenchSummary
@@ -215,10 +284,12 @@ class JudgeSummary:
     n_labelled: int
     flip_rate: float | None
     mean_agreement: float | None
+    outcome: PairwiseOutcome | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {**self.bench.to_json(), "kind": "judge",
                 "judge": {"protocol": self.protocol, "label": self.label,
                           "n_items": self.n_items, "n_failed": self.n_failed,
                           "n_labelled": self.n_labelled, "flip_rate": self.flip_rate,
-                          "mean_agreement": self.mean_agreement}}
+                          "mean_agreement": self.mean_agreement,
+                          **({"outcome": self.outcome.to_json()} if self.outcome else {})}}

@@ -35,7 +35,8 @@ from ..run import (Engine, RunHooks, RunInfo, RunJob, RunOptions, RunReport, che
 from ..run.loops import entered_off_loop
 from ..sim import SimConfig, SimJudge
 from .items import INPUT_FILE, id_text, input_rows, write_input
-from .results import ItemJudgment, JudgeSummary, judgment_of, read_judgments, write_judgments
+from .results import (ItemJudgment, JudgeSummary, judgment_of, pairwise_outcome, read_judgments,
+                      write_judgments)
 
 if TYPE_CHECKING:
     from ..jury import JuryResult
@@ -138,8 +139,10 @@ def _summarizer(bench: PreparedBench, config: JudgeConfig):
                     labels={name: label})
         n_items = n_failed = n_labelled = flipped = 0
         agreement: list[float] = []
+        verdicts: list[str | None] = []
         for j in map(judgment_of, latest_records(records)):
             n_items += 1
+            verdicts.append(j.verdict)
             n_failed += j.failed
             n_labelled += bool(j.gold)
             if not j.failed:
@@ -151,7 +154,9 @@ def _summarizer(bench: PreparedBench, config: JudgeConfig):
                             n_failed=n_failed, n_labelled=n_labelled,
                             flip_rate=flipped / decided if decided else None,
                             mean_agreement=sum(agreement) / len(agreement) if agreement
-                            else None)
+                            else None,
+                            outcome=pairwise_outcome(verdicts, seed=config.seed)
+                            if bench.dataset.task == "pairwise" else None)
 
     return summarize_judge
 
