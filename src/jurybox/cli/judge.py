@@ -143,6 +143,7 @@ def print_judge_result(result: JudgeResult) -> None:
 
     from ..judging import read_judgments
     from ..terminal import data, safe_text
+    from ._tables import length_line
 
     s = result.summary
     judge_name = f"SIMULATED ({s.bench.model})" if result.simulated else result.judge
@@ -178,6 +179,8 @@ def print_judge_result(result: JudgeResult) -> None:
     console.print(f"{s.n_items} {items}{more}: {s.n_failed} failed; the order changed the "
                   f"{'verdict' if s.bench.task == 'pairwise' else 'pick'} on {flip} of decided "
                   f"items; {agreed} {agree} of the time on average", highlight=False)
+    if (lengths := s.bench.protocols[s.protocol].length_bias) is not None:
+        console.print(length_line(lengths, pairwise), highlight=False)
     acc = s.bench.protocols[s.protocol].accuracy
     if s.n_labelled:
         lo, hi = acc.confidence_interval
