@@ -117,3 +117,38 @@ def test_judge_prints_the_length_line(tmp_path):
             f"of 2 decided items (95% CI {_pct(low)} to {_pct(high)}; unbiased "
             f"{_pct(mine['expected'])}%, gold {_pct(mine['gold'])}%; p ") in " ".join(
                 result.output.split())
+
+
+JURY = """\
+judges:
+  - name: primacy
+    model: sim
+    sim: {bias: primacy, seed: 1}
+  - name: fair
+    model: sim
+    sim: {bias: none, seed: 3}
+"""
+
+
+def test_a_jury_reports_each_judges_and_its_own_length_bias(tmp_path):
+    jury = tmp_path / "jury.yaml"
+    jury.write_text(JURY)
+    out = tmp_path / "run"
+    result = runner.invoke(app, ["bench", "truthfulqa", "--jury", str(jury), "--limit", "8",
+                                 "--k", "2", "--protocols", "pcf", "--no-cache", "--out",
+                                 str(out)])
+    assert result.exit_code == 0, result.output
+    records = [json.loads(line) for line in (out / "items.jsonl").read_text().splitlines()]
+    p = json.loads((out / "summary.json").read_text())["protocols"]["pcf"]
+    mine = _by_hand(records, "listwise")
+    assert p["length_bias"]["observed"] == pytest.approx(mine["observed"])
+    assert p["length_bias"]["n"] == mine["n"]
+    for judge in ("primacy", "fair"):
+        views = [{**r["judges"][judge], "lengths": r["lengths"], "gold": r["gold"]}
+                 for r in records]
+        b = p["judges"][judge]["length_bias"]
+        assert b["observed"] == pytest.approx(_by_hand(views, "listwise")["observed"])
+    assert "longest %" in result.output
+    said = (f"jury length bias: the pick was the longest candidate for "
+            f"{_pct(mine['observed'])}% of {mine['n']} decided items")
+    assert said in result.output and said in (out / "report.html").read_text()
