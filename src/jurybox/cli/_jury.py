@@ -139,20 +139,26 @@ def print_protocol(name: str, s: JuryProtocol, judges: dict[str, dict[str, Any]]
     from rich.table import Table
 
     table = Table(title=data(title), title_justify="left")
+    from ._tables import length_line
+
+    def longest(b: Any) -> str:
+        return "—" if b is None else _pct(b.observed)
+
     for col in ("judge", "weight", "n", "acc % [95% CI]", "failed", "first-shown %",
-                "flip %", "≠ jury %", "calls", "tokens", "USD"):
+                "longest %", "flip %", "≠ jury %", "calls", "tokens", "USD"):
         table.add_column(col, justify="left" if col == "judge" else "right", no_wrap=True)
     for judge, row in s.judges.items():
         t = judges[judge]
         usd = "—" if t.get("usd") is None else f"{t['usd']:.4f}"
         table.add_row(data(judge), f"{row.weight:g}", str(row.accuracy.n), _acc(row.accuracy),
-                      str(row.items_failed), _pct(row.first_shown_rate), _pct(row.flip_rate),
+                      str(row.items_failed), _pct(row.first_shown_rate),
+                      longest(row.length_bias), _pct(row.flip_rate),
                       _pct(row.disagreement), f"{t['model_calls']:,}",
                       f"{t['prompt_tokens'] + t['completion_tokens']:,}", usd)
     table.add_row("mean judge", "", str(s.mean_judge.n), _acc(s.mean_judge), "", "", "", "",
-                  "", "", "")
-    table.add_row("JURY", "", str(s.jury.n), _acc(s.jury), str(s.jury_items_failed), "", "",
-                  "", "", "", "", style="bold")
+                  "", "", "", "")
+    table.add_row("JURY", "", str(s.jury.n), _acc(s.jury), str(s.jury_items_failed), "",
+                  longest(s.length_bias), "", "", "", "", "", style="bold")
     console.print(table)
     say = [
         _versus(f"best judge ({s.best_judge})" if s.best_judge else "best judge", s.vs_best,
@@ -164,6 +170,8 @@ def print_protocol(name: str, s: JuryProtocol, judges: dict[str, dict[str, Any]]
             "; " + _alpha("interval on C_i", s.alpha_interval, s.notes.get("alpha_interval"))
             if task == "listwise" else ""),
     ]
+    if s.length_bias is not None:  # longest %: the same, per judge
+        say.append("jury " + length_line(s.length_bias, task == "pairwise"))
     m = s.pairwise_alpha
     if len(m["raters"]) > 1:
         cells = []

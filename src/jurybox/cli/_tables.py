@@ -12,8 +12,9 @@ from ._common import console
 
 if TYPE_CHECKING:
     from ..compare import BenchResult, BenchSummary, ProtocolSummary
+    from ..stats import LengthBias
 
-__all__ = ["print_bench_result", "listwise_table", "pairwise_tables"]
+__all__ = ["length_line", "length_table", "print_bench_result", "listwise_table", "pairwise_tables"]
 
 
 def _missing(x: float | None) -> bool:
@@ -100,6 +101,48 @@ def pairwise_tables(summary: BenchSummary, title: str) -> list[Table]:
     return [main, per]
 
 
+def length_table(summary: BenchSummary) -> Table | None:
+    """Length bias per protocol: how often the decision picks the longest candidate (pairwise:
+    the longer response wins) [Wilson 95% CI], the rate of a judge that ignores length, the
+    gold's own rate, the exact test's p and the items counted; what was left out below.
+    None when no protocol has it (a run written before it existed)."""
+    rows = {n: s.length_bias for n, s in summary.protocols.items() if s.length_bias}
+    if not rows:
+        return None
+    pairwise = summary.task == "pairwise"
+    excluded = "; ".join(
+        f"{data(summary.label(name))} " + ", ".join(f"{count} {what}" for count, what in (
+            (b.n_failed, "failed"), (b.n_tied, "tie verdicts"),
+            (b.n_equal_length, "equal length"), (b.n_unmeasured, "no lengths")) if count)
+        for name, b in rows.items() if b.n_excluded)
+    table = _table(
+        "length bias: how often " + ("the longer response wins" if pairwise else
+                                     "the pick is the longest candidate"),
+        ["protocol", "n", ("longer" if pairwise else "longest") + " % [95% CI]",
+         "unbiased %", "gold %", "p"],
+        "unbiased: a judge that ignores length; gold: a perfectly accurate judge (where gold "
+        "answers are longer, accuracy alone raises the rate). Per "
+        + ("decisive verdict." if pairwise else "decided item, ties split.")
+        + (f" Left out: {excluded}." if excluded else ""))
+    for name, b in rows.items():
+        table.add_row(data(summary.label(name)), str(b.n),
+                      pct(b.observed) + _ci(*b.confidence_interval), pct(b.expected),
+                      pct(b.gold), _p(b.p_value))
+    return table
+
+
+def length_line(b: LengthBias, pairwise: bool) -> str:
+    """The length bias as one sentence (``jurybox judge``)."""
+    if not b.n:
+        return f"length bias: {b.reason}"
+    what = ("the longer response won {} of {} decisive verdicts" if pairwise else
+            "the pick was the longest candidate for {} of {} decided items")
+    gold = f", gold {pct(b.gold)}%" if b.gold is not None else ""
+    low, high = b.confidence_interval
+    return (f"length bias: {what.format(pct(b.observed) + '%', b.n)} (95% CI {pct(low)} to "
+            f"{pct(high)}; unbiased {pct(b.expected)}%{gold}; p {_p(b.p_value)})")
+
+
 def print_bench_result(result: BenchResult, title: str) -> None:
     """Tables plus totals, position effects and where the run directory is."""
     summary = result.summary
@@ -127,6 +170,8 @@ def print_bench_result(result: BenchResult, title: str) -> None:
                 console.print(data(f"{summary.label(name)}: {s.calls_per_item['mean']:.2f} "
                                    f"calls per item (calls: items {dist}); {early} of "
                                    f"{s.accuracy.n_total} items stopped before all orders"))
+    if (lengths := length_table(summary)) is not None:
+        console.print(lengths)
     for name, s in summary.protocols.items():
         if s.vs_baseline_skipped:
             console.print(data(f"no comparison of {summary.label(name)} with "

@@ -4,17 +4,17 @@ per-item values (memory grows by a key and a credit per item, not by its record)
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ..datasets import BUCKETS
 from ..reports import unit_of
-from ..stats import (AccuracyResult, BucketAccuracy, OrderDiagnostics, OrderTally,
-                     PairedComparison, accuracy, bucket_accuracy, judgebench_vote,
+from ..stats import (AccuracyResult, BucketAccuracy, LengthBias, LengthTally, OrderDiagnostics,
+                     OrderTally, PairedComparison, accuracy, bucket_accuracy, judgebench_vote,
                      paired_comparison)
 
-__all__ = ["BenchSummary", "JudgeBenchRule", "ProtocolSummary", "summarize"]
+__all__ = ["BenchSummary", "JudgeBenchRule", "ProtocolSummary", "add_length", "summarize"]
 
 
 @dataclass(frozen=True)
@@ -51,6 +51,9 @@ class ProtocolSummary:
         calls_per_item: listwise: calls asked per item, {"mean": ..., "distribution":
             {calls: items}}; ``stops``: items by why asking ended (``all``, ``settled``,
             ``sequential``; adaptive PCF stops early).
+        length_bias: how often the decision picks the longest candidate (pairwise: the
+            longer response wins), against an unbiased judge and the gold
+            (:mod:`jurybox.stats.length`); per item decision, not per call.
     """
 
     accuracy: AccuracyResult
@@ -70,6 +73,7 @@ class ProtocolSummary:
     vs_baseline_skipped: str | None = None
     calls_per_item: dict[str, Any] | None = None
     stops: dict[str, int] | None = None
+    length_bias: LengthBias | None = None
 
     def to_json(self) -> dict[str, Any]:
         """Fields that apply (None = does not apply to this task, left out)."""
@@ -132,6 +136,35 @@ def latest_records(records: Iterable[dict], wanted: set[str] | None = None) -> I
             yield r
 
 
+def add_length(tally: LengthTally, task: str, decision: dict[str, Any],
+               lengths: Sequence[int] | None, gold: Any) -> None:
+    """One decision into a length-bias tally (:mod:`jurybox.stats.length`).
+
+    Args:
+        decision: an items.jsonl record or a jury's view of one: listwise ``winners`` (empty:
+            failed), pairwise ``verdict`` (``A``, ``B``, ``tie`` or None: failed).
+        lengths: the candidates' lengths (dataset order); None or empty: not recorded (a
+            record written before decisions carried them), counted as unmeasured.
+        gold: listwise, the gold indices (empty: none); pairwise, the label (``A>B``,
+            ``B>A``; anything else: no gold).
+    """
+    if task == "listwise":
+        picked, gold_set = tuple(decision.get("winners") or ()), tuple(gold or ())
+    else:
+        verdict = decision.get("verdict")
+        if verdict == "tie":
+            tally.add_tied()
+            return
+        picked = () if verdict not in ("A", "B") else (0,) if verdict == "A" else (1,)
+        gold_set = {"A>B": (0,), "B>A": (1,)}.get(gold or "", ())
+    if not picked:
+        tally.add_failed()
+    elif not lengths:
+        tally.add_unmeasured()
+    else:
+        tally.add(lengths, picked, gold_set)
+
+
 class _Tally:
     """Compact per-protocol accumulation."""
 
@@ -141,6 +174,7 @@ class _Tally:
         self.calls_planned = self.items_failed = 0
         self.failures: Counter[str] = Counter()
         self.order = OrderTally()
+        self.length = LengthTally()
         self.buckets: dict[str, tuple[str, str]] = {}
         self.shown = self.shown_first_wins = 0
         self.both = self.consistent = 0
@@ -156,6 +190,8 @@ class _Tally:
         self.calls_planned += r["n_calls"]
         self.failures.update(r["failures"])
         self.items_failed += r.get("failed", r["credit"] is None)  # unlabelled: credit None
+        add_length(self.length, self.task, r, r.get("lengths"),
+                   r.get("gold") if self.task == "listwise" else r.get("label"))
         if self.task == "listwise":
             self.order.add(r["top_picks"], r["top_positions"], r["n_candidates"])
             self.calls_used[r["n_calls"]] += 1
@@ -184,7 +220,8 @@ class _Tally:
                       calls_planned=self.calls_planned, calls_failed=dict(self.failures),
                       items_failed=self.items_failed,
                       vs_baseline=None if isinstance(vs, str) else vs,
-                      vs_baseline_skipped=vs if isinstance(vs, str) else None)
+                      vs_baseline_skipped=vs if isinstance(vs, str) else None,
+                      length_bias=self.length.result())
         if self.task == "listwise":
             n = sum(self.calls_used.values())
             per_item = {"mean": sum(k * v for k, v in self.calls_used.items()) / n if n else None,
@@ -224,7 +261,8 @@ def summarize(records: Iterable[dict], protocols: list[str], *,
         protocols: protocol names, in table order.
         item_ids: the items of this run (records of other items are ignored); None: all.
         task: ``"listwise"`` or ``"pairwise"`` (pairwise adds bucket accuracy, JudgeBench's
-            two-order rule, order consistency and first-position win rate).
+            two-order rule, order consistency and first-position win rate). Both get the
+            length bias of the decisions.
 
     A protocol that shares no judged item with the baseline (all its items failed, or all
     the baseline's) gets no comparison: ``vs_baseline`` None and ``vs_baseline_skipped``

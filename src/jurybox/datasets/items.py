@@ -40,6 +40,13 @@ class ListwiseItem:
         """True when some candidate is marked correct."""
         return bool(self.gold)
 
+    @property
+    def lengths(self) -> tuple[int, ...]:
+        """Each candidate's length in characters (``len``: Unicode code points, whitespace
+        included), in dataset order: the unit of the length bias
+        (:mod:`jurybox.stats.length`)."""
+        return tuple(len(c) for c in self.candidates)
+
 
 @dataclass(frozen=True)
 class PairwiseItem:
@@ -77,3 +84,8 @@ class PairwiseItem:
     @property
     def responses(self) -> tuple[str, str]:
         return (self.response_a, self.response_b)
+
+    @property
+    def lengths(self) -> tuple[int, int]:
+        """The two responses' lengths in characters, as :attr:`ListwiseItem.lengths`."""
+        return (len(self.response_a), len(self.response_b))

@@ -10,6 +10,7 @@ never moves it). One record::
      "verdict": "A", "votes": {"A": 2.0, "B": 1.0, "tie": 0.0},   # pairwise
      "combined": [61.2, 40.1], "winners": [0],                    # listwise
      "voters": 3, "credit": 1.0, "failed": false,
+     "lengths": [812, 640],               # each candidate's characters (length bias)
      "judges": {"gpt": {"weight": 2.0, "verdict": "A", "credit": 1.0, "failed": false,
                         "flipped": false, "first_shown": ..., "n_calls": 2, "n_ok": 2,
                         "failures": []}, ...}}
@@ -92,7 +93,8 @@ def combine(plans: Sequence[JudgePlan], jury: Jury, *, tolerance: float) -> list
 def _jury_record(item: Any, protocol: str, task: str, views: dict[str, dict[str, Any]],
                  weights: list[float], tolerance: float) -> dict[str, Any]:
     record: dict[str, Any] = {"schema": ITEMS_SCHEMA, "item_id": item.item_id,
-                              "protocol": protocol, "task": task}
+                              "protocol": protocol, "task": task,
+                              "lengths": list(item.lengths)}
     if task == "pairwise":
         label = getattr(item, "label", "") or ""
         decisions = [None if v["failed"] or not w else v["verdict"]

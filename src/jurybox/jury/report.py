@@ -84,14 +84,17 @@ def _protocol_section(name: str, p: dict[str, Any], judges: dict[str, Any], task
         rows.append(
             f"<tr><td>{escape(judge)}</td><td>{row['weight']:g}</td><td>{_acc(row['accuracy'])}"
             f"</td><td>{row['items_failed']}</td><td>{_pct(row.get('first_shown_rate'))}</td>"
+            f"<td>{_pct((row.get('length_bias') or {}).get('observed'))}</td>"
             f"<td>{_pct(row.get('flip_rate'))}</td><td>{_pct(row.get('disagreement'))}</td>"
             f"<td>{t.get('model_calls', 0):,}</td>"
             f"<td>{t.get('prompt_tokens', 0) + t.get('completion_tokens', 0):,}</td>"
             f"<td>{usd}</td></tr>")
     rows.append(f"<tr><td>mean judge</td><td></td><td>{_acc(p.get('mean_judge'))}</td>"
-                + "<td></td>" * 7 + "</tr>")
+                + "<td></td>" * 8 + "</tr>")
     rows.append(f"<tr class='jury'><td>JURY</td><td></td><td>{_acc(p.get('jury'))}</td>"
-                f"<td>{p.get('jury_items_failed', 0)}</td>" + "<td></td>" * 6 + "</tr>")
+                f"<td>{p.get('jury_items_failed', 0)}</td><td></td>"
+                f"<td>{_pct((p.get('length_bias') or {}).get('observed'))}</td>"
+                + "<td></td>" * 5 + "</tr>")
     notes = p.get("notes") or {}
     m = p.get("pairwise_alpha") or {}
     raters = m.get("raters") or []
@@ -109,11 +112,18 @@ def _protocol_section(name: str, p: dict[str, Any], judges: dict[str, Any], task
     if task == "listwise":
         lines.append(f"Krippendorff's alpha, interval on C_i: "
                      f"{_alpha(p.get('alpha_interval'), notes.get('alpha_interval'))}")
+    if (b := p.get("length_bias")) and b.get("n"):
+        what = ("the longer response won {} of {} decisive verdicts" if task == "pairwise"
+                else "the pick was the longest candidate for {} of {} decided items")
+        lines.append(f"jury length bias: {what.format(_pct(b.get('observed')) + '%', b['n'])} "
+                     f"(unbiased {_pct(b.get('expected'))}%, gold {_pct(b.get('gold'))}%; "
+                     f"longest %: the same per judge)")
     if most:
         lines.append(f"disagrees with the jury most: {escape(most)} "
                      f"({_pct(p['judges'][most].get('disagreement'))}%)")
     return (f"<h2>protocol {escape(name)}</h2><table><tr><th>judge</th><th>weight</th>"
-            f"<th>acc % [95% CI]</th><th>failed</th><th>first-shown %</th><th>flip %</th>"
+            f"<th>acc % [95% CI]</th><th>failed</th><th>first-shown %</th><th>longest %</th>"
+            f"<th>flip %</th>"
             f"<th>&ne; jury %</th><th>calls</th><th>tokens</th><th>USD</th></tr>"
             f"{''.join(rows)}</table><ul>{''.join(f'<li>{x}</li>' for x in lines)}</ul>"
             f"<div class='chart'>{chart}</div>")

@@ -5,9 +5,11 @@ Per protocol:
 - per judge: accuracy (tie credit, bootstrap CI; labelled items), items failed, position
   bias (the share of decisive calls picking what was shown first; pairwise, the share of
   items whose two orders disagree, 1 - order consistency; listwise, the share of items whose
-  top pick moves across the shown orders), and how often it disagrees with the jury;
-- the jury's accuracy, the best single judge's and the mean judge's (per item, the mean
-  credit of the judges that decided it: the expected credit of a judge drawn at random),
+  top pick moves across the shown orders), length bias (how often its decision picks the
+  longest candidate: :mod:`jurybox.stats.length`), and how often it disagrees with the jury;
+- the jury's accuracy and length bias, the best single judge's and the mean judge's (per
+  item, the mean credit of the judges that decided it: the expected credit of a judge drawn
+  at random),
   with paired sign tests of the jury against both (:func:`jurybox.stats.paired_comparison`);
 - agreement between the judges as raters: Krippendorff's alpha, nominal on the decisions
   (the pairwise verdict A/B/tie; listwise, the winner set), and, listwise, interval on C_i
@@ -30,8 +32,9 @@ import numpy as np
 
 from ..limits import MIN_UNITS_FOR_CI
 from ..reports import read_manifest
-from ..stats import (AccuracyResult, AlphaResult, PairedComparison, accuracy,
-                     krippendorff_alpha, paired_comparison, pairwise_alpha)
+from ..compare.summary import add_length
+from ..stats import (AccuracyResult, AlphaResult, LengthBias, LengthTally, PairedComparison,
+                     accuracy, krippendorff_alpha, paired_comparison, pairwise_alpha)
 from ..stats.interval import ConfidenceInterval
 from ..stats.krippendorff import DegenerateAlphaWarning, InsufficientRatingsError
 
@@ -61,6 +64,8 @@ class JudgeRow:
             permutations); None when no item had several orders.
         disagreement: share of items both it and the jury decided where its decision is not
             the jury's; n_with_jury: those items.
+        length_bias: how often its decision picks the longest candidate (None: the jury's
+            records carry no lengths, written before they did).
     """
 
     weight: float
@@ -70,11 +75,13 @@ class JudgeRow:
     flip_rate: float | None
     disagreement: float | None
     n_with_jury: int
+    length_bias: LengthBias | None = None
 
 
 @dataclass(frozen=True)
 class JuryProtocol:
-    """The jury on one protocol (see the module docstring)."""
+    """The jury on one protocol (see the module docstring); ``length_bias``: the jury's
+    decisions' (None: records without lengths)."""
 
     judges: dict[str, JudgeRow]
     jury: AccuracyResult
@@ -88,6 +95,7 @@ class JuryProtocol:
     pairwise_alpha: dict[str, Any]
     most_disagreeing: str | None
     notes: dict[str, str] = field(default_factory=dict)
+    length_bias: LengthBias | None = None
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
@@ -147,6 +155,19 @@ def _flip_rate(views: Sequence[dict[str, Any]], task: str) -> float | None:
 
 
 
+def _length_bias(records: list[dict[str, Any]], task: str,
+                 judge: str | None = None) -> LengthBias | None:
+    """The length bias of the jury's decisions (``judge`` None) or one judge's; None when the
+    records carry no lengths."""
+    if not any(r.get("lengths") for r in records):
+        return None
+    tally = LengthTally()
+    for r in records:
+        add_length(tally, task, r if judge is None else r["judges"][judge], r.get("lengths"),
+                   r.get("gold") if task == "listwise" else r.get("label"))
+    return tally.result()
+
+
 def _alpha(rows: list[list[float]], level: str, seed: int) -> AlphaResult | str:
     """Krippendorff's alpha of a (judges x units) matrix (NaN missing), or why none."""
     if len(rows) < 2:
@@ -195,7 +216,7 @@ def _protocol(records: list[dict[str, Any]], names: list[str], task: str,
             items_failed=sum(bool(v["failed"]) for v in views),
             first_shown_rate=_first_shown(views, task), flip_rate=_flip_rate(views, task),
             disagreement=sum(a != b for a, b in both) / len(both) if both else None,
-            n_with_jury=len(both))
+            n_with_jury=len(both), length_bias=_length_bias(records, task, n))
     jury_acc = accuracy([jury_credit[k] for k in sorted(jury_credit)], seed=seed)
     mean_acc = accuracy([mean_credit[k] for k in sorted(mean_credit)], seed=seed)
     ranked = [n for n in names if not math.isnan(rows[n].accuracy.accuracy)]
@@ -254,7 +275,7 @@ def _protocol(records: list[dict[str, Any]], names: list[str], task: str,
     most = max(disagreeing, key=lambda n: rows[n].disagreement or 0.0) if disagreeing else None
     return JuryProtocol(rows, jury_acc, sum(bool(r["failed"]) for r in records), mean_acc,
                         best, vs_best, vs_mean, alpha_nominal, alpha_interval,
-                        pair, most, notes)
+                        pair, most, notes, _length_bias(records, task))
 
 
 def _finite(x: float) -> float | None:

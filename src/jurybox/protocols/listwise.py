@@ -53,6 +53,8 @@ class ListwiseDecision:
         k: orders planned (K, or n! when smaller); stop: why asking ended: ``all`` (every
             planned order asked), ``settled`` (adaptive exact: the winner set could no longer
             change) or ``sequential`` (adaptive sequential rule met).
+        lengths: each candidate's length in characters, in dataset order
+            (:attr:`~jurybox.datasets.ListwiseItem.lengths`; the length bias's input).
     """
 
     item_id: str
@@ -70,6 +72,7 @@ class ListwiseDecision:
     k: int = 0
     stop: StopReason = "all"
     components: dict[str, tuple[float, ...]] | None = None
+    lengths: tuple[int, ...] = ()
 
     @property
     def failed(self) -> bool:
@@ -232,7 +235,8 @@ class PCFProtocol(PlannedProtocol):
         gold = tuple(sorted(item.gold))
         if not runs:
             return ListwiseDecision(item.item_id, self.name, item.n, len(calls), 0, (), None,
-                                    gold, failures=failures, k=planned, stop=stop)
+                                    gold, failures=failures, k=planned, stop=stop,
+                                    lengths=item.lengths)
         agg = consensus(runs, weights=self.weights)
         won = winners(agg.combined, tolerance=self.tolerance)
         parts = None if not self.components else {
@@ -244,7 +248,8 @@ class PCFProtocol(PlannedProtocol):
                                 combined=tuple(round(c, 4) for c in agg.combined),
                                 top_picks=tuple(r.top for r in runs),
                                 top_positions=tuple(r.order.index(r.top) for r in runs),
-                                failures=failures, k=planned, stop=stop)
+                                failures=failures, k=planned, stop=stop,
+                                lengths=item.lengths)
 
 
 @register("direct")

@@ -130,6 +130,7 @@ class PairwiseDecision:
             its verdict in shown terms (``"A"`` = the first shown).
         consistent: both orders gave the same verdict (both-orders only; None otherwise or
             when a call failed).
+        lengths: the two responses' lengths in characters (A, B; the length bias's input).
     """
 
     item_id: str
@@ -147,6 +148,7 @@ class PairwiseDecision:
     shown_verdicts: tuple[ShownVerdict | None, ...]
     consistent: bool | None = None
     failures: tuple[str, ...] = field(default_factory=tuple)
+    lengths: tuple[int, ...] = ()
 
     @property
     def failed(self) -> bool:
@@ -213,7 +215,8 @@ class _PairwiseProtocol(PlannedProtocol):
             bucket=item.bucket, split=item.split, call_ids=tuple(c.call_id for c in calls),
             call_verdicts=original, shown_first=tuple(c.order[0] for c in calls),
             shown_verdicts=shown, consistent=consistent,
-            failures=tuple(o.failure.kind for o in outcomes if o.failure is not None))
+            failures=tuple(o.failure.kind for o in outcomes if o.failure is not None),
+            lengths=item.lengths)
 
     def _verdict(self, original: tuple[Verdict | None, ...]) -> tuple[Verdict | None, bool | None]:
         raise NotImplementedError

@@ -28,6 +28,7 @@ from .curve import CurveCollector
 from .reader import RunReader
 from .rundir import read_manifest
 from .freshness import DEFAULT_MAX_ITEMS, INPUTS_META, report_inputs
+from .length_bias import length_bias_section
 from .page_texts import PageTexts
 from .sections import (Chart, Table, agreement_sections, curve_chart, flip_chart,
                        personalize_sections, position_charts, summary_table)
@@ -181,6 +182,7 @@ def render_report(run_dir: str | Path, *, max_items: int = DEFAULT_MAX_ITEMS) ->
     items: list[ItemView] = list(reader.iter_items(scan.shown, texts=True))
     context.update(summary_table=table, charts=scan.charts, items=items, counts=scan.counts,
                    n_items=scan.n_items)
+    context["length_bias"] = length_bias_section(reader.summary, reader.protocol_params)
     return env.get_template("report.html.j2").render(**context)
 
 

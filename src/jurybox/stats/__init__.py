@@ -1,4 +1,5 @@
-"""Statistics: accuracy, paired comparison, order diagnostics. Result objects, not floats."""
+"""Statistics: accuracy, paired comparison, order and length diagnostics. Result objects, not
+floats."""
 
 import typing as _typing
 
@@ -14,6 +15,8 @@ __all__ = [
     "DegenerateAlphaWarning",
     "InsufficientRatingsError",
     "JudgeBenchCounts",
+    "LengthBias",
+    "LengthTally",
     "Level",
     "OrderDiagnostics",
     "OrderTally",
@@ -31,10 +34,12 @@ __all__ = [
     "judgebench_counts",
     "judgebench_vote",
     "krippendorff_alpha",
+    "length_bias",
     "order_diagnostics",
     "paired_comparison",
     "pairwise_alpha",
     "rater_profile",
+    "wilson_interval",
 ]
 
 __getattr__, __dir__ = _lazy_exports(__name__, {
@@ -56,6 +61,10 @@ __getattr__, __dir__ = _lazy_exports(__name__, {
     "bucket_accuracy": ".judgebench",
     "judgebench_counts": ".judgebench",
     "judgebench_vote": ".judgebench",
+    "LengthBias": ".length",
+    "LengthTally": ".length",
+    "length_bias": ".length",
+    "wilson_interval": ".length",
     "OrderDiagnostics": ".order",
     "OrderTally": ".order",
     "order_diagnostics": ".order",
@@ -77,6 +86,7 @@ if _typing.TYPE_CHECKING:
                                krippendorff_alpha)
     from .judgebench import (BucketAccuracy, JudgeBenchCounts, VoteOutcome, bucket_accuracy,
                              judgebench_counts, judgebench_vote)
+    from .length import LengthBias, LengthTally, length_bias, wilson_interval
     from .order import OrderDiagnostics, OrderTally, order_diagnostics
     from .paired import PairedComparison, paired_comparison
     from .text import TfidfIndex
