@@ -135,8 +135,10 @@ def length_line(b: LengthBias, pairwise: bool) -> str:
     """The length bias as one sentence (``jurybox judge``)."""
     if not b.n:
         return f"length bias: {b.reason}"
-    what = ("the longer response won {} of {} decisive verdicts" if pairwise else
-            "the pick was the longest candidate for {} of {} decided items")
+    one = b.n == 1
+    what = (f"the longer response won {{}} of {{}} decisive verdict{'' if one else 's'}"
+            if pairwise else
+            f"the pick was the longest candidate for {{}} of {{}} decided item{'' if one else 's'}")
     gold = f", gold {pct(b.gold)}%" if b.gold is not None else ""
     low, high = b.confidence_interval
     return (f"length bias: {what.format(pct(b.observed) + '%', b.n)} (95% CI {pct(low)} to "
