@@ -152,3 +152,35 @@ def test_a_jury_reports_each_judges_and_its_own_length_bias(tmp_path):
     said = (f"jury length bias: the pick was the longest candidate for "
             f"{_pct(mine['observed'])}% of {mine['n']} decided items")
     assert said in result.output and said in (out / "report.html").read_text()
+
+
+def test_the_figure_catches_a_simulated_judge_that_favours_length(tmp_path):
+    """The same items, a simulated judge without and with 40 points for the longest candidate
+    (SimConfig.length_bias): the biased judge's longest-share is above the gold's rate and
+    significantly above an unbiased judge's; the unbiased one is not (the test fails if the
+    figure does not move with the judge's preference)."""
+    from jurybox.compare import BenchConfig, run_bench
+    from jurybox.run import RunOptions
+    from jurybox.sim import SimConfig
+
+    shares = {}
+    for points in (0.0, 40.0):
+        config = BenchConfig(dataset="truthfulqa", protocols=("direct",), limit=120, model="sim",
+                             sim=SimConfig(length_bias=points, bias="none"))
+        result = run_bench(config, tmp_path / f"len{points:g}",
+                           options=RunOptions(cache_path=None))
+        shares[points] = result.summary.protocols["direct"].length_bias
+    plain, biased = shares[0.0], shares[40.0]
+    assert plain.n == biased.n > 100 and plain.gold == biased.gold
+    assert biased.observed > biased.gold > biased.expected
+    assert biased.p_value < 1e-6 and biased.confidence_interval[0] > biased.gold
+    assert plain.observed < biased.observed - 0.2
+    assert plain.confidence_interval[0] <= plain.gold  # the gold rate explains the unbiased judge
+
+
+def test_length_bias_0_keeps_the_simulated_judges_cache_keys_and_run_json():
+    from jurybox.sim import SimConfig
+
+    assert "length_bias" not in SimConfig().identity()
+    assert "length_bias" not in SimConfig().settings()
+    assert SimConfig(length_bias=5).identity()["length_bias"] == 5

@@ -73,6 +73,11 @@ class SimConfig(BaseModel):
         candidate_noise: sd of the fixed per-candidate offset (points).
         call_noise: sd of the per-call noise, seeded by the request (points).
         bias: position-bias preset (``none``, ``primacy``, ``recency``) or explicit vector.
+        length_bias: points added for length: a candidate gets ``length_bias * (len -
+            shortest) / (longest - shortest)`` (characters, among the candidates of the
+            prompt), so the longest gets all of it and the shortest none; 0 (default) plays a
+            judge without length preference, the bias AlpacaEval's length control corrects
+            (Dubois et al. 2024, arXiv 2404.04475). Left out of cache keys and run.json at 0.
         style: ``plain`` (bare JSON) or ``mixed`` (also fenced JSON, ``<think>`` blocks,
             prose around JSON and scores as strings, as real judges write).
         tie_margin: pairwise prompts answer a tie when the two scores differ by less.
@@ -94,6 +99,7 @@ class SimConfig(BaseModel):
     candidate_noise: float = 9.0
     call_noise: float = 5.0
     bias: Literal["none", "primacy", "recency"] | tuple[float, ...] = "primacy"
+    length_bias: float = Field(0.0, ge=-100, le=100, description="points for the longest")
     style: Literal["plain", "mixed"] = "mixed"
     tie_margin: float = Field(3.0, ge=0, description="pairwise: |score gap| below this is a tie")
     keyed_bias_scale: float = Field(0.3, ge=0, description="keyed judge: share of position bias")
@@ -106,12 +112,19 @@ class SimConfig(BaseModel):
     def settings(self) -> dict:
         """Everything but latency, for run.json (latency changes no answer, so a run may
         resume with another)."""
-        return self.model_dump(mode="json", exclude={"latency_ms", "latency_jitter_ms"})
+        return self.model_dump(mode="json", exclude={"latency_ms", "latency_jitter_ms",
+                                                     *self._unset_length()})
+
+    def _unset_length(self) -> set[str]:
+        # a judge without length preference keeps the keys and run.json it had before the
+        # setting existed (so its caches and runs stay valid)
+        return {"length_bias"} if self.length_bias == 0 else set()
 
     def identity(self) -> dict:
         """What changes successful answers (for cache keys): everything but latency and the
         HTTP-level faults (429, 500, slow), which never produce a cached answer."""
         return self.model_dump(mode="json", exclude={
             "latency_ms": True, "latency_jitter_ms": True,
+            **dict.fromkeys(self._unset_length(), True),
             "faults": {"rate_429", "rate_500", "rate_slow", "first_429", "first_500",
                        "retry_after_s", "slow_s"}})

@@ -205,7 +205,8 @@ class SimJudge:
         cfg = self.config
         bias = bias_vector(cfg.bias, 2)
         bias_scale, noise_scale = (cfg.keyed_bias_scale, cfg.keyed_noise_scale) if keyed else (1, 1)
-        score = [self.quality(question, text) + bias_scale * bias[pos]
+        lengths = _length_points(shown, cfg.length_bias)
+        score = [self.quality(question, text) + bias_scale * bias[pos] + lengths[pos]
                  + noise_scale * cfg.call_noise * _gauss("call", call, pos)
                  for pos, text in enumerate(shown)]
         gap = score[0] - score[1]
@@ -232,8 +233,9 @@ class SimJudge:
         cfg = self.config
         bias = bias_vector(cfg.bias, len(blocks))
         judged = {}
+        lengths = _length_points([text for _, _, text in blocks], cfg.length_bias)
         for pos, (label, _tag, text) in enumerate(blocks):
-            score = (self.quality(question, text) + bias[pos]
+            score = (self.quality(question, text) + bias[pos] + lengths[pos]
                      + cfg.call_noise * _gauss("call", call, label))
             score = min(100, max(0, round(score)))
             judged[label] = {"score": score, "major_factual_error": score < 45,
@@ -259,3 +261,17 @@ class SimJudge:
             for entry in answer["candidates"].values():
                 entry["score"] = str(entry["score"])
         return json.dumps(answer)
+
+
+def _length_points(texts: list[str], points: float) -> list[float]:
+    """Per shown text, ``points`` scaled by its length between the shortest (0) and the
+    longest (1) of ``texts`` (characters); all 0 when ``points`` is 0 or all lengths are equal.
+
+    >>> _length_points(["ab", "abcd", "abc"], 10.0)
+    [0.0, 10.0, 5.0]
+    """
+    lengths = [len(t) for t in texts]
+    low, high = min(lengths), max(lengths)
+    if not points or high == low:
+        return [0.0] * len(texts)
+    return [points * (n - low) / (high - low) for n in lengths]
