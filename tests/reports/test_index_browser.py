@@ -83,6 +83,30 @@ def test_filters_in_the_hash(index, tmp_path, hash_, kinds):
 
 
 @needs_browser
+def test_sorting_by_a_column(index, tmp_path):
+    """A probe clicks the calls header twice (descending), then the run header once."""
+    assert BROWSER is not None
+    probe = index.with_name("sorted.html")
+    click = ("<script>var b = document.querySelectorAll('#runs th button');"
+             "b[6].click(); b[6].click(); document.body.setAttribute('data-calls', "
+             "Array.prototype.map.call(document.querySelectorAll('#runs tbody tr'), "
+             "function (r) { return r.cells[6].getAttribute('data-key'); }).join(','));"
+             "b[0].click();</script></body>")
+    probe.write_text(index.read_text(encoding="utf-8").replace("</body>", click, 1),
+                     encoding="utf-8")
+    loaded = render(BROWSER, probe.as_uri(), tmp_path / "profile")
+    assert loaded.console == []
+    dom = _parse(loaded.dom)
+    body = next(a for t, a in dom.elements if t == "body")
+    calls = [int(k) if k else None for k in (body["data-calls"] or "").split(",")]
+    known = [c for c in calls if c is not None]
+    assert known == sorted(known, reverse=True) and len(known) >= 5  # most calls first
+    assert calls[len(known):] == [None] * (len(calls) - len(known))  # no figure: last
+    names = [a.get("data-name") for a in _rows(dom)]
+    assert names == sorted(names)  # then by run name, ascending
+
+
+@needs_browser
 def test_screenshot(index, tmp_path):
     import os
 
