@@ -23,7 +23,8 @@ def report(
         "(flagged items first).")] = 300,
     force: Annotated[bool, typer.Option(
         "--force", envvar="JURYBOX_FORCE", rich_help_panel=PANEL_OUTPUT,
-        help="Rewrite report.html even when it is up to date.")] = False,
+        help="Rewrite report.html even when it is up to date (a folder of runs: every "
+        "run's).")] = False,
 ) -> None:
     """Write RUN/report.html: one self-contained page (no network) with the summary table,
     accuracy against the number of permutations used, position effects, flip rates, agreement

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import logging
 import math
 import os
 from dataclasses import dataclass, replace
@@ -32,6 +33,8 @@ from .lock import lock_holder
 
 __all__ = ["MAX_DEPTH", "MAX_FOLDERS", "RunEntry", "Status", "is_run_folder", "list_runs",
            "no_runs_error"]
+
+log = logging.getLogger(__name__)
 
 #: Folder levels searched below the folder listed (``runs/demo/truthfulqa`` is 2,
 #: ``runs/x/judges/<name>`` 3).
@@ -142,6 +145,9 @@ def _folders(root: Path, max_depth: int) -> list[Path]:
         except OSError:
             continue
         stack.extend((path / name, depth + 1) for name in reversed(children))
+    if stack:
+        log.warning("%s: stopped after %d folders; the runs in the rest are not listed",
+                    root, MAX_FOLDERS)
     return out
 
 

@@ -27,7 +27,7 @@ from ..errors import ConfigError, JuryboxError, discard, write_error
 from .freshness import DEFAULT_MAX_ITEMS
 from .index import MAX_DEPTH, RunEntry, is_run_folder, list_runs, no_runs_error
 
-__all__ = ["INDEX_NAME", "RunIndex", "render_index", "write_index"]
+__all__ = ["INDEX_NAME", "RunIndex", "cost_text", "render_index", "write_index"]
 
 #: The page's file name in the folder of runs.
 INDEX_NAME = "index.html"
