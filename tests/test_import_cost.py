@@ -35,7 +35,8 @@ def test_the_command_line_and_its_help_import_no_heavy_library():
 
 
 @pytest.mark.parametrize("name", ["jurybox.run.options", "jurybox.limits",
-                                  "jurybox.providers.transport", "jurybox.reports.freshness"])
+                                  "jurybox.providers.transport", "jurybox.reports.freshness",
+                                  "jurybox.reports.index"])
 def test_light_modules_stay_light(name):
     assert _loaded_after(f"import {name}") == []
 

@@ -26,6 +26,7 @@ from .judge import judge
 from .export import export
 from .personalize import personalize
 from .report import report
+from .runs import runs
 from .score import score
 from .serve_local import serve_local
 from .serve_sim import serve_sim
@@ -59,6 +60,7 @@ app.command(cls=JuryboxCommand)(score)
 app.command(cls=JuryboxCommand)(agreement)
 app.command(cls=JuryboxCommand, epilog=ENV_EPILOG)(personalize)
 app.command(cls=JuryboxCommand)(report)
+app.command(cls=JuryboxCommand)(runs)
 app.command(cls=JuryboxCommand)(show)
 app.command("serve-sim", cls=JuryboxCommand)(serve_sim)
 app.command("serve-local", cls=JuryboxCommand)(serve_local)

@@ -15,28 +15,38 @@ from ._options import PANEL_OUTPUT
 @fail_cleanly
 def report(
     run: Annotated[Path, typer.Argument(
-        help="A run directory (run.json, items.jsonl, calls.jsonl, summary.json) or an "
-             "agreement output folder.")],
+        help="A run directory (run.json, items.jsonl, calls.jsonl, summary.json), an "
+             "agreement output folder, or a folder of runs (writes FOLDER/index.html).")],
     max_items: Annotated[int, typer.Option(
         envvar="JURYBOX_MAX_ITEMS", min=1, rich_help_panel=PANEL_OUTPUT,
         help="Items the item browser holds at most "
         "(flagged items first).")] = 300,
     force: Annotated[bool, typer.Option(
         "--force", envvar="JURYBOX_FORCE", rich_help_panel=PANEL_OUTPUT,
-        help="Rewrite report.html even when it is up to date.")] = False,
+        help="Rewrite report.html even when it is up to date (a folder of runs: every "
+        "run's).")] = False,
 ) -> None:
     """Write RUN/report.html: one self-contained page (no network) with the summary table,
     accuracy against the number of permutations used, position effects, flip rates, agreement
     or alignment, and an item browser with filters. Every judging command writes it at the
     end; this rewrites it (say after an interrupted run) with no model calls. A report
     already written by this jurybox from the run's files as they are now is left as it is
-    (--force rewrites it)."""
+    (--force rewrites it). Given a folder of runs, it writes each run's report that is
+    missing or out of date, then FOLDER/index.html: one page listing every run (kind, data,
+    judge, status, results, calls, cost) with a link to each report."""
     from ..jury.report import is_jury_dir
 
     if is_jury_dir(run) and not (run / "run.json").exists():  # a jury's run directory
         from ..jury.report import write_jury_report
 
         console.print(safe_text(f"written: {write_jury_report(run)}"), markup=False)
+        return
+    from ..reports.index import is_run_folder
+
+    if run.is_dir() and not is_run_folder(run):  # a folder of runs: index.html
+        from .runs import print_index
+
+        print_index(run, force=force, max_items=max_items)
         return
     from ..reports import report_is_current
 

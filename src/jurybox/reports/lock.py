@@ -43,11 +43,12 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 from types import TracebackType
+from typing import NamedTuple
 
 from ..errors import ConfigError, RunWriteError
 from ..providers.urls import redact_text
 
-__all__ = ["RunDirBusyError", "RunLock"]
+__all__ = ["LockHolder", "RunDirBusyError", "RunLock", "lock_holder"]
 
 log = logging.getLogger(__name__)
 
@@ -175,3 +176,39 @@ def _describe(text: str) -> str:
                 f"{holder['started']})")
     except (ValueError, KeyError, TypeError, RecursionError):  # a garbage or hostile file
         return "another process"
+
+
+class LockHolder(NamedTuple):
+    """The process ``RUN/lock`` names: the one holding the run directory, or the last one
+    that did (the file stays after a release)."""
+
+    pid: int
+    host: str
+    started: str
+
+    def alive(self) -> bool | None:
+        """True: a process with that pid runs on this host; False: none does (the holder
+        ended); None: it ran on another host, so this one cannot tell."""
+        if self.host != socket.gethostname():
+            return None
+        try:
+            os.kill(self.pid, 0)  # signal 0: only asks whether the process exists
+        except ProcessLookupError:
+            return False
+        except OSError:  # it exists, under another user (EPERM)
+            return True
+        return True
+
+
+def lock_holder(folder: str | Path) -> LockHolder | None:
+    """Who ``folder/lock`` names (read without locking: the first 10 KB), or None when it is
+    absent or not what jurybox writes."""
+    try:
+        with open(Path(folder) / "lock", encoding="utf-8", errors="replace") as fh:
+            holder = json.loads(fh.read(10_000))
+        pid = holder["pid"]
+        if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
+            return None
+        return LockHolder(pid, str(holder["host"]), str(holder.get("started") or ""))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
+        return None

@@ -7,14 +7,14 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..errors import DataError, JuryboxError
 from ..protocols import Weights, protocol_class
 from .rundir import read_manifest, unit_of
 from .views import ItemView, Task, build_item
 
-__all__ = ["RunReader"]
+__all__ = ["RunFiles", "RunReader", "read_run_files"]
 
 
 def line_offsets(path: Path, key: Any) -> dict[str, list[int]]:
@@ -76,6 +76,37 @@ def _check_shape(path: Path, values: dict[str, Any],
 _JSON_NAMES = {"dict": "object", "list": "array", "str": "string", "int": "integer"}
 
 
+class RunFiles(NamedTuple):
+    """A run directory's run.json (``manifest``) and summary.json (``summary``: {} when
+    absent or unreadable, as for a run interrupted before its end)."""
+
+    manifest: dict[str, Any]
+    summary: dict[str, Any]
+
+
+def read_run_files(path: str | Path) -> RunFiles:
+    """run.json and summary.json of the run directory ``path``, checked as
+    :class:`RunReader` checks them, without indexing items.jsonl and calls.jsonl (two small
+    files: cheap enough to list many runs).
+
+    Raises:
+        DataError: no run.json, run.json unreadable, or a field the report reads of another
+            JSON type in either file (naming the file and field).
+    """
+    path = Path(path)
+    manifest = read_manifest(path / "run.json")
+    if manifest is None:
+        raise DataError(path, "not a jurybox run directory (no run.json)")
+    _check_shape(path / "run.json", manifest, _MANIFEST_SHAPE)
+    try:
+        summary = json.loads((path / "summary.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        summary = {}
+    summary = summary if isinstance(summary, dict) else {}
+    _check_shape(path / "summary.json", summary, _SUMMARY_SHAPE)
+    return RunFiles(manifest, summary)
+
+
 class RunReader:
     """A run directory opened for reading (no lock: a run still going can be read).
 
@@ -95,20 +126,11 @@ class RunReader:
         if self.path.exists() and not self.path.is_dir():
             raise DataError(self.path, "is a file; give a run directory (the folder holding "
                             "run.json)")
-        manifest = read_manifest(self.path / "run.json")
-        if manifest is None:
-            raise DataError(self.path, "not a jurybox run directory (no run.json)")
-        _check_shape(self.path / "run.json", manifest, _MANIFEST_SHAPE)
-        self.manifest = manifest
-        try:
-            summary = json.loads((self.path / "summary.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            summary = {}
-        self.summary: dict[str, Any] = summary if isinstance(summary, dict) else {}
-        _check_shape(self.path / "summary.json", self.summary, _SUMMARY_SHAPE)
-        self.kind = str(manifest.get("kind") or "bench")
+        self.manifest, self.summary = read_run_files(self.path)
+        self.kind = str(self.manifest.get("kind") or "bench")
         self.protocol_params = {str(p.get("name")): dict(p.get("params") or {})
-                                for p in manifest.get("protocols") or () if isinstance(p, dict)}
+                                for p in self.manifest.get("protocols") or ()
+                                if isinstance(p, dict)}
         self.task = self._task()
         # a line without a protocol is no decision jurybox wrote (a hand-edited file)
         self._items = line_offsets(self.items_path,
