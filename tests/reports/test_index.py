@@ -60,7 +60,7 @@ def hand(tmp_path: Path) -> Path:
         "task": "pairwise", "kind": "judge", "failed_units": {"units": 1, "api": 0},
         "protocols": {"both-orders": {"accuracy": {"accuracy": None, "n": 0}}},
         "judge": {"protocol": "both-orders", "n_items": 8, "n_failed": 1, "n_labelled": 0,
-                  "flip_rate": 0.25}})
+                  "flip_rate": 0.25, "outcome": {"won": 4, "lost": 2, "tied": 1}}})
     # Krippendorff (2011), data C, nominal: alpha 0.743 (the published value)
     _write(root / "agree" / "summary.json", {
         "ratings": "/data/c.csv", "groups": [{"key": {"dimension": "overall"},
@@ -90,7 +90,7 @@ def test_list_runs_on_hand_written_runs(hand):
     assert (judge.kind, judge.dataset, judge.judge) == ("judge", "mine", "openai/gpt-4o-mini")
     assert (judge.status, judge.note) == ("partial", "1 item without a decision")
     # no labelled item: no accuracy claimed
-    assert judge.results == "8 items · 1 failed · flips 25.0%"
+    assert judge.results == "8 items · 1 failed · flips 25.0% · 0 won/lost/tied 4/2/1"
     assert judge.usd is None and cost_text(judge) == "—"  # unpriced, not simulated
 
     agree = runs["agree"]
@@ -251,7 +251,9 @@ def test_real_runs_are_listed_with_their_own_figures(real):
     assert bench.report == root / "bench" / "report.html" and bench.report_current
 
     judge, js = runs["judge"], results["judge"].summary
-    assert judge.results == f"{js.n_items} items · flips {100 * js.flip_rate:.1f}%"
+    o = js.outcome
+    assert judge.results == (f"{js.n_items} items · flips {100 * js.flip_rate:.1f}% · "
+                             f"0 won/lost/tied {o.won}/{o.lost}/{o.tied}")
     assert judge.kind == "judge" and judge.dataset == "pairs"
 
     jury = runs["jury"]
