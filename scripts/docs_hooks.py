@@ -57,12 +57,9 @@ def cli_reference() -> str:
     return text
 
 
-def _summary(obj: object) -> str:
-    """The first paragraph of ``obj``'s docstring on one line, fit for a table cell."""
-    import inspect
-
-    doc = inspect.getdoc(obj) or ""
-    first = " ".join(doc.split("\n\n")[0].split())
+def _summary(docstring: str) -> str:
+    """The first paragraph of a docstring on one line, fit for a table cell."""
+    first = " ".join(docstring.split("\n\n")[0].split())
     first = re.sub(r":[a-z]+:`~?([^`]+)`", r"`\1`", first)  # Sphinx roles -> code
     return first.replace("|", "\\|")
 
@@ -90,39 +87,62 @@ def shadowed(sub: str) -> dict[str, str]:
     return paths
 
 
-def api_index(subpackages: list[str]) -> str:
-    """A table of ``jurybox.__all__``: name, the subpackage page documenting it, summary.
+def api_index(subpackages: list[str], src: str) -> str:
+    """The root's public names (``jurybox.__all__``) grouped by the subpackage documenting them.
+
+    Each name links to its entry on that subpackage's page, with the first paragraph of its
+    docstring as griffe (the reader mkdocstrings uses) reads it, attribute docstrings included.
 
     Args:
-        subpackages: the subpackages that have a reference page, in page order.
+        subpackages: the subpackages that have a reference page.
+        src: the folder holding the ``jurybox`` package.
 
     Raises:
         PluginError: a root name that none of ``subpackages`` exports.
     """
     import importlib
 
+    import griffe
+
     import jurybox
 
+    tree = griffe.load("jurybox", search_paths=[src])
     exports = {sub: set(getattr(importlib.import_module(f"jurybox.{sub}"), "__all__", ()))
                for sub in subpackages}
-    rows = ["| name | documented in | what |", "|---|---|---|"]
+    groups: dict[str, list[str]] = {sub: [] for sub in subpackages}
     orphans = []
     for name in sorted(n for n in jurybox.__all__ if not n.startswith("_")):
-        obj = getattr(jurybox, name)
-        module = getattr(obj, "__module__", "") or ""
+        module = getattr(getattr(jurybox, name), "__module__", "") or ""
         pages = [s for s in subpackages if name in exports[s]]
-        home = [s for s in pages if module == f"jurybox.{s}" or module.startswith(f"jurybox.{s}.")]
+        home = [s for s in pages
+                if module == f"jurybox.{s}" or module.startswith(f"jurybox.{s}.")]
         sub = (home or pages or [None])[0]
         if sub is None:
             orphans.append(name)
             continue
-        summary = _summary(obj)
         target = shadowed(sub).get(name, f"jurybox.{sub}.{name}")
-        rows.append(f"| [`{name}`][{target}] | [`jurybox.{sub}`]({sub}.md) "
-                    f"| {summary} |")
+        docstring = tree[target.removeprefix("jurybox.")].docstring
+        summary = _summary(docstring.value if docstring else "")
+        groups[sub].append(f"| [`{name}`][{target}] | {summary} |")
     if orphans:
         raise PluginError(f"{API_PAGE}: root names {orphans} are on no subpackage page")
-    return "\n".join(rows) + "\n"
+    parts = []
+    for sub, rows in groups.items():
+        if rows:
+            parts.append(f"## [`jurybox.{sub}`]({sub}.md)\n\n| name | what |\n|---|---|\n"
+                         + "\n".join(rows) + "\n")
+    return "\n".join(parts)
+
+
+def _nav_pages(nav: Any) -> list[str]:
+    """Every page path in mkdocs.yml's ``nav``, in order."""
+    if isinstance(nav, str):
+        return [nav]
+    if isinstance(nav, dict):
+        return [p for value in nav.values() for p in _nav_pages(value)]
+    if isinstance(nav, list):
+        return [p for entry in nav for p in _nav_pages(entry)]
+    return []
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, **_: Any) -> str:
@@ -137,9 +157,10 @@ def on_page_markdown(markdown: str, page: Any, config: Any, **_: Any) -> str:
     if uri == API_PAGE:
         if API_MARKER not in markdown:
             raise PluginError(f"{API_PAGE}: the marker {API_MARKER} is missing")
-        pages = sorted(Path(config["docs_dir"], API_DIR).glob("*.md"))
-        subpackages = [p.stem for p in pages if p.stem != "index"]
-        return markdown.replace(API_MARKER, api_index(subpackages))
+        subpackages = [Path(uri).stem for uri in _nav_pages(config["nav"])
+                       if uri.startswith(f"{API_DIR}/") and uri != API_PAGE]
+        src = str(Path(config["config_file_path"]).parent / "src")
+        return markdown.replace(API_MARKER, api_index(subpackages, src))
     if uri.startswith(f"{API_DIR}/"):
         sub = uri.removeprefix(f"{API_DIR}/").removesuffix(".md")
         for path in shadowed(sub).values():
