@@ -3,8 +3,8 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 
-.PHONY: demo test test-real local lint typecheck check bench-throughput bench-krippendorff \
-        bench-scale bench-real bench-adaptive bench-kill clean
+.PHONY: demo test test-real local lint typecheck check docs docs-deps bench-throughput \
+        bench-krippendorff bench-scale bench-real bench-adaptive bench-kill clean
 
 $(BIN)/jurybox: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -37,8 +37,20 @@ lint: $(BIN)/jurybox
 typecheck: $(BIN)/jurybox
 	$(BIN)/mypy
 
-# what CI runs: lint, types, tests, the real-judge tests
-check: lint typecheck test test-real
+# the documentation site from docs/ and mkdocs.yml into site/ (gitignored; open site/index.html);
+# --strict: a broken link, anchor or image, a docstring griffe cannot read, or a command missing
+# from the generated CLI reference fails the build
+$(VENV)/.docs-extra: $(BIN)/jurybox pyproject.toml
+	$(BIN)/python -m pip install --quiet -e '.[docs]'
+	touch $@
+
+docs-deps: $(VENV)/.docs-extra
+
+docs: $(VENV)/.docs-extra
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
+
+# what CI runs: lint, types, the docs site, tests, the real-judge tests
+check: lint typecheck docs test test-real
 
 bench-throughput: $(BIN)/jurybox
 	$(BIN)/python benchmarks/throughput.py
@@ -61,4 +73,4 @@ bench-kill: $(BIN)/jurybox
 	$(BIN)/python benchmarks/kill_resume.py --trials 1 --kills 10 --seed 1
 
 clean:
-	rm -rf $(VENV) runs
+	rm -rf $(VENV) runs site

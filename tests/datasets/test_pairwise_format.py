@@ -44,8 +44,8 @@ def test_a_pair_without_its_label_is_read_as_pairwise(tmp_path):
 
 
 def test_the_format_is_documented_with_every_field():
-    readme = (Path(__file__).parents[2] / "README.md").read_text()
-    section = readme[readme.index("### The pairwise file format"):]
+    formats = (Path(__file__).parents[2] / "docs" / "formats.md").read_text()
+    section = formats[formats.index("## Pairwise pairs (JudgeBench)"):]
     section = section[:section.index("\n#")]
     for field in judgebench.REQUIRED:
         assert f"`{field}`" in section, field

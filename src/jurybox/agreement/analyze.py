@@ -78,7 +78,8 @@ def analyze(table: RatingsTable, *, by: Sequence[str] = ("dimension",), level: L
         level: level of measurement for alpha (nominal needs ``numeric=False`` labels or
             numbers; coarse agreement and profiles need numbers and are skipped for labels).
         min_common: co-rated items a rater pair needs for Jaccard and pairwise alpha.
-        n_resamples, seed: bootstrap of alpha's CI.
+        n_resamples: bootstrap resamples of alpha's CI.
+        seed: the bootstrap's seed.
         max_pairwise: above this many eligible rater pairs, the pairwise alpha matrix is
             skipped (it costs one alpha per pair); alpha, Jaccard and profiles are not.
 

@@ -35,8 +35,8 @@ __all__ = ["BenchConfig", "BenchResult", "DEFAULT_PROTOCOLS", "PreparedBench", "
 #: Protocols judged when none are named, by task.
 DEFAULT_PROTOCOLS = {"listwise": ("direct", "pcf"), "pairwise": ("pairwise", "both-orders", "apoc")}
 
-#: What a bench returns.
 BenchResult = RunReport[BenchSummary]
+"""What a bench returns: a ``RunReport`` whose ``summary`` is a ``BenchSummary``."""
 
 
 #: BenchConfig's model when none is given: "sim" for a bundled dataset, an error for the

@@ -52,6 +52,8 @@ JudgeResult = RunReport[JudgeSummary]
 class JudgeConfig:
     """Everything that defines a judge run (stored in run.json; resume requires the same).
 
+    The fields not listed below are :class:`~jurybox.compare.BenchConfig`'s.
+
     Attributes:
         input: a file (generic JSONL ``id, prompt, candidates, gold?``; JudgeBench JSONL; or
             any bench dataset file) or a bundled dataset name.
@@ -61,7 +63,6 @@ class JudgeConfig:
             ``apoc``; pairwise protocols take generic lines with exactly 2 candidates.
         criteria, template: the user's judging criteria and template text (None: the
             factuality prompt; :mod:`jurybox.protocols.templates`).
-        The other fields are :class:`~jurybox.compare.BenchConfig`'s.
     """
 
     input: str

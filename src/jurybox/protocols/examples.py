@@ -102,7 +102,8 @@ def select_examples(judge: JudgeKind, k: int, *, ratings: Sequence[Rating], targ
             :class:`RatingIndex` built once (a plain sequence is indexed on each call).
         groups: item id -> group (None: the item is its own group).
         domain: the predicted item's domain; when set, examples come from it only.
-        seed, sample: seed the draw (sample = which of the S seeds).
+        seed: seeds the draw, with ``sample``.
+        sample: which of the S seeds (seeds the draw with ``seed``).
 
     Raises:
         ValueError: unknown judge kind, k < 0.

@@ -100,7 +100,8 @@ class PCFProtocol(PlannedProtocol):
         weights: C_i weights (finite and >= 0 with a positive sum; :class:`Weights` checks).
         tolerance: winners are within this many points of the best C_i (default 0.5); a
             finite number >= 0.
-        temperature, max_tokens: sampling parameters.
+        temperature: sampling temperature.
+        max_tokens: completion budget, tokens.
         adaptive: ``off`` (ask all K orders), ``exact`` (stop once no outcome of the
             remaining orders can change the winner set: the fixed-K decision, fewer calls) or
             ``sequential`` (stop once the top pick is settled at ``confidence``: lossy). See
@@ -110,8 +111,9 @@ class PCFProtocol(PlannedProtocol):
         min_k: sequential only: successful orders before any stop, >= 1 (default 3).
         prompt_version: the listwise prompt layout (:func:`listwise_request`; default the
             current one, 2: everything an item's orders share comes first).
-        criteria, template: the user's judging criteria and prompt template (text; see
-            :mod:`jurybox.protocols.templates`); None: the factuality prompt.
+        criteria: the user's judging criteria (text); None: the factuality prompt.
+        template: the user's prompt template (text; see
+            :mod:`jurybox.protocols.templates`); None: the default layout.
 
     Raises:
         ValueError: k outside 1 to MAX_K, weights not a :class:`Weights`, a tolerance that

@@ -245,7 +245,10 @@ class BothOrders(_PairwiseProtocol):
             ``"strict"``: MT-Bench's two-game rule, a win only when both orders prefer the
             same response, else a tie (:func:`strict_verdict`). Either way, a failed call
             fails the item (no decision).
-        seed, temperature, max_tokens, verdict_format: as for every pairwise protocol.
+        seed: as for every pairwise protocol.
+        temperature: as for every pairwise protocol.
+        max_tokens: as for every pairwise protocol.
+        verdict_format: as for every pairwise protocol.
 
     Raises:
         ValueError: an unknown ``rule`` or ``verdict_format``.

@@ -187,7 +187,8 @@ class RubricJudge:
             :data:`MAX_SEEDS`.
         threshold: confidence filter, 0-100.
         seed: run seed.
-        temperature, max_tokens: sampling parameters.
+        temperature: sampling temperature.
+        max_tokens: completion budget, tokens.
         answer_format: how the judge answers: ``"json"`` (score, confidence, reasoning; with
             a JSON schema for structured output) or ``"result-marker"`` (feedback, then
             ``[RESULT] <score>``, as Prometheus 2 answers; no schema, so the call is free text

@@ -98,7 +98,8 @@ def permutation_curve(items: Iterable[ItemView], *, k: int, weights: Weights = W
     Args:
         k: K, the orders PCF planned per item (run.json); an item with fewer keeps its
             decision at larger k.
-        weights, tolerance: the run's PCF settings (run.json).
+        weights: the run's PCF C_i weights (run.json).
+        tolerance: the run's PCF tolerance, C_i points (run.json).
         seed: the bootstrap seed of the CIs (the run's seed).
     """
     collector = CurveCollector(protocol, k, weights, tolerance)

@@ -188,9 +188,10 @@ class Engine:
         caller's, so is its SIGTERM; cancel the task to stop the run.
 
         Raises:
-            as :meth:`run`, except: asyncio.CancelledError when the awaiting task is cancelled
-            (after writing run.json with status ``interrupted``; a rerun resumes);
-            Interrupted (SIGINT) for a KeyboardInterrupt raised into it.
+            asyncio.CancelledError: when the awaiting task is cancelled (after writing
+                run.json with status ``interrupted``; a rerun resumes).
+            Interrupted: (SIGINT) for a KeyboardInterrupt raised into it; otherwise as
+                :meth:`run`.
         """
         try:
             return await self._session(job, off_loop)

@@ -51,7 +51,9 @@ def paired_comparison(a: Mapping[str, float | None], b: Mapping[str, float | Non
     """Compare per-item credits of protocol B with protocol A.
 
     Args:
-        a, b: item id -> credit in [0, 1] (None = failed; such items are left out).
+        a: item id -> credit in [0, 1] of protocol A (None = failed; such items are left
+            out).
+        b: the same for protocol B.
 
     Returns:
         A PairedComparison over the items both judged. When every one is tied there is no
