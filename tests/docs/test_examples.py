@@ -32,8 +32,9 @@ def test_judge_cli_example_prints_what_the_page_shows(page, heading, tmp_path, m
     result = CliRunner().invoke(app, [*shlex.split(command)[1:], "--no-cache"])
     assert result.exit_code == 0, result.output
     printed = [" ".join(line.split()) for line in result.output.splitlines()]
-    checked = [line for line in shown if line.startswith(("│", "2 items", "accuracy"))]
-    assert len(checked) == 4, shown  # two item rows, the summary line, the accuracy line
+    checked = [line for line in shown
+               if line.startswith(("│", "2 items", "length bias", "accuracy"))]
+    assert len(checked) == 5, shown  # two item rows, the summary, length and accuracy lines
     for line in checked:
         assert " ".join(line.split()) in printed, line
 
