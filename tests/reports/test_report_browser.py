@@ -117,10 +117,10 @@ def test_report_in_headless_chromium(run_dir, tmp_path):
     assert shown == flipped
     assert f"showing {len(flipped)} of {len(flags)}" in "".join(filtered.text)
 
-    either = _parse(render(BROWSER, probe.as_uri() + "#filter=fixed,regressed",
+    either = _parse(render(BROWSER, probe.as_uri() + "#filter=fixed:pcf,regressed:pcf",
                            tmp_path / "profile").dom)
     shown = {a["data-item"] for a in either.items if "hidden" not in a}
-    assert shown == {i for i, f in flags.items() if f & {"fixed", "regressed"}}
+    assert shown == {i for i, f in flags.items() if f & {"fixed:pcf", "regressed:pcf"}}
 
 
 @needs_browser

@@ -121,10 +121,10 @@ def _judge_table(summary: dict[str, Any], params: dict[str, dict[str, Any]]) -> 
                  f"was the final pick. Failed items have no decision, never a score.")
 
 
-def curve_chart(curve: PermutationCurve) -> Chart | None:
-    points = curve.points
-    if not points or curve.n_items == 0:
+def curve_chart(curve: PermutationCurve | None) -> Chart | None:
+    if curve is None or not curve.points or curve.n_items == 0:
         return None
+    points = curve.points
     xs = [p.k for p in points]
     labelled = any(p.accuracy is not None for p in points)
     if labelled:

@@ -33,6 +33,7 @@ __all__ = [
     "krippendorff_alpha",
     "order_diagnostics",
     "paired_comparison",
+    "paired_sign",
     "pairwise_alpha",
     "rater_profile",
 ]
@@ -61,6 +62,7 @@ __getattr__, __dir__ = _lazy_exports(__name__, {
     "order_diagnostics": ".order",
     "PairedComparison": ".paired",
     "paired_comparison": ".paired",
+    "paired_sign": ".paired",
     "TfidfIndex": ".text",
     "PairwiseAlpha": ".profiles",
     "RaterProfile": ".profiles",
@@ -78,6 +80,6 @@ if _typing.TYPE_CHECKING:
     from .judgebench import (BucketAccuracy, JudgeBenchCounts, VoteOutcome, bucket_accuracy,
                              judgebench_counts, judgebench_vote)
     from .order import OrderDiagnostics, OrderTally, order_diagnostics
-    from .paired import PairedComparison, paired_comparison
+    from .paired import PairedComparison, paired_comparison, paired_sign
     from .text import TfidfIndex
     from .profiles import PairwiseAlpha, RaterProfile, pairwise_alpha, rater_profile
