@@ -30,8 +30,10 @@ from .reader import RunReader
 from .rundir import read_manifest
 from .freshness import DEFAULT_MAX_ITEMS, INPUTS_META, report_inputs
 from .page_texts import PageTexts
+from .totals import run_totals, run_warnings, when
+from .rubric_sections import personalize_sections
 from .sections import (Chart, Table, agreement_sections, curve_chart, flip_chart,
-                       personalize_sections, position_charts, protocol_label, summary_table)
+                       position_charts, protocol_label, summary_table)
 from .views import ItemView
 
 __all__ = ["DEFAULT_MAX_ITEMS", "render_report", "write_report"]
@@ -164,19 +166,8 @@ def _header(manifest: dict[str, Any], kind: str, task: str) -> dict[str, Any]:
             "simulated": bool(model.get("simulated")),
             "dataset": dataset.get("name") or "", "n_items": dataset.get("n_items"),
             "status": manifest.get("status") or "", "version": manifest.get("jurybox_version"),
-            "started": _when(manifest.get("started")),
+            "started": when(manifest.get("started")),
             "command": shlex.join(map(str, manifest.get("command") or ()))}
-
-
-def _when(started: Any) -> str:
-    """``2026-12-01T15:14:39.983553+00:00`` -> ``2026-12-01 15:14:39 UTC`` (else as given)."""
-    try:
-        moment = datetime.fromisoformat(str(started))
-    except ValueError:
-        return str(started or "")
-    if moment.utcoffset() is not None and not moment.utcoffset():
-        return moment.strftime("%Y-%m-%d %H:%M:%S UTC")
-    return moment.isoformat(sep=" ", timespec="seconds")
 
 
 def render_report(run_dir: str | Path, *, max_items: int = DEFAULT_MAX_ITEMS) -> str:
@@ -196,6 +187,7 @@ def render_report(run_dir: str | Path, *, max_items: int = DEFAULT_MAX_ITEMS) ->
                                "jurybox_version": __version__, "summary_table": None,
                                "charts": [], "items": [], "filters": [], "n_items": 0,
                                "max_items": max_items, "notes": [], "texts": PageTexts(),
+                               "totals": None, "warnings": [],
                                "inputs_meta": INPUTS_META,
                                "inputs": report_inputs(run_dir, max_items=max_items)
                                if run_dir.is_dir() else ""}
@@ -208,7 +200,10 @@ def render_report(run_dir: str | Path, *, max_items: int = DEFAULT_MAX_ITEMS) ->
                        charts=agreement_sections(summary))
         return env.get_template("report.html.j2").render(**context)
     reader = RunReader(run_dir)
-    context["header"] = _header(reader.manifest, reader.kind, reader.task)
+    context.update(header=_header(reader.manifest, reader.kind, reader.task),
+                   totals=run_totals(reader.manifest, reader.summary),
+                   warnings=run_warnings(reader.manifest, reader.summary,
+                                         reader.protocol_params))
     if not reader.summary:
         context["notes"].append("summary.json is missing (the run was interrupted before its "
                                 "end): the statistics below come from the recorded items only.")
