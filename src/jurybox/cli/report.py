@@ -26,8 +26,9 @@ def report(
         help="Rewrite report.html even when it is up to date.")] = False,
 ) -> None:
     """Write RUN/report.html: one self-contained page (no network) with the summary table,
-    accuracy against the number of permutations used, position effects, flip rates, agreement
-    or alignment, and an item browser with filters. Every judging command writes it at the
+    the run's totals (calls, cache hits, retries, re-asks, failures, tokens, cost) and
+    warnings, accuracy against the number of permutations used, position effects, flip
+    rates, agreement or alignment, and an item browser with filters. Every judging command writes it at the
     end; this rewrites it (say after an interrupted run) with no model calls. A report
     already written by this jurybox from the run's files as they are now is left as it is
     (--force rewrites it)."""

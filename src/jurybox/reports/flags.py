@@ -20,15 +20,15 @@ parsed again with the current parser, are shown beside them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from ..protocols.pairwise import orders_disagree
 from ..stats.paired import paired_sign
 
-__all__ = ["FLAG_NAMES", "Comparison", "ItemFlags", "Marks", "count_flags", "filter_names",
-           "flip_marks", "item_flags", "marks_of"]
+__all__ = ["FLAG_NAMES", "Comparison", "ItemFlags", "Marks", "filter_names", "flip_marks",
+           "item_flags", "marks_of"]
 
 #: The kinds of flag, in display order (``fixed`` and ``regressed`` are per compared
 #: protocol: ``fixed:pcf``).
@@ -140,12 +140,3 @@ def flip_marks(marks: Mapping[str, Marks]) -> Marks | None:
     """The protocol whose order effects the flip-rate chart shows: ``pcf``, else the first
     one that asked more than one order."""
     return marks.get("pcf") or next((m for m in marks.values() if m.n_calls > 1), None)
-
-
-def count_flags(flags: Iterable[ItemFlags]) -> dict[str, int]:
-    """How many items carry each flag (a name absent: none)."""
-    counts: dict[str, int] = {}
-    for f in flags:
-        for name in f.names():
-            counts[name] = counts.get(name, 0) + 1
-    return counts

@@ -3,12 +3,18 @@
 Everything from a dataset or a model is escaped by jinja2's autoescape; the page is readable
 without JavaScript (every item's question, candidates, calls and raw judge texts are in the
 HTML). The script filters the item browser (reading and writing the URL hash
-``#filter=flipped,failed``) and puts each call's prompt together when the call is opened: the
+``#filter=flipped,fixed:pcf``) and puts each call's prompt together when the call is opened: the
 page stores each distinct text once (:mod:`.page_texts`), where writing every prompt out made
 a page of long candidates about seven times the size of its texts.
 
 The item browser holds at most ``max_items`` items (flagged items first, then the rest, in
 run order), so the page of a large run stays small; ``jurybox show RUN ITEM`` shows any item.
+Everything else on the page is over every item and read from what the run recorded, not
+computed again: the summary table, the accuracy-vs-k curve and the position charts from
+summary.json, the totals and warnings from run.json and summary.json (:mod:`.totals`), the
+filter counts and the flip-rate chart from items.jsonl's decisions (:mod:`.flags`). Only the
+shown items' calls are read and parsed, so writing a report costs about the same for 2,000
+items as for 10,000 (``benchmarks/report_speed.py``).
 """
 
 from __future__ import annotations
