@@ -113,15 +113,15 @@ def run_totals(manifest: Mapping[str, Any], summary: Mapping[str, Any]) -> RunTo
     if len(sessions) > 1:
         rows = []
         for i, s in enumerate(sessions, start=1):
-            started = when(s.get("started"))
+            started = when(s.get("started")).removesuffix(" UTC")  # the caption says UTC
             rows.append(_row(f"session {i}, {started}" if started else f"session {i}",
                              str(s.get("status") or ""), s.get("seconds"),
                              _dict(s.get("totals"))))
         rows.append(_row("run", str(manifest.get("status") or ""),
                          sum(number(s.get("seconds")) for s in sessions), totals))
-        table = Table(_COLUMNS, rows, "The run was resumed: each session's line is what the "
-                      "terminal printed at its end (\"model calls this run\"); the run line is "
-                      "their sum (run.json).")
+        table = Table(_COLUMNS, rows, "The run was resumed: each session (its start, UTC) "
+                      "is what the terminal printed at its end (\"model calls this run\"); the "
+                      "run line is their sum (run.json).")
     cost = _dict(summary.get("cost"))
     usd = number(cost.get("usd"))
     simulated = bool(_dict(manifest.get("model")).get("simulated"))
