@@ -110,6 +110,10 @@ def test_report_in_headless_chromium(run_dir, tmp_path):
     assert sum(t == "script" for t, _ in dom.elements) == 2  # the probe's and the page's
     assert all("hidden" not in a for a in dom.items)
     assert f"showing {len(flags)} of {len(flags)}" in text
+    # the totals panel: run.json's totals, as the browser shows them
+    totals = json.loads((run_dir / "run.json").read_text())["totals"]
+    assert f"model calls{totals['model_calls']:,}" in text.replace("\n", "")
+    assert f"prompt tokens{totals['prompt_tokens']:,}" in text.replace("\n", "")
 
     filtered = _parse(render(BROWSER, probe.as_uri() + "#filter=flipped",
                              tmp_path / "profile").dom)
@@ -117,10 +121,36 @@ def test_report_in_headless_chromium(run_dir, tmp_path):
     assert shown == flipped
     assert f"showing {len(flipped)} of {len(flags)}" in "".join(filtered.text)
 
-    either = _parse(render(BROWSER, probe.as_uri() + "#filter=fixed,regressed",
+    either = _parse(render(BROWSER, probe.as_uri() + "#filter=fixed:pcf,regressed:pcf",
                            tmp_path / "profile").dom)
     shown = {a["data-item"] for a in either.items if "hidden" not in a}
-    assert shown == {i for i, f in flags.items() if f & {"fixed", "regressed"}}
+    assert shown == {i for i, f in flags.items() if f & {"fixed:pcf", "regressed:pcf"}}
+
+
+@needs_browser
+def test_warnings_in_the_totals_panel_are_text(run_dir, tmp_path):
+    """A warning is shown as the terminal printed it, as text: summary.json edited to carry
+    markup (warnings come from the run, but the file is the user's)."""
+    import shutil
+
+    from jurybox.reports import write_report
+
+    assert BROWSER is not None
+    copy = tmp_path / "run"
+    shutil.copytree(run_dir, copy)
+    summary = json.loads((copy / "summary.json").read_text())
+    summary["warnings"] = [f"the judge said {IMG} and {SCRIPT}"]
+    summary["failed_units"] = {"units": 1, "api": 1}
+    (copy / "summary.json").write_text(json.dumps(summary))
+    loaded = render(BROWSER, write_report(copy).as_uri(), tmp_path / "profile")
+    assert loaded.console == []
+    dom = _parse(loaded.dom)
+    text = "".join(dom.text)
+    assert f"warning: the judge said {IMG} and {SCRIPT}" in text
+    assert (f"partial: 1 of {summary['n_items']} items have no decision. 1 from API errors: "
+            f"rerun the same command to judge them again.") in text
+    assert not any(t == "img" for t, _ in dom.elements)
+    assert sum(t == "script" for t, _ in dom.elements) == 1  # the page's own
 
 
 @needs_browser

@@ -57,12 +57,16 @@ def hand_run(tmp_path):
         _call("q2", *q2, 1, _answer({"A": 20, "B": 95, "C": 50}, ["B", "C", "A"])),
         _call("q2", *q2, 2, _answer({"A": 90, "B": 40, "C": 30}, ["A", "B", "C"])),
     ]
+    # top picks as the run records them: q1 #0, #1, #0 (shown at positions 0, 0, 1); q2's
+    # two answers both #2 (positions 1, 0)
     items = [{"schema": 1, "item_id": "q1", "protocol": "pcf", "n_candidates": 3, "n_calls": 3,
               "n_ok": 3, "winners": [0], "credit": 1.0, "gold": [0],
-              "combined": [73.3333, 59.1667, 20.0], "failures": [], "k": 3, "stop": "all",
+              "combined": [73.3333, 59.1667, 20.0], "top_picks": [0, 1, 0],
+              "top_positions": [0, 0, 1], "failures": [], "k": 3, "stop": "all",
               "failed": False},
              {"schema": 1, "item_id": "q2", "protocol": "pcf", "n_candidates": 3, "n_calls": 3,
               "n_ok": 2, "winners": [2], "credit": 1.0, "gold": [2], "combined": None,
+              "top_picks": [2, 2], "top_positions": [1, 0],
               "failures": ["parse"], "k": 3, "stop": "all", "failed": False}]
     run = tmp_path / "run"
     run.mkdir()
@@ -92,16 +96,17 @@ def test_hand_run_views(hand_run):
     assert pcf.calls[1].run.scores == (70.0, 90.0, 50.0)
     assert pcf.calls[1].ranking == (1, 0, 2)
     assert pcf.top_picks == (0, 1, 0)
-    # direct judgment = perm0 alone: #0 wins, gold -> credit 1; pcf credit 1: neither flag
+    # direct judgment = perm0 alone: #0 wins, gold -> credit 1; one protocol, so no
+    # comparison and no fixed / regressed filter; the top pick changed: flipped
     assert q1.direct_credit == 1.0
-    assert q1.flags.names() == ("flipped",)
+    assert q1.flags.names() == ("flipped",) and reader.comparison is None
     assert pcf.disagreement == pytest.approx(1 / 3)  # perm1's top (#1) is not a winner
     q2 = reader.item("q2")
     failed = q2.protocol("pcf").calls[0]
     assert not failed.ok and failed.failure == "parse" and failed.run is None
     assert failed.text == "I cannot judge this."
     assert q2.flags.names() == ("failed",)  # both orders that answered rank #2 first
-    assert q2.direct_credit is None  # the direct judgment failed: no fixed / regressed
+    assert q2.direct_credit is None  # the direct judgment (perm0) failed
 
 
 def test_hand_run_curve(hand_run):
@@ -156,8 +161,8 @@ def test_sim_run_flags_match_what_the_run_recorded(sim_run):
         assert v.protocol("direct").calls[0] is pcf.calls[0]  # one shared call
         assert v.direct_credit == recorded[(v.item_id, "direct")]["credit"]
     vs = summary["protocols"]["pcf"]["vs_baseline"]
-    assert sum(v.flags.fixed for v in views) == vs["improvements"]
-    assert sum(v.flags.regressed for v in views) == vs["regressions"]
+    assert sum("pcf" in v.flags.fixed for v in views) == vs["improvements"]
+    assert sum("pcf" in v.flags.regressed for v in views) == vs["regressions"]
     assert sum(v.flags.flipped for v in views) == round(
         summary["protocols"]["pcf"]["order"]["flip_rate"] * 30)
 

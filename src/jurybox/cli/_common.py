@@ -199,15 +199,10 @@ def exit_for_status(result: Any, *, strict: bool = True,
         raise typer.Exit(EXIT_NOTHING_JUDGED)
     failed = result.failed_units
     if failed.units:
-        parts = [f"partial: {failed.units} of {result.n_units} items have no decision."]
-        if failed.api:
-            parts.append(f"{failed.api} from API errors: rerun the same command to judge "
-                         f"them again.")
-        if failed.units - failed.api:
-            parts.append(f"{failed.units - failed.api} from unusable or refused answers, "
-                         f"recorded in calls.jsonl (a rerun serves the same answers from the "
-                         f"cache).")
-        print(safe_text(" ".join(parts)), file=sys.stderr)
+        from ..reports.notes import partial_note  # the report says it in the same words
+
+        print(safe_text(partial_note(failed.units, failed.api, result.n_units)),
+              file=sys.stderr)
         if strict:
             raise typer.Exit(EXIT_PARTIAL)
 

@@ -97,9 +97,9 @@ def run_jury_command(config: Any, jury: Jury, out: Path, options: RunOptions, *,
     failed = {p: s.jury_items_failed for p, s in result.summary.protocols.items()
               if s.jury_items_failed}
     if failed:
-        print(safe_text(f"partial: items without a jury decision (no judge decided them): "
-                        f"{failed}; rerun the same command to judge API failures again"),
-              file=sys.stderr)
+        from ..reports.notes import jury_partial_note  # the report says it in the same words
+
+        print(safe_text(jury_partial_note(failed)), file=sys.stderr)
         raise typer.Exit(3)
 
 
@@ -227,8 +227,9 @@ def print_jury_result(result: JuryResult) -> None:
                   highlight=False, markup=False)
     usd = [t["usd"] for t in s.judges.values() if t.get("usd") is not None]
     if usd:
-        console.print(safe_text(f"spent: {sum(usd):,.4f} USD over the judges' sessions"),
-                      highlight=False, markup=False)
+        from ..reports.notes import jury_spent_note
+
+        console.print(safe_text(jury_spent_note(sum(usd))), highlight=False, markup=False)
     console.print(safe_text(
         f"run directory: {result.out}  (jury.json, items.jsonl: the jury's and each judge's "
         f"decision per item, summary.json; each judge's own run in judges/<name>/)"),

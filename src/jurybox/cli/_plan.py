@@ -47,8 +47,9 @@ def print_plan(plan: RunPlan, *, model: str, what: str) -> None:
 def cost_line(result: Any) -> None:
     """After a run: what it spent (every session), when a price was known."""
     if getattr(result, "cost_usd", None) is not None:
-        _say(f"spent: {result.cost_usd:,.4f} USD over the run's sessions (prompt and "
-             f"completion tokens at the given or bundled price)")
+        from ..reports.notes import spent_note  # the report says it in the same words
+
+        _say(spent_note(result.cost_usd))
 
 
 def plan_for(units: Any, protocols: list, *, model: str, price: Price | None) -> RunPlan:

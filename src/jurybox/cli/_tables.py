@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from rich.table import Table
 
+from ..reports.notes import no_comparison_note, no_sign_test_note
 from ..terminal import data, safe_text
 from ._common import console
 
@@ -176,11 +177,11 @@ def print_bench_result(result: BenchResult, title: str) -> None:
         console.print(lengths)
     for name, s in summary.protocols.items():
         if s.vs_baseline_skipped:
-            console.print(data(f"no comparison of {summary.label(name)} with "
-                               f"{summary.baseline}: {s.vs_baseline_skipped}"))
+            console.print(data(no_comparison_note(summary.label(name), summary.baseline,
+                                                  s.vs_baseline_skipped)))
         elif s.vs_baseline is not None and s.vs_baseline.reason:
-            console.print(data(f"no sign test of {summary.label(name)} against "
-                               f"{summary.baseline}: {s.vs_baseline.reason}"))
+            console.print(data(no_sign_test_note(summary.label(name), summary.baseline,
+                                                 s.vs_baseline.reason)))
     t = result.totals
     failed = sum(t.failures.values())
     if summary.replayed:

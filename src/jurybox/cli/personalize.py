@@ -14,6 +14,8 @@ from ..errors import ConfigError
 from ..limits import MAX_SEEDS, MIN_UNITS_FOR_CI
 from ..run.options import (DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY, DEFAULT_STRUCTURED,
                            DEFAULT_TIMEOUT_S, DEFAULT_TRANSPORT)
+from ..reports.notes import (ALIGNMENT_CAPTION, error_change, few_raters_note, mean_ci_cell,
+                             shortfall_note, similarity_text, versus_aggregate)
 from ..terminal import data, safe_text
 from ._common import BenchProgress, console, default_out, exit_for_status, fail_cleanly
 from ._plan import cost_line, plan_for, print_plan
@@ -31,34 +33,16 @@ BUNDLED_RUBRIC_NAMES = "pbig, squality, offensiveness"
 
 
 def _cell(m: MeanCI, pct: bool = False) -> str:
-    if m.mean is None or math.isnan(m.mean):
-        return f"— (n {m.n})"
-    scale, fmt = (100, ".1f") if pct else (1, ".2f")
     lo, hi = m.ci
-    ci = "" if lo is None or math.isnan(lo) else f" [{scale * lo:{fmt}}, {scale * hi:{fmt}}]"
-    return f"{scale * m.mean:{fmt}}{ci}"
-
-
-def error_change(difference: float, low: float, high: float) -> str:
-    """Personalized's mean absolute error against aggregate's, said by its sign (never "lower
-    by -3.5"): ``difference`` = aggregate's - personalized's, its 95% CI ``low``-``high``."""
-    if difference == 0:
-        return f"mean |error| the same (95% CI of the difference {low:+.3f} to {high:+.3f})"
-    word, size, lo, hi = (("lower", difference, low, high) if difference > 0 else
-                          ("higher", -difference, -high, -low))
-    return f"mean |error| {word} by {size:.3f} (95% CI {lo:.3f} to {hi:.3f})"
+    return mean_ci_cell(math.nan if m.mean is None else m.mean,
+                        math.nan if lo is None else lo, math.nan if hi is None else hi, m.n,
+                        pct=pct)
 
 
 def alignment_table(summary: PersonalizeSummary, title: str) -> Table:
     """One row per (condition, dimension): n raters, units, coverage, alpha, exact, MAE."""
-    table = Table(title=data(title), title_justify="left", caption_justify="left", caption=(
-        "Each metric per target rater, then the mean over raters [95% bootstrap CI over "
-        "raters]. "
-        "alpha: Krippendorff's alpha between the judge's scores and the rater's labels ((n): "
-        "raters where it is defined). cover: scored / asked units; abstained (all seeds below "
-        "the confidence threshold), failed and blocked (a prerequisite without a usable score) "
-        "units count against it; gated units and predicted exclusion codes are missing by "
-        "design."))
+    table = Table(title=data(title), title_justify="left", caption_justify="left",
+                  caption=ALIGNMENT_CAPTION)
     for col in ("condition", "dimension", "raters", "units", "cover %", "alpha (n)", "exact %",
                 "MAE", "abst/fail/block", "gated/excl"):
         table.add_column(col, justify="left" if col in ("condition", "dimension") else "right",
@@ -77,28 +61,21 @@ def print_personalize(result: PersonalizeResult, title: str) -> None:
     """Alignment table, personalized vs aggregate, reasoning similarity, totals."""
     s = result.summary
     console.print(alignment_table(s, title))
-    few = sorted({m.n for row in s.alignment for m in (row.alpha, row.exact, row.mae,
-                                                       row.coverage_by_rater)
-                  if 0 < m.n < MIN_UNITS_FOR_CI})
+    few = few_raters_note([m.n for row in s.alignment for m in (
+        row.alpha, row.exact, row.mae, row.coverage_by_rater)], MIN_UNITS_FOR_CI)
     if few:
-        console.print(f"too few raters for a CI: means over {' or '.join(map(str, few))} "
-                      f"raters are shown without one (a CI needs {MIN_UNITS_FOR_CI} or more)",
-                      highlight=False)
+        console.print(few, highlight=False)
     for shot in s.personalized_vs_aggregate:
         p = shot.comparison
         lo, hi = p.confidence_interval
-        console.print(f"personalized vs aggregate, k={shot.k}: {p.n} units, closer "
-                      f"{p.improvements}, further {p.regressions}, same {p.ties}; "
-                      f"sign p {p.p_value:.3g}; {error_change(p.difference, lo, hi)}")
-    if s.shortfall_units:
-        console.print(f"{s.shortfall_units} (unit, dimension) judgments had fewer eligible "
-                      f"examples than k: all were used (see items.jsonl 'shortfall')")
+        console.print(versus_aggregate(shot.k, p.n, p.improvements, p.regressions, p.ties,
+                                       p.p_value, p.difference, lo, hi))
+    if shortfall := shortfall_note(s.shortfall_units):
+        console.print(shortfall)
     for r in s.reasoning_similarity:
-        text = (f"rho {r.rho:+.3f} [{r.ci[0]:+.3f}, {r.ci[1]:+.3f}]" if r.reason is None else
-                "NaN: " + r.reason if math.isnan(r.rho) else
-                f"rho {r.rho:+.3f} (no CI: {r.reason})")
         console.print(data(f"reasoning similarity vs rater agreement ({r.condition}, "
-                           f"{r.dimension}, {r.n_pairs} rater pairs): {text}"))
+                           f"{r.dimension}, {r.n_pairs} rater pairs): "
+                           f"{similarity_text(r.rho, *r.ci, r.reason)}"))
     t = result.totals
     console.print(safe_text(f"model calls this run: {t.model_calls}  cache hits: "
                             f"{t.cache_hits}  failed: {sum(t.failures.values())}  run "
@@ -232,4 +209,4 @@ def personalize(
     exit_for_status(result)
 
 
-__all__ = ["personalize", "alignment_table", "print_personalize"]
+__all__ = ["personalize", "alignment_table", "error_change", "print_personalize"]

@@ -27,13 +27,15 @@ def report(
         "run's).")] = False,
 ) -> None:
     """Write RUN/report.html: one self-contained page (no network) with the summary table,
-    accuracy against the number of permutations used, position effects, flip rates, agreement
-    or alignment, and an item browser with filters. Every judging command writes it at the
-    end; this rewrites it (say after an interrupted run) with no model calls. A report
-    already written by this jurybox from the run's files as they are now is left as it is
-    (--force rewrites it). Given a folder of runs, it writes each run's report that is
-    missing or out of date, then FOLDER/index.html: one page listing every run (kind, data,
-    judge, status, results, calls, cost) with a link to each report."""
+    the run's totals (calls, cache hits, retries, re-asks, failures, tokens, cost) and
+    warnings, accuracy against the number of permutations used, position effects, flip
+    rates, length bias, agreement or alignment, and an item browser with filters. Every
+    judging command writes it at the end; this rewrites it (say after an interrupted run)
+    with no model calls. A report already written by this jurybox from the run's files as
+    they are now is left as it is (--force rewrites it). Given a folder of runs, it writes
+    each run's report that is missing or out of date, then FOLDER/index.html: one page
+    listing every run (kind, data, judge, status, results, calls, cost) with a link to each
+    report."""
     from ..jury.report import is_jury_dir
 
     if is_jury_dir(run) and not (run / "run.json").exists():  # a jury's run directory

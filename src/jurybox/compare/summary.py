@@ -10,6 +10,7 @@ from typing import Any
 
 from ..datasets import BUCKETS
 from ..reports import unit_of
+from ..reports.curve import CurveCollector, PermutationCurve
 from ..stats import (AccuracyResult, BucketAccuracy, LengthBias, LengthTally, OrderDiagnostics,
                      OrderTally, PairedComparison, accuracy, bucket_accuracy, judgebench_vote,
                      paired_comparison)
@@ -54,6 +55,10 @@ class ProtocolSummary:
         length_bias: how often the decision picks the longest candidate (pairwise: the
             longer response wins), against an unbiased judge and the gold
             (:mod:`jurybox.stats.length`); per item decision, not per call.
+        curve: listwise protocols of more than one order (PCF): accuracy on the first k
+            orders, k = 1..K (:class:`jurybox.reports.PermutationCurve`); None when a record
+            lacks ``winners_by_k`` (written before it existed: the report then computes it
+            from the recorded calls).
     """
 
     accuracy: AccuracyResult
@@ -74,6 +79,7 @@ class ProtocolSummary:
     calls_per_item: dict[str, Any] | None = None
     stops: dict[str, int] | None = None
     length_bias: LengthBias | None = None
+    curve: PermutationCurve | None = None
 
     def to_json(self) -> dict[str, Any]:
         """Fields that apply (None = does not apply to this task, left out)."""
@@ -183,6 +189,8 @@ class _Tally:
         self.all_both_orders = True
         self.calls_used: Counter[int] = Counter()
         self.stops: Counter[str] = Counter()
+        self.curve = CurveCollector("", 1)  # listwise: accuracy on the first k orders
+        self.curve_complete = True
 
     def add(self, r: dict) -> None:
         unit = unit_of(r)
@@ -196,6 +204,7 @@ class _Tally:
             self.order.add(r["top_picks"], r["top_positions"], r["n_candidates"])
             self.calls_used[r["n_calls"]] += 1
             self.stops[r.get("stop", "all")] += 1
+            self._add_to_curve(unit, r)
             return
         self.buckets[unit] = (r["bucket"], r["split"])
         for v in r["shown_verdicts"]:
@@ -213,6 +222,18 @@ class _Tally:
         else:
             self.rule[judgebench_vote(r["call_verdicts"], "A" if r["label"] == "A>B" else "B")] += 1
 
+    def _add_to_curve(self, unit: str, r: dict) -> None:
+        """A listwise record into the accuracy-vs-k curve (kept when some item planned more
+        than one order: PCF)."""
+        self.curve.protocol = r["protocol"]
+        self.curve.k = max(self.curve.k, int(r.get("k") or 1))
+        failed = r.get("failed", r.get("n_ok") == 0)
+        if "winners_by_k" not in r and r["n_calls"] > 1 and not failed:
+            self.curve_complete = False  # written before the field: the report computes it
+        prefix = r.get("winners_by_k") or [()] * max(r["n_calls"] - 1, 0)
+        self.curve.add_decision(unit, prefix, None if failed else r["winners"],
+                                r.get("gold") or ())
+
     def summary(self, credits: dict[str, float | None], seed: int,
                 vs: PairedComparison | str | None) -> ProtocolSummary:
         """``vs``: the comparison with the baseline, why there is none (str), or None."""
@@ -226,8 +247,11 @@ class _Tally:
             n = sum(self.calls_used.values())
             per_item = {"mean": sum(k * v for k, v in self.calls_used.items()) / n if n else None,
                         "distribution": dict(sorted(self.calls_used.items()))}
+            curve = (self.curve.curve(seed) if self.curve.k > 1 and self.curve_complete
+                     else None)
             return ProtocolSummary(**common, order=self.order.result(),  # type: ignore[arg-type]
-                                   calls_per_item=per_item, stops=dict(sorted(self.stops.items())))
+                                   calls_per_item=per_item, stops=dict(sorted(self.stops.items())),
+                                   curve=curve)
         by_bucket = {u: b for u, (b, _) in self.buckets.items()}
         splits = sorted({s for _, s in self.buckets.values()})
         extras: dict[str, Any] = {

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
-from ..errors import ConfigError, DataError, did_you_mean, did_you_mean_file
+from ..errors import ConfigError, DataError, JuryboxError, did_you_mean, did_you_mean_file
 from ._rows import iter_jsonl
 from ._validate import MAX_CANDIDATES, check_file
 from .generic import iter_listwise_jsonl, iter_pairs_jsonl
@@ -21,7 +21,7 @@ from .truthfulqa import iter_truthfulqa
 __all__ = ["Item", "LoadedDataset", "ItemSelection", "load_dataset", "select_items",
            "load_listwise", "bundled_path", "resolve_bundled", "BUNDLED",
            "BUNDLED_OUTPUTS", "BUNDLED_RATINGS", "BUNDLED_RUBRICS", "BUNDLED_ITEMS",
-           "FORMATS", "dataset_format", "file_sha256"]
+           "FORMATS", "dataset_format", "file_sha256", "reopen_dataset"]
 
 _JB = "judgebench/judgebench_"
 #: Bundled datasets: name -> (paths inside jurybox/data, format).
@@ -259,20 +259,7 @@ def load_dataset(dataset: str, *, format: str = "auto", subset: str | None = "Fa
             rows, duplicate ids across files.
         ConfigError: unknown ``format``; ``n`` outside 2..26 for TruthfulQA.
     """
-    if format not in FORMATS:
-        raise ConfigError(f"unknown format {format!r}; choose one of {', '.join(FORMATS)}")
-    if dataset in BUNDLED:
-        relatives, fmt = BUNDLED[dataset]
-        paths, name = [bundled_path(r) for r in relatives], dataset
-        format = fmt if format == "auto" else format
-    else:
-        paths, name = [Path(dataset)], Path(dataset).stem
-        if not paths[0].exists():
-            hint = did_you_mean_file(paths[0]) or did_you_mean(dataset, BUNDLED)
-            raise DataError(paths[0], f"file not found{hint} (bundled datasets: "
-                                      f"{', '.join(sorted(BUNDLED))})")
-        check_file(paths[0])
-        format = _sniff(paths[0]) if format == "auto" else format
+    paths, name, format = _locate(dataset, format)
     if format == "truthfulqa" and not 2 <= n <= MAX_CANDIDATES:
         raise ConfigError(f"n (candidates per TruthfulQA item) must be 2 to {MAX_CANDIDATES}, "
                           f"got {n!r}")
@@ -289,12 +276,60 @@ def load_dataset(dataset: str, *, format: str = "auto", subset: str | None = "Fa
     if not ids:
         raise DataError(paths[0], f"no items (subset filter {subset!r})"
                         if format == "rewardbench2" else "no items")
-    hashes = [file_sha256(p) for p in paths]
     return LoadedDataset(name=name, path=paths[0] if len(paths) == 1 else paths[0].parent,
-                         format=format, sha256=hashes[0] if len(hashes) == 1
-                         else hashlib.sha256("\n".join(hashes).encode()).hexdigest(),
-                         task=TASKS[format], n_items=len(ids), splits=splits,
-                         paths=tuple(paths), subset=subset, n_candidates=n,
+                         format=format, sha256=_sha256(paths), task=TASKS[format],
+                         n_items=len(ids), splits=splits, paths=tuple(paths), subset=subset,
+                         n_candidates=n, labelled=labelled)
+
+
+def _locate(dataset: str, format: str) -> tuple[list[Path], str, str]:
+    """(paths, name, format) of a bundled name or a file path (``auto`` resolved).
+
+    Raises:
+        ConfigError: unknown ``format``. DataError: no such name or file, or a file that
+            cannot be read.
+    """
+    if format not in FORMATS:
+        raise ConfigError(f"unknown format {format!r}; choose one of {', '.join(FORMATS)}")
+    if dataset in BUNDLED:
+        relatives, fmt = BUNDLED[dataset]
+        return [bundled_path(r) for r in relatives], dataset, fmt if format == "auto" else format
+    path = Path(dataset)
+    if not path.exists():
+        hint = did_you_mean_file(path) or did_you_mean(dataset, BUNDLED)
+        raise DataError(path, f"file not found{hint} (bundled datasets: "
+                              f"{', '.join(sorted(BUNDLED))})")
+    check_file(path)
+    return [path], path.stem, _sniff(path) if format == "auto" else format
+
+
+def _sha256(paths: list[Path]) -> str:
+    """:attr:`LoadedDataset.sha256` of a dataset's files."""
+    hashes = [file_sha256(p) for p in paths]
+    return hashes[0] if len(hashes) == 1 else hashlib.sha256(
+        "\n".join(hashes).encode()).hexdigest()
+
+
+def reopen_dataset(dataset: str, sha256: str, *, format: str = "auto",
+                   subset: str | None = "Factuality", n: int = 4,
+                   labelled: bool = True) -> LoadedDataset | None:
+    """A dataset a run checked, opened again to read its items without checking every row
+    first (what :func:`load_dataset` does): its files are hashed, and when their bytes are
+    still the recorded ``sha256`` they are the rows that run checked. ``n_items`` and
+    ``splits`` are then unknown (0 and {}): iterate to read the items.
+
+    Returns:
+        The dataset, or None when the bytes changed or the files are gone or unreadable.
+    """
+    try:
+        paths, name, format = _locate(dataset, format)
+        if _sha256(paths) != sha256:
+            return None
+    except (JuryboxError, OSError):
+        return None
+    return LoadedDataset(name=name, path=paths[0] if len(paths) == 1 else paths[0].parent,
+                         format=format, sha256=sha256, task=TASKS[format], n_items=0,
+                         splits={}, paths=tuple(paths), subset=subset, n_candidates=n,
                          labelled=labelled)
 
 

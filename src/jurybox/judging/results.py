@@ -52,7 +52,7 @@ class ItemJudgment:
         flipped: the order changed the judge's answer: listwise, the top picks differ across
             permutations; pairwise, a call and the call showing the pair in the reverse order
             gave different verdicts (:func:`~jurybox.protocols.pairwise.orders_disagree`; the
-            report's "disagreeing"). False for one call.
+            report's "flipped" too). False for one call.
         failed: no decision (every needed call failed: API error, unparseable, refusal).
         failures: failure kinds of the calls that failed (``api``, ``parse``, ``refusal``).
         n_calls, n_ok: calls asked, calls with a usable answer; k: orders planned (listwise);

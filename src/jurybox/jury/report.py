@@ -156,11 +156,57 @@ def _browser(records: list[dict[str, Any]], names: list[str], task: str) -> str:
             f"<th>jury</th>{head}</tr>{''.join(rows)}</table>")
 
 
+def _totals_section(folder: Path, jury: dict[str, Any], summary: dict[str, Any]) -> str:
+    """Calls, cache hits, retries, re-asks, failed judgments, tokens and cost over the judges
+    (each judge's run.json: every session), a row per judge, and what the terminal warned
+    about: items without a jury decision, each judge's warnings."""
+    from ..reports.notes import jury_partial_note
+    from ..reports.rundir import read_manifest
+    from ..reports.totals import jury_totals
+
+    judges, warnings = [], []
+    for j in jury.get("judges") or ():
+        try:
+            manifest = read_manifest(folder / str(j.get("out", "")) / "run.json") or {}
+            judge_summary = json.loads((folder / str(j.get("out", "")) / "summary.json")
+                                       .read_text(encoding="utf-8"))
+        except (DataError, OSError, ValueError):
+            manifest, judge_summary = {}, {}
+        judges.append((str(j.get("name")), manifest))
+        if isinstance(judge_summary, dict):
+            warnings += [f"warning ({j.get('name')}): {w}"
+                         for w in judge_summary.get("warnings") or () if isinstance(w, str)]
+    failed = {name: p.get("jury_items_failed") for name, p in
+              (summary.get("protocols") or {}).items() if p.get("jury_items_failed")}
+    if failed:
+        warnings.insert(0, jury_partial_note(failed))
+    usd = {name: t.get("usd") for name, t in (summary.get("judges") or {}).items()}
+    totals = jury_totals(judges, usd, simulated=bool(summary.get("simulated")))
+    if totals is None:
+        return "".join(f"<p class='warn'>{escape(w)}</p>" for w in warnings)
+    figures = "".join(f"<div><dt>{escape(k)}</dt><dd>{escape(v)}</dd></div>"
+                      for k, v in totals.figures)
+    table = ""
+    if totals.sessions is not None:
+        head = "".join(f"<th>{escape(c)}</th>" for c in totals.sessions.columns)
+        rows = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>"
+                       for row in totals.sessions.rows)
+        table = f"<table><tr>{head}</tr>{rows}</table>"
+    return ("".join(f"<p class='warn'>{escape(w)}</p>" for w in warnings)
+            + f"<h2>totals</h2><dl class='figures'>{figures}</dl>{table}"
+            f"<p class='caption'>{escape(totals.caption)}</p>")
+
+
 _STYLE = ("body{font-family:system-ui,sans-serif;margin:2em;color:#111827}"
           "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #e5e7eb;"
           "padding:3px 8px;text-align:right}td:first-child,th:first-child{text-align:left}"
           "tr.jury{font-weight:bold}td.failed{color:#b91c1c}.tick{font-size:11px}"
-          ".cell{font-size:11px}")
+          ".cell{font-size:11px}.warn{background:#fef2f2;border:1px solid #fecaca;"
+          "color:#7f1d1d;padding:6px 10px;border-radius:6px}.figures{display:flex;"
+          "flex-wrap:wrap;gap:8px}.figures div{border:1px solid #e5e7eb;border-radius:6px;"
+          "padding:4px 12px;background:#f9fafb}.figures dt{color:#6b7280;font-size:12px}"
+          ".figures dd{margin:0;font-size:16px}.caption{color:#6b7280;font-size:12.5px;"
+          "max-width:900px}")
 
 
 def render_jury_report(folder: str | Path) -> str:
@@ -188,6 +234,7 @@ def render_jury_report(folder: str | Path) -> str:
             f"<p>The jury's decision: pairwise, the weighted vote of the judges' decisions (a "
             f"tie when the top weight is shared); listwise, the weighted mean of C_i, winners "
             f"within the tolerance. A judge that failed an item has no vote on it.</p>"
+            f"{_totals_section(folder, jury, summary)}"
             f"{sections}{_browser(records, names, task)}</body></html>")
 
 

@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 from ..datasets import ListwiseItem
 from ..parsing import parse_listwise
 from ..runner import Outcome
-from .aggregate import Weights, consensus, credit, run_view, winners
+from .aggregate import RunView, Weights, consensus, credit, run_view, winners
 from .adaptive import (ADAPTIVE_MODES, Adaptive, StopReason, earliest_stop, sequential_settled,
                        settled)
 from .base import CallBudget, Calls, PlannedCall, PlannedProtocol, register
@@ -55,6 +55,11 @@ class ListwiseDecision:
             change) or ``sequential`` (adaptive sequential rule met).
         lengths: each candidate's length in characters, in dataset order
             (:attr:`~jurybox.datasets.ListwiseItem.lengths`; the length bias's input).
+        winners_by_k: for k = 1 .. n_calls - 1, the winners of the successful calls among
+            the first k asked, aggregated as the decision is (empty where none of them
+            succeeded); k = n_calls is ``winners``. What accuracy against the number of orders
+            used is computed from (:mod:`jurybox.reports.curve`); left out of the record when
+            empty (one call).
     """
 
     item_id: str
@@ -73,6 +78,7 @@ class ListwiseDecision:
     stop: StopReason = "all"
     components: dict[str, tuple[float, ...]] | None = None
     lengths: tuple[int, ...] = ()
+    winners_by_k: tuple[tuple[int, ...], ...] = ()
 
     @property
     def failed(self) -> bool:
@@ -82,10 +88,13 @@ class ListwiseDecision:
     def to_record(self) -> dict[str, Any]:
         """The items.jsonl line (written once, by the run engine). Fields hold tuples of
         numbers and strings only, so a shallow copy serializes (``asdict``'s deep copy cost
-        0.1 ms an item on the hot path). ``components`` is left out when not computed."""
+        0.1 ms an item on the hot path). ``components`` is left out when not computed,
+        ``winners_by_k`` when empty."""
         record = {f.name: getattr(self, f.name) for f in fields(self)}
         if record["components"] is None:
             del record["components"]
+        if not record["winners_by_k"]:
+            del record["winners_by_k"]
         return {**record, "failed": self.failed}
 
 
@@ -231,8 +240,9 @@ class PCFProtocol(PlannedProtocol):
                stop: StopReason = "all") -> ListwiseDecision:
         """The decision from the calls asked (``k``: orders planned, default all asked)."""
         planned = len(calls) if k is None else k
-        runs = [run_view(o.value, c.order) for c, o in zip(calls, outcomes)
-                if o.value is not None]
+        views = [None if o.value is None else run_view(o.value, c.order)
+                 for c, o in zip(calls, outcomes)]
+        runs = [r for r in views if r is not None]
         failures = tuple(o.failure.kind for o in outcomes if o.failure is not None)
         gold = tuple(sorted(item.gold))
         if not runs:
@@ -251,7 +261,18 @@ class PCFProtocol(PlannedProtocol):
                                 top_picks=tuple(r.top for r in runs),
                                 top_positions=tuple(r.order.index(r.top) for r in runs),
                                 failures=failures, k=planned, stop=stop,
-                                lengths=item.lengths)
+                                lengths=item.lengths,
+                                winners_by_k=self._winners_by_k(views))
+
+    def _winners_by_k(self, views: list[RunView | None]) -> tuple[tuple[int, ...], ...]:
+        """The winners of each shorter prefix of the calls asked, from their runs in plan
+        order (None: the call failed); see ListwiseDecision."""
+        out: list[tuple[int, ...]] = []
+        for k in range(1, len(views)):
+            runs = [r for r in views[:k] if r is not None]
+            out.append(winners(consensus(runs, weights=self.weights).combined,
+                               tolerance=self.tolerance) if runs else ())
+        return tuple(out)
 
 
 @register("direct")

@@ -45,10 +45,10 @@ __getattr__, __dir__ = _lazy_exports(__name__, {
     "read_manifest": ".rundir",
     "unit_of": ".rundir",
     "write_json_atomic": ".rundir",
-    "FLAG_NAMES": ".views",
+    "FLAG_NAMES": ".flags",
     "Attempt": ".views",
     "CallView": ".views",
-    "ItemFlags": ".views",
+    "ItemFlags": ".flags",
     "ItemView": ".views",
     "ProtocolView": ".views",
 })
@@ -64,4 +64,5 @@ if _typing.TYPE_CHECKING:
     from .rundir import (SCHEMA_VERSION, FailedUnits, Records, RunDir, RunDirBusyError, RunLock,
                          iter_records, lock_run_dir, previous_sessions, read_jsonl, read_manifest,
                          unit_of, write_json_atomic)
-    from .views import FLAG_NAMES, Attempt, CallView, ItemFlags, ItemView, ProtocolView
+    from .flags import FLAG_NAMES, ItemFlags
+    from .views import Attempt, CallView, ItemView, ProtocolView

@@ -1,5 +1,10 @@
 """Accuracy against the number of permutations used: PCF on the first k of its K recorded
-orders, k = 1..K, from recorded calls only (no model calls).
+orders, k = 1..K, from what the run recorded (no model calls).
+
+The bench summary computes it from items.jsonl (PCF's records carry ``winners_by_k``, the
+winners on each shorter prefix of the orders asked) and writes it to summary.json, where the
+report reads it; for a run written before that field, the report computes it from the
+recorded calls (every call parsed again: slower).
 
 For each item and k, the successful calls among the first k orders (plan order: the cyclic
 shifts of the base order first) are aggregated with the run's own weights and tolerance
@@ -17,11 +22,13 @@ first k orders equal their final winners (how much of the final pick k orders al
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ..protocols import Weights, consensus, credit, winners
-from ..stats import AccuracyResult, accuracy
+from ..stats import AccuracyResult, ConfidenceInterval, accuracy
 from .views import ItemView
 
 __all__ = ["CurveCollector", "CurvePoint", "PermutationCurve", "permutation_curve"]
@@ -47,46 +54,99 @@ class CurvePoint:
 
 @dataclass(frozen=True)
 class PermutationCurve:
+    """Accuracy (and agreement with the final winners) on the first k orders, k = 1..K;
+    ``n_items``: items of the protocol. Written to summary.json under the protocol's
+    ``curve`` (:meth:`from_json` reads it back)."""
+
     protocol: str
     points: tuple[CurvePoint, ...]
     n_items: int
 
+    @classmethod
+    def from_json(cls, value: Any) -> PermutationCurve | None:
+        """The curve as summary.json holds it, or None when ``value`` is not one (absent,
+        or changed by hand)."""
+        try:
+            points = tuple(CurvePoint(int(p["k"]), _accuracy(p.get("accuracy")),
+                                      None if p.get("agreement") is None
+                                      else float(p["agreement"]), int(p["n_agree"]))
+                           for p in value["points"])
+            return cls(str(value["protocol"]), points, int(value["n_items"]))
+        except (KeyError, TypeError, ValueError):
+            return None
+
+
+def _number(x: Any) -> float:
+    return float(x) if isinstance(x, (int, float)) else math.nan
+
+
+def _accuracy(a: Any) -> AccuracyResult | None:
+    """An AccuracyResult from its JSON (NaN written as null)."""
+    if a is None:
+        return None
+    low, high = a.get("confidence_interval") or (None, None)
+    return AccuracyResult(_number(a["accuracy"]), int(a["n"]), int(a["n_total"]),
+                          _number(a.get("coverage")), ConfidenceInterval(
+                              _number(low), _number(high)),
+                          _number(a.get("confidence_level")))
+
 
 class CurveCollector:
-    """Per-k credits and agreement of items, fed one item at a time."""
+    """Per-k credits and agreement of items, fed one item at a time: from the items.jsonl
+    records of a run (:meth:`add_decision`, as the bench summary does: PCF records carry
+    ``winners_by_k``) or, for runs written before that field, from the item's recorded
+    calls (:meth:`add`). Items are taken in item-id order (the bench summary's order), so
+    the point at k = K is the protocol's accuracy in summary.json, CI included."""
 
-    def __init__(self, protocol: str, k: int, weights: Weights, tolerance: float) -> None:
-        self.protocol, self.weights, self.tolerance = protocol, weights, tolerance
-        self.credits: list[list[float | None]] = [[] for _ in range(k)]
-        self.agree: list[list[bool]] = [[] for _ in range(k)]
-        self.labelled = False
-        self.n_items = 0
+    def __init__(self, protocol: str, k: int, weights: Weights = Weights(),
+                 tolerance: float = 0.5) -> None:
+        self.protocol, self.k, self.weights, self.tolerance = protocol, k, weights, tolerance
+        self._items: dict[str, tuple[tuple[tuple[int, ...] | None, ...],
+                                     tuple[int, ...] | None, tuple[int, ...]]] = {}
+
+    @property
+    def n_items(self) -> int:
+        return len(self._items)
+
+    def add_decision(self, item_id: str, winners_by_k: Sequence[Sequence[int] | None],
+                     final: Sequence[int] | None, gold: Sequence[int]) -> None:
+        """One item: ``winners_by_k[k - 1]``, the winners on its first k orders asked for
+        k = 1 .. n_calls - 1 (None or empty: none of them succeeded); ``final``: the
+        recorded winners (None: the item failed); ``gold``: its gold indices (empty:
+        unlabelled). A later call for the same item replaces the earlier one."""
+        prefix = tuple(tuple(w) if w else None for w in winners_by_k)
+        self._items[item_id] = (prefix, None if final is None else tuple(final), tuple(gold))
 
     def add(self, item: ItemView) -> None:
+        """One item from its views: the winners on each prefix computed from its calls."""
         p = item.protocol(self.protocol)
         if p is None or item.task != "listwise":
             return
-        self.n_items += 1
-        self.labelled |= bool(item.gold)
-        final = None if p.failed else tuple(p.winners)
-        for k in range(1, len(self.credits) + 1):
-            if k >= len(p.calls):  # every recorded order used: the recorded decision
-                won: tuple[int, ...] | None = final
-            else:
-                runs = [c.run for c in p.calls[:k] if c.run is not None]
-                won = (winners(consensus(runs, weights=self.weights).combined,
-                               tolerance=self.tolerance) if runs else None)
-            if item.gold:
-                self.credits[k - 1].append(None if won is None else credit(won, item.gold))
-            if won is not None and final is not None:
-                self.agree[k - 1].append(set(won) == set(final))
+        prefix = []
+        for k in range(1, len(p.calls)):
+            runs = [c.run for c in p.calls[:k] if c.run is not None]
+            prefix.append(winners(consensus(runs, weights=self.weights).combined,
+                                  tolerance=self.tolerance) if runs else None)
+        self.add_decision(item.item_id, prefix, None if p.failed else p.winners, item.gold)
 
     def curve(self, seed: int) -> PermutationCurve:
+        credits: list[list[float | None]] = [[] for _ in range(self.k)]
+        agree: list[list[bool]] = [[] for _ in range(self.k)]
+        labelled = False
+        for item_id in sorted(self._items):
+            prefix, final, gold = self._items[item_id]
+            labelled |= bool(gold)
+            for k in range(1, self.k + 1):
+                # every recorded order used (an item with fewer orders than k): the decision
+                won = final if k > len(prefix) else prefix[k - 1]
+                if gold:
+                    credits[k - 1].append(None if won is None else credit(won, gold))
+                if won is not None and final is not None:
+                    agree[k - 1].append(set(won) == set(final))
         points = []
-        for k, (credits, agree) in enumerate(zip(self.credits, self.agree), start=1):
-            acc = accuracy(credits, seed=seed) if self.labelled and credits else None
-            points.append(CurvePoint(k, acc, sum(agree) / len(agree) if agree else None,
-                                     len(agree)))
+        for k, (cs, ag) in enumerate(zip(credits, agree), start=1):
+            acc = accuracy(cs, seed=seed) if labelled and cs else None
+            points.append(CurvePoint(k, acc, sum(ag) / len(ag) if ag else None, len(ag)))
         return PermutationCurve(self.protocol, tuple(points), self.n_items)
 
 

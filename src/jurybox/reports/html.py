@@ -3,12 +3,18 @@
 Everything from a dataset or a model is escaped by jinja2's autoescape; the page is readable
 without JavaScript (every item's question, candidates, calls and raw judge texts are in the
 HTML). The script filters the item browser (reading and writing the URL hash
-``#filter=flipped,failed``) and puts each call's prompt together when the call is opened: the
+``#filter=flipped,fixed:pcf``) and puts each call's prompt together when the call is opened: the
 page stores each distinct text once (:mod:`.page_texts`), where writing every prompt out made
 a page of long candidates about seven times the size of its texts.
 
 The item browser holds at most ``max_items`` items (flagged items first, then the rest, in
 run order), so the page of a large run stays small; ``jurybox show RUN ITEM`` shows any item.
+Everything else on the page is over every item and read from what the run recorded, not
+computed again: the summary table, the accuracy-vs-k curve and the position charts from
+summary.json, the totals and warnings from run.json and summary.json (:mod:`.totals`), the
+filter counts and the flip-rate chart from items.jsonl's decisions (:mod:`.flags`). Only the
+shown items' calls are read and parsed, so writing a report costs about the same for 2,000
+items as for 10,000 (``benchmarks/report_speed.py``).
 """
 
 from __future__ import annotations
@@ -24,33 +30,63 @@ from typing import Any
 
 from .. import __version__
 from ..errors import DataError, discard, write_error
-from .curve import CurveCollector
+from .curve import CurveCollector, PermutationCurve
+from .flags import Comparison, filter_names, flip_marks
 from .reader import RunReader
 from .rundir import read_manifest
 from .freshness import DEFAULT_MAX_ITEMS, INPUTS_META, report_inputs
 from .length_bias import length_bias_section
 from .page_texts import PageTexts
+from .totals import run_totals, run_warnings, when
+from .rubric_sections import personalize_sections
 from .sections import (Chart, Table, agreement_sections, curve_chart, flip_chart,
-                       personalize_sections, position_charts, summary_table)
-from .views import FLAG_NAMES, ItemView
+                       position_charts, protocol_label, summary_table)
+from .views import ItemView
 
 __all__ = ["DEFAULT_MAX_ITEMS", "render_report", "write_report"]
 
 log = logging.getLogger(__name__)
 
 
-_FLAG_HELP = {
-    "flipped": "the top pick (pairwise: the verdict) changed across the orders shown",
-    "fixed": "PCF right where the direct judgment (its first order) was wrong",
-    "regressed": "PCF wrong where the direct judgment was right",
-    "failed": "a call without a usable judgment, or a protocol without a decision",
-    "disagreeing": "pairwise: an order and its reverse gave different verdicts",
-}
+@dataclass(frozen=True)
+class Filter:
+    """One filter of the item browser: its value in the URL and ``data-flags``, its label,
+    what it means, and how many of the run's items carry it."""
+
+    value: str
+    label: str
+    help: str
+    count: int
+
+
+def _filters(reader: RunReader, counts: dict[str, int]) -> list[Filter]:
+    comparison, params = reader.comparison, reader.protocol_params
+    out = []
+    for value in filter_names(comparison):
+        kind, _, name = value.partition(":")
+        label = f"{kind}: {protocol_label(name, params.get(name, {}))}" if name else kind
+        out.append(Filter(value, label, _filter_help(kind, name, comparison, reader.task),
+                          counts.get(value, 0)))
+    return out
+
+
+def _filter_help(kind: str, name: str, comparison: Comparison | None, task: str) -> str:
+    """What a filter means, in one line (its tooltip and legend)."""
+    if kind == "flipped":
+        return "the order changed the judge's answer: " + (
+            "an order and its reverse gave different verdicts" if task == "pairwise"
+            else "the top pick changed across the orders shown")
+    if kind in ("fixed", "regressed"):
+        base = comparison.baseline if comparison is not None else "the baseline"
+        return (f"{name}'s credit {'above' if kind == 'fixed' else 'below'} {base}'s on the "
+                f"item: the items the summary's +/- column counts "
+                f"({'+' if kind == 'fixed' else '-'})")
+    return "a call without a usable judgment, or a protocol without a decision"
 
 
 @dataclass(frozen=True)
 class _Scan:
-    """What one pass over every item gives: flag counts, items to show, the curve."""
+    """What one pass over every item's decisions gives: flag counts, items to show, charts."""
 
     counts: dict[str, int]
     n_items: int
@@ -59,38 +95,50 @@ class _Scan:
 
 
 def _scan(reader: RunReader, max_items: int) -> _Scan:
-    counts = dict.fromkeys(FLAG_NAMES, 0)
+    """Flags of every item from its decisions (no call read), the items the browser holds
+    (flagged first, then the rest, in run order) and the charts."""
+    counts: dict[str, int] = {}
     flagged: list[str] = []
     plain: list[str] = []
     disagreements: list[float] = []
-    weights, tolerance = reader.pcf_settings
-    k = int((reader.protocol_params.get("pcf") or {}).get("k") or 0)
-    collector = CurveCollector("pcf", k, weights, tolerance) if k else None
-    n_items = n_flipped = 0
-    for item in reader.iter_items():
-        n_items += 1
-        names = item.flags.names()
+    n_flipped = 0
+    for item_id in reader.item_ids:
+        names = reader.flags(item_id).names()
         for name in names:
-            counts[name] += 1
-        (flagged if names else plain).append(item.item_id)
-        del flagged[max_items:]
-        del plain[max_items:]
-        if collector is not None:
-            collector.add(item)
-        p = item.protocol("pcf") or next((q for q in item.protocols if len(q.calls) > 1), None)
-        if p is not None and (d := p.disagreement) is not None:
-            disagreements.append(d)
-            n_flipped += p.flipped
+            counts[name] = counts.get(name, 0) + 1
+        chosen = flagged if names else plain
+        if len(chosen) < max_items:
+            chosen.append(item_id)
+        m = flip_marks(reader.marks(item_id))
+        if m is not None and m.disagreement is not None:
+            disagreements.append(m.disagreement)
+            n_flipped += m.flipped
     keep = set((flagged + plain)[:max_items])
     charts = []
-    if collector is not None and (chart := curve_chart(collector.curve(
-            int(reader.manifest.get("seed") or 0)))) is not None:
+    if (chart := curve_chart(_curve(reader))) is not None:
         charts.append(chart)
     charts += position_charts(reader.summary, reader.protocol_params)
+    n_items = len(reader.item_ids)
     if reader.task == "listwise" and (chart := flip_chart(disagreements, n_flipped,
                                                           n_items)) is not None:
         charts.append(chart)
     return _Scan(counts, n_items, [i for i in reader.item_ids if i in keep], charts)
+
+
+def _curve(reader: RunReader) -> PermutationCurve | None:
+    """Accuracy on the first k orders: summary.json's (the bench summary computes it), else,
+    for a run without it (written before it existed, or interrupted before its summary),
+    from every item's recorded calls."""
+    for s in (reader.summary.get("protocols") or {}).values():
+        if isinstance(s, dict) and (curve := PermutationCurve.from_json(s.get("curve"))):
+            return curve
+    k = int((reader.protocol_params.get("pcf") or {}).get("k") or 0)
+    if reader.task != "listwise" or k < 2:
+        return None
+    collector = CurveCollector("pcf", k, *reader.pcf_settings)
+    for item in reader.iter_items():
+        collector.add(item)
+    return collector.curve(int(reader.manifest.get("seed") or 0))
 
 
 def _environment() -> Any:
@@ -125,19 +173,8 @@ def _header(manifest: dict[str, Any], kind: str, task: str) -> dict[str, Any]:
             "simulated": bool(model.get("simulated")),
             "dataset": dataset.get("name") or "", "n_items": dataset.get("n_items"),
             "status": manifest.get("status") or "", "version": manifest.get("jurybox_version"),
-            "started": _when(manifest.get("started")),
+            "started": when(manifest.get("started")),
             "command": shlex.join(map(str, manifest.get("command") or ()))}
-
-
-def _when(started: Any) -> str:
-    """``2026-12-01T15:14:39.983553+00:00`` -> ``2026-12-01 15:14:39 UTC`` (else as given)."""
-    try:
-        moment = datetime.fromisoformat(str(started))
-    except ValueError:
-        return str(started or "")
-    if moment.utcoffset() is not None and not moment.utcoffset():
-        return moment.strftime("%Y-%m-%d %H:%M:%S UTC")
-    return moment.isoformat(sep=" ", timespec="seconds")
 
 
 def render_report(run_dir: str | Path, *, max_items: int = DEFAULT_MAX_ITEMS) -> str:
@@ -155,9 +192,9 @@ def render_report(run_dir: str | Path, *, max_items: int = DEFAULT_MAX_ITEMS) ->
                                "js": _asset("report.js"), "generated": datetime.now(
                                    timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
                                "jurybox_version": __version__, "summary_table": None,
-                               "charts": [], "items": [], "counts": {}, "n_items": 0,
-                               "flag_help": _FLAG_HELP, "flag_names": FLAG_NAMES,
+                               "charts": [], "items": [], "filters": [], "n_items": 0,
                                "max_items": max_items, "notes": [], "texts": PageTexts(),
+                               "totals": None, "warnings": [],
                                "inputs_meta": INPUTS_META,
                                "inputs": report_inputs(run_dir, max_items=max_items)
                                if run_dir.is_dir() else ""}
@@ -170,7 +207,10 @@ def render_report(run_dir: str | Path, *, max_items: int = DEFAULT_MAX_ITEMS) ->
                        charts=agreement_sections(summary))
         return env.get_template("report.html.j2").render(**context)
     reader = RunReader(run_dir)
-    context["header"] = _header(reader.manifest, reader.kind, reader.task)
+    context.update(header=_header(reader.manifest, reader.kind, reader.task),
+                   totals=run_totals(reader.manifest, reader.summary),
+                   warnings=run_warnings(reader.manifest, reader.summary,
+                                         reader.protocol_params))
     if not reader.summary:
         context["notes"].append("summary.json is missing (the run was interrupted before its "
                                 "end): the statistics below come from the recorded items only.")
@@ -180,8 +220,8 @@ def render_report(run_dir: str | Path, *, max_items: int = DEFAULT_MAX_ITEMS) ->
     table: Table | None = summary_table(reader.summary, reader.protocol_params)
     scan = _scan(reader, max_items)
     items: list[ItemView] = list(reader.iter_items(scan.shown, texts=True))
-    context.update(summary_table=table, charts=scan.charts, items=items, counts=scan.counts,
-                   n_items=scan.n_items)
+    context.update(summary_table=table, charts=scan.charts, items=items,
+                   filters=_filters(reader, scan.counts), n_items=scan.n_items)
     context["length_bias"] = length_bias_section(reader.summary, reader.protocol_params)
     return env.get_template("report.html.j2").render(**context)
 

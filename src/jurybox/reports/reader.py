@@ -1,16 +1,24 @@
 """Read a run directory item by item: :class:`RunReader` indexes items.jsonl and calls.jsonl
 by item (byte offsets only, one pass each), then builds one :class:`~.views.ItemView` at a time
-from the lines of that item, so a run of any size is read without holding its texts."""
+from the lines of that item, so a run of any size is read without holding its texts.
+
+The pass over items.jsonl also keeps what each item's flags need (:mod:`.flags`), so the
+report counts its filters over every item without reading a call. calls.jsonl is indexed
+when a call is first wanted, reading each line's item id from the start of the line as
+jurybox writes it (a line written otherwise is parsed whole): the texts are never parsed
+but for the items shown."""
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from ..errors import DataError, JuryboxError
 from ..protocols import Weights, protocol_class
+from .flags import Comparison, ItemFlags, Marks, item_flags, marks_of
 from .rundir import read_manifest, unit_of
 from .views import ItemView, Task, build_item
 
@@ -37,16 +45,59 @@ def line_offsets(path: Path, key: Any) -> dict[str, list[int]]:
     return out
 
 
+#: The start of a calls.jsonl line as :class:`~.rundir.RunDir` writes it, up to the item id
+#: (a JSON string: group 1).
+_CALL_HEAD = re.compile(rb'\{"schema": \d+, "session": \d+, "key": "[^"\\]*", '
+                        rb'"meta": \{"item_id": ("(?:[^"\\\n]|\\.)*")')
+
+
+def _call_item(line: bytes) -> str | None:
+    """The item id of a calls.jsonl line: read from the line's start when it has jurybox's
+    layout, else from the whole line parsed (None: not a JSON object, or no item id)."""
+    head = _CALL_HEAD.match(line)
+    try:
+        if head is not None:
+            quoted = head.group(1)  # without an escape the JSON string is its UTF-8 bytes
+            return (quoted[1:-1].decode() if b"\\" not in quoted
+                    else str(json.loads(quoted)))
+        record = json.loads(line)
+        item = (record.get("meta") or {}).get("item_id") if isinstance(record, dict) else None
+    except (ValueError, RecursionError, AttributeError):  # bad bytes too
+        return None
+    return None if item in (None, "") else str(item)
+
+
+def call_offsets(path: Path) -> dict[str, list[int]]:
+    """Byte offsets of calls.jsonl's lines by item id (see :func:`_call_item`)."""
+    out: dict[str, list[int]] = {}
+    if not path.is_file():
+        return out
+    with path.open("rb") as fh:
+        offset = 0
+        for line in fh:
+            item = _call_item(line)
+            if item is not None:
+                out.setdefault(item, []).append(offset)
+            offset += len(line)
+    return out
+
+
 def iter_lines_at(path: Path, offsets: Iterable[int]) -> Iterator[dict[str, Any]]:
-    """The JSON lines of ``path`` starting at ``offsets`` (from :func:`line_offsets`), in
-    that order, read one at a time."""
+    """The JSON objects of ``path``'s lines starting at ``offsets`` (from
+    :func:`line_offsets` or :func:`call_offsets`), in that order, read one at a time; a line
+    that is not a JSON object (cut short by a crash, or still being written) is skipped."""
     offsets = list(offsets)
     if not offsets:  # nothing to read: the file may be absent (calls.jsonl deleted)
         return
     with path.open("rb") as fh:
         for offset in offsets:
             fh.seek(offset)
-            yield json.loads(fh.readline())
+            try:
+                record = json.loads(fh.readline())
+            except (ValueError, RecursionError):
+                continue
+            if isinstance(record, dict):
+                yield record
 
 
 def _lines(path: Path, offsets: Iterable[int]) -> list[dict[str, Any]]:
@@ -116,6 +167,7 @@ class RunReader:
         kind: run.json's ``kind`` (``bench``, ``judge``, ``personalize``, ...).
         task: ``listwise``, ``pairwise`` or ``rubric``.
         item_ids: the items with a decision, in items.jsonl order.
+        comparison: the protocols summary.json compares with its baseline (None: none).
 
     Raises:
         DataError: not a run directory (no run.json), or run.json unreadable.
@@ -132,11 +184,44 @@ class RunReader:
                                 for p in self.manifest.get("protocols") or ()
                                 if isinstance(p, dict)}
         self.task = self._task()
-        # a line without a protocol is no decision jurybox wrote (a hand-edited file)
-        self._items = line_offsets(self.items_path,
-                             lambda r: unit_of(r) if isinstance(r.get("protocol"), str) else None)
-        self._calls = line_offsets(self.calls_path, lambda r: (r.get("meta") or {}).get("item_id"))
+        self.comparison = Comparison.of_summary(self.summary)
+        self._marks: dict[str, dict[str, Marks]] = {}
+        self._items = self._index_items()
+        self._calls_index: dict[str, list[int]] | None = None
         self.item_ids = list(self._items)
+
+    def _index_items(self) -> dict[str, list[int]]:
+        """Offsets of items.jsonl's decisions by unit, and each unit's marks (listwise and
+        pairwise runs), in one pass. A line without a protocol is no decision jurybox wrote
+        (a hand-edited file): skipped."""
+        marking = self.task in ("listwise", "pairwise")
+
+        def key(record: dict[str, Any]) -> str | None:
+            if not isinstance(record.get("protocol"), str):
+                return None
+            unit = unit_of(record)
+            if marking and unit:
+                try:
+                    self._marks.setdefault(unit, {})[record["protocol"]] = marks_of(
+                        record, self.task)
+                except (TypeError, ValueError):  # a field of the wrong kind (hand-edited)
+                    pass
+            return unit
+        return line_offsets(self.items_path, key)
+
+    @property
+    def _calls(self) -> dict[str, list[int]]:
+        if self._calls_index is None:
+            self._calls_index = call_offsets(self.calls_path)
+        return self._calls_index
+
+    def flags(self, item_id: str) -> ItemFlags:
+        """An item's flags from its latest decisions (what :meth:`item` shows as well)."""
+        return item_flags(self._marks.get(item_id, {}), self.comparison)
+
+    def marks(self, item_id: str) -> dict[str, Marks]:
+        """What the flags need of each protocol's latest decision on the item."""
+        return self._marks.get(item_id, {})
 
     @property
     def items_path(self) -> Path:
@@ -179,7 +264,7 @@ class RunReader:
         found = self.dataset_texts([item_id]).get(item_id) if texts else None
         task: Task = "pairwise" if self.task == "pairwise" else "listwise"
         return build_item(item_id, records, calls, task=task, texts=found,
-                          pcf=self.pcf_settings, read_prompt=texts)
+                          pcf=self.pcf_settings, read_prompt=texts, comparison=self.comparison)
 
     def iter_items(self, item_ids: Iterable[str] | None = None, *, texts: bool = False
                    ) -> Iterator[ItemView]:
@@ -192,14 +277,16 @@ class RunReader:
             records = _lines(self.items_path, self._items[item_id])
             calls = _lines(self.calls_path, self._calls.get(item_id, ()))
             yield build_item(item_id, records, calls, task=task, texts=found.get(item_id),
-                             pcf=self.pcf_settings, read_prompt=texts)
+                             pcf=self.pcf_settings, read_prompt=texts,
+                             comparison=self.comparison)
 
     def dataset_texts(self, item_ids: Iterable[str]) -> dict[str, tuple[str, tuple[str, ...]]]:
-        """(question, candidate texts) of ``item_ids`` from the run's dataset file, when it
-        can still be read and its sha256 is the one recorded; {} otherwise (the views then
-        read the texts back from a recorded prompt)."""
-        from ..datasets import PairwiseItem, load_dataset
-        from ..datasets.registry import FORMATS
+        """(question, candidate texts) of ``item_ids`` from the run's dataset file, when its
+        sha256 is still the one recorded (the rows the run checked: they are read until every
+        wanted item is found, not checked again); {} otherwise (the views then read the
+        texts back from a recorded prompt)."""
+        from ..datasets import PairwiseItem
+        from ..datasets.registry import FORMATS, reopen_dataset
 
         wanted = set(item_ids)
         dataset, config = self.manifest.get("dataset") or {}, self.manifest.get("config") or {}
@@ -211,19 +298,22 @@ class RunReader:
         sources = (config.get("dataset") or config.get("input"), dataset.get("path"))
         for source in dict.fromkeys(filter(None, sources)):
             try:
-                loaded = load_dataset(str(source), subset=config.get("subset", "Factuality"),
-                                      n=int(config.get("n_candidates") or 4), format=fmt,
-                                      labelled=False)
+                loaded = reopen_dataset(str(source), str(sha),
+                                        subset=config.get("subset", "Factuality"),
+                                        n=int(config.get("n_candidates") or 4), format=fmt,
+                                        labelled=False)
+                if loaded is None:
+                    continue
+                out: dict[str, tuple[str, tuple[str, ...]]] = {}
+                for item in loaded.iter_items():
+                    if item.item_id in wanted:
+                        if isinstance(item, PairwiseItem):
+                            out[item.item_id] = (item.question, item.responses)
+                        else:
+                            out[item.item_id] = (item.prompt, tuple(item.candidates))
+                        if len(out) == len(wanted):
+                            break
+                return out
             except (JuryboxError, OSError, ValueError):
                 continue
-            if loaded.sha256 != sha:
-                continue
-            out: dict[str, tuple[str, tuple[str, ...]]] = {}
-            for item in loaded.iter_items():
-                if item.item_id in wanted:
-                    if isinstance(item, PairwiseItem):
-                        out[item.item_id] = (item.question, item.responses)
-                    else:
-                        out[item.item_id] = (item.prompt, tuple(item.candidates))
-            return out
         return {}

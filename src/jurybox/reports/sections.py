@@ -15,7 +15,7 @@ from .charts import bar_chart, dot_plot, heatmap, line_chart
 from .curve import PermutationCurve
 
 __all__ = ["Chart", "Table", "agreement_sections", "curve_chart", "flip_chart",
-           "personalize_sections", "position_charts", "protocol_label", "summary_table"]
+           "position_charts", "protocol_label", "summary_table"]
 
 
 @dataclass(frozen=True)
@@ -121,10 +121,10 @@ def _judge_table(summary: dict[str, Any], params: dict[str, dict[str, Any]]) -> 
                  f"was the final pick. Failed items have no decision, never a score.")
 
 
-def curve_chart(curve: PermutationCurve) -> Chart | None:
-    points = curve.points
-    if not points or curve.n_items == 0:
+def curve_chart(curve: PermutationCurve | None) -> Chart | None:
+    if curve is None or not curve.points or curve.n_items == 0:
         return None
+    points = curve.points
     xs = [p.k for p in points]
     labelled = any(p.accuracy is not None for p in points)
     if labelled:
@@ -140,7 +140,7 @@ def curve_chart(curve: PermutationCurve) -> Chart | None:
     rows = [[str(p.k), (pct(p.accuracy.accuracy) + _ci(p.accuracy.confidence_interval)
                         + f" (n {p.accuracy.n})") if p.accuracy else "—",
              pct(p.agreement) + f" (n {p.n_agree})"] for p in points]
-    return Chart(title, svg, "Computed from the recorded calls of this run with the run's "
+    return Chart(title, svg, "From the run's recorded judgments (no new calls), with its "
                  "weights and tolerance. k = 1 is the direct judgment (the base order); "
                  "k = K is the run's own PCF decision. An item with fewer orders than k (n! "
                  "< K, or an adaptive stop) keeps its recorded decision.",
@@ -209,38 +209,6 @@ def flip_chart(disagreements: list[float], n_flipped: int, n_items: int) -> Char
         f"{n_flipped} of {n_items} items flipped (their top pick changed across the orders "
         f"shown). Per item: the share of its successful orders whose top pick is not among "
         f"the final winners ({len(disagreements)} decided items).")
-
-
-def personalize_sections(summary: dict[str, Any]) -> list[Chart]:
-    """The alignment table and a dot plot of alpha [CI] per condition and dimension."""
-    rows = summary.get("alignment") or []
-    if not rows:
-        return []
-
-    def cell(m: Any, digits: int = 2, scale: float = 1.0) -> str:
-        m = m or {}
-        v, ci = _num(m.get("mean")), m.get("ci") or (None, None)
-        if v is None:
-            return "—"
-        lo, hi = (_num(c) for c in ci) if len(ci) == 2 else (None, None)
-        ends = f" [{lo * scale:.{digits}f}, {hi * scale:.{digits}f}]" if lo is not None \
-            and hi is not None else ""
-        return f"{v * scale:.{digits}f}{ends}"
-
-    table = Table(["condition", "dimension", "raters", "units", "cover %", "alpha [95% CI]",
-                   "exact % [95% CI]", "MAE [95% CI]", "abstain/failed/blocked"],
-                  [[r["condition"], r["dimension"], str(r.get("n_raters", "—")),
-                    str(r.get("units", "—")), pct(r.get("coverage")), cell(r.get("alpha")),
-                    cell(r.get("exact"), 1, 100), cell(r.get("mae")),
-                    f"{r.get('abstain', 0)}/{r.get('failed', 0)}/{r.get('blocked', 0)}"]
-                   for r in rows],
-                  "Each metric per target rater, then the mean over raters with a 95% "
-                  "bootstrap CI over raters. alpha: Krippendorff's alpha between the judge's "
-                  "scores and the rater's labels.")
-    dots = [_dot(f"{r['condition']} · {r['dimension']}", (r.get("alpha") or {}).get("mean"),
-                 (r.get("alpha") or {}).get("ci")) for r in rows]
-    svg = dot_plot(dots, title="alignment with raters: alpha per condition and dimension")
-    return [Chart("alignment with raters", svg, "", [table])]
 
 
 def agreement_sections(summary: dict[str, Any]) -> list[Chart]:

@@ -6,15 +6,9 @@ protocols' own parsers (:func:`jurybox.parsing.parse_listwise`, :func:`parse_ver
 view shows what the current parser reads; a call that failed stays a failure (its kind and
 message), never a score.
 
-Flags (:class:`ItemFlags`):
-
-- ``flipped``: a listwise protocol's top pick differs across the orders it asked; pairwise:
-  its verdict did (the same as ``disagreeing``).
-- ``fixed`` / ``regressed`` (labelled listwise items with ``pcf``): PCF's credit is above /
-  below the direct judgment's, the direct judgment being PCF's first call (permutation 0, the
-  base order) or the ``direct`` protocol's decision when the run has it.
-- ``failed``: a call ended without a usable judgment, or a protocol has no decision.
-- ``disagreeing``: pairwise: the two orders of a both-orders pair gave different verdicts.
+An item's flags (:class:`~.flags.ItemFlags`: flipped, fixed/regressed against the run's
+baseline, failed, disagreeing) come from its items.jsonl records (:mod:`.flags`), the same
+computation that counts them over the whole run.
 """
 
 from __future__ import annotations
@@ -28,13 +22,12 @@ from ..parsing import parse_listwise, parse_verdict
 from ..protocols import RunView, Weights, consensus, credit, labels_for, run_view, to_original
 from ..protocols import winners as consensus_winners
 from ..protocols.pairwise import orders_disagree
+from .flags import FLAG_NAMES, Comparison, ItemFlags, item_flags, marks_of
 
 __all__ = ["Attempt", "CallView", "FLAG_NAMES", "ItemFlags", "ItemView", "ProtocolView",
            "build_item", "plan_index"]
 
 Task = Literal["listwise", "pairwise"]
-#: The item browser's filters, in display order.
-FLAG_NAMES = ("flipped", "fixed", "regressed", "failed", "disagreeing")
 
 
 @dataclass(frozen=True)
@@ -171,19 +164,6 @@ class ProtocolView:
 
 
 @dataclass(frozen=True)
-class ItemFlags:
-    flipped: bool = False
-    fixed: bool = False
-    regressed: bool = False
-    failed: bool = False
-    disagreeing: bool = False
-
-    def names(self) -> tuple[str, ...]:
-        """The flags set, in :data:`FLAG_NAMES` order."""
-        return tuple(n for n in FLAG_NAMES if getattr(self, n))
-
-
-@dataclass(frozen=True)
 class ItemView:
     """Everything recorded about one item.
 
@@ -195,8 +175,9 @@ class ItemView:
             from a recorded prompt: the escaped text the judge saw) or ``none``.
         gold: listwise gold candidate indices (empty: unlabelled); label: pairwise
             ``A>B`` / ``B>A`` (None: unlabelled).
-        direct_credit: listwise: the direct judgment's credit (see the module docstring).
-        flags: see :class:`ItemFlags`.
+        direct_credit: listwise: the direct judgment's credit: the ``direct`` protocol's
+            decision, else PCF's first call (permutation 0, the base order) decided alone.
+        flags: see :mod:`.flags`.
     """
 
     item_id: str
@@ -294,7 +275,8 @@ def _jobs(call_records: Sequence[dict[str, Any]]) -> dict[str, list[dict[str, An
 def build_item(item_id: str, records: Sequence[dict[str, Any]],
                call_records: Sequence[dict[str, Any]], *, task: Task,
                texts: tuple[str, tuple[str, ...]] | None,
-               pcf: tuple[Weights, float] | None = None, read_prompt: bool = True) -> ItemView:
+               pcf: tuple[Weights, float] | None = None, read_prompt: bool = True,
+               comparison: Comparison | None = None) -> ItemView:
     """The view of one item.
 
     Args:
@@ -304,6 +286,8 @@ def build_item(item_id: str, records: Sequence[dict[str, Any]],
             a recorded prompt (``read_prompt``; else the texts are left empty).
         pcf: PCF's weights and tolerance, to decide the direct judgment from PCF's first call
             when the run has no ``direct`` protocol.
+        comparison: the protocols the run compares with its baseline (the ``fixed`` and
+            ``regressed`` flags); None: none.
     """
     latest = {str(r["protocol"]): r for r in records}
     jobs = _jobs(call_records)
@@ -331,9 +315,9 @@ def build_item(item_id: str, records: Sequence[dict[str, Any]],
                                     if texts is not None or read_prompt else ("", (), "none"))
     item = ItemView(item_id, task, question, candidates, source, gold, label or None,
                     tuple(protocols))
-    direct = _direct_credit(item, pcf)
-    return ItemView(**{**item.__dict__, "direct_credit": direct,
-                       "flags": _flags(item, direct)})
+    flags = item_flags({name: marks_of(r, task) for name, r in latest.items()}, comparison)
+    return ItemView(**{**item.__dict__, "direct_credit": _direct_credit(item, pcf),
+                       "flags": flags})
 
 
 def _texts(texts: tuple[str, tuple[str, ...]] | None, protocols: Sequence[ProtocolView],
@@ -365,16 +349,3 @@ def _direct_credit(item: ItemView, pcf: tuple[Weights, float] | None) -> float |
     won = consensus_winners(consensus([first.run], weights=weights).combined,
                             tolerance=tolerance)
     return credit(won, item.gold)
-
-
-def _flags(item: ItemView, direct: float | None) -> ItemFlags:
-    pcf = item.protocol("pcf")
-    pcf_credit = pcf.credit if pcf is not None and not pcf.failed else None
-    compared = direct is not None and pcf_credit is not None
-    return ItemFlags(
-        flipped=any(p.flipped if item.task == "listwise" else p.disagreeing
-                    for p in item.protocols),
-        fixed=compared and pcf_credit > direct,  # type: ignore[operator]
-        regressed=compared and pcf_credit < direct,  # type: ignore[operator]
-        failed=any(p.failed for p in item.protocols) or any(not c.ok for c in item.calls),
-        disagreeing=item.task == "pairwise" and any(p.disagreeing for p in item.protocols))

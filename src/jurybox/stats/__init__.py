@@ -37,6 +37,7 @@ __all__ = [
     "length_bias",
     "order_diagnostics",
     "paired_comparison",
+    "paired_sign",
     "pairwise_alpha",
     "rater_profile",
     "wilson_interval",
@@ -70,6 +71,7 @@ __getattr__, __dir__ = _lazy_exports(__name__, {
     "order_diagnostics": ".order",
     "PairedComparison": ".paired",
     "paired_comparison": ".paired",
+    "paired_sign": ".paired",
     "TfidfIndex": ".text",
     "PairwiseAlpha": ".profiles",
     "RaterProfile": ".profiles",
@@ -88,6 +90,6 @@ if _typing.TYPE_CHECKING:
                              judgebench_counts, judgebench_vote)
     from .length import LengthBias, LengthTally, length_bias, wilson_interval
     from .order import OrderDiagnostics, OrderTally, order_diagnostics
-    from .paired import PairedComparison, paired_comparison
+    from .paired import PairedComparison, paired_comparison, paired_sign
     from .text import TfidfIndex
     from .profiles import PairwiseAlpha, RaterProfile, pairwise_alpha, rater_profile

@@ -6,9 +6,6 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import numpy as np
-
-from ._bootstrap import bootstrap_mean_ci
 from .interval import ConfidenceInterval
 
 __all__ = ["AccuracyResult", "accuracy"]
@@ -46,6 +43,10 @@ def accuracy(credits: Sequence[float | None], *, confidence: float = 0.95,
     Raises:
         ValueError: a credit outside [0, 1].
     """
+    import numpy as np  # here, not at import: jurybox.stats loads without numpy
+
+    from ._bootstrap import bootstrap_mean_ci
+
     judged = np.array([c for c in credits if c is not None], dtype=float)
     if judged.size and (judged.min() < 0 or judged.max() > 1):
         raise ValueError("credits must lie in [0, 1]")

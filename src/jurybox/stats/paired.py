@@ -6,12 +6,9 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-import numpy as np
-
-from ._bootstrap import bootstrap_mean_ci
 from .interval import ConfidenceInterval
 
-__all__ = ["PairedComparison", "paired_comparison"]
+__all__ = ["PairedComparison", "paired_comparison", "paired_sign"]
 
 
 #: ``PairedComparison.reason`` when every shared item is tied.
@@ -45,6 +42,20 @@ class PairedComparison:
     reason: str | None = None
 
 
+def paired_sign(a: float | None, b: float | None) -> int | None:
+    """One item of a paired comparison: +1 when B's credit is above A's (an improvement),
+    -1 below (a regression), 0 the same; None when either failed (None: not compared).
+    :func:`paired_comparison` counts these, and so does the report's item browser (its
+    ``fixed``/``regressed`` filters), so the two always agree.
+
+    >>> paired_sign(0.0, 1.0), paired_sign(1.0, 0.5), paired_sign(0.5, 0.5), paired_sign(None, 1)
+    (1, -1, 0, None)
+    """
+    if a is None or b is None:
+        return None
+    return (b > a) - (b < a)
+
+
 def paired_comparison(a: Mapping[str, float | None], b: Mapping[str, float | None], *,
                       confidence: float = 0.95, n_resamples: int = 2000,
                       seed: int = 0) -> PairedComparison:
@@ -65,7 +76,10 @@ def paired_comparison(a: Mapping[str, float | None], b: Mapping[str, float | Non
         ValueError: no item was judged by both (nothing to compare; a comparison of nothing
             is an error, not n = 0).
     """
+    import numpy as np  # lazy, as scipy: paired_sign needs neither
     from scipy import stats  # lazy: scipy costs about a second to import
+
+    from ._bootstrap import bootstrap_mean_ci
 
     shared = sorted(k for k in a.keys() & b.keys() if a[k] is not None and b[k] is not None)
     if not shared:
@@ -75,7 +89,8 @@ def paired_comparison(a: Mapping[str, float | None], b: Mapping[str, float | Non
                          f"(a judged {judged_a!r} items, b judged {judged_b!r})")
     diffs: np.ndarray = np.array([float(b[k]) - float(a[k])  # type: ignore[arg-type]
                                   for k in shared], dtype=float)
-    up, down = int((diffs > 0).sum()), int((diffs < 0).sum())
+    signs = [paired_sign(a[k], b[k]) for k in shared]
+    up, down = signs.count(1), signs.count(-1)
     p = stats.binomtest(up, up + down, 0.5).pvalue if up + down else math.nan
     ci = bootstrap_mean_ci(diffs, confidence=confidence, n_resamples=n_resamples, seed=seed)
     return PairedComparison(len(shared), up, down, len(shared) - up - down, float(p),
