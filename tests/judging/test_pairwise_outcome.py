@@ -63,3 +63,22 @@ def test_listwise_judge_has_no_outcome(tmp_path, monkeypatch):
     assert result.exit_code == 0, result.output
     assert "outcome" not in json.loads((tmp_path / "run/summary.json").read_text())["judge"]
     assert "candidate 0 won" not in result.output
+
+
+def test_the_report_shows_candidate_0s_outcome():
+    from jurybox.reports.sections import summary_table
+
+    summary = {"kind": "judge", "task": "pairwise",
+               "protocols": {"both-orders": {"accuracy": {}, "calls_planned": 8}},
+               "judge": {"protocol": "both-orders", "n_items": 4, "n_failed": 0,
+                         "n_labelled": 0, "flip_rate": 0.25, "mean_agreement": 0.75,
+                         "outcome": {"won": 2, "lost": 1, "tied": 1, "failed": 0,
+                                     "decided": 4, "win_rate": 0.625,
+                                     "confidence_interval": [0.25, 1.0]}}}
+    table = summary_table(summary, {})
+    row = dict(zip(table.columns, table.rows[0]))
+    assert row["0 won/lost/tied"] == "2/1/1"
+    assert row["0 win % [95% CI]"].split()[0] == "62.5"  # (2 + 1/2) / 4
+    assert "25.0" in row["0 win % [95% CI]"] and "100.0" in row["0 win % [95% CI]"]
+    listwise = {**summary, "task": "listwise", "judge": {**summary["judge"], "outcome": None}}
+    assert "0 won/lost/tied" not in summary_table(listwise, {}).columns

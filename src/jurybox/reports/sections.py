@@ -110,6 +110,11 @@ def _judge_table(summary: dict[str, Any], params: dict[str, dict[str, Any]]) -> 
     row = [protocol_label(name, params.get(name, {})), str(judge.get("n_items", "—")),
            str(judge.get("n_failed", "—")), pct(judge.get("flip_rate")),
            pct(judge.get("mean_agreement")), str(s.get("calls_planned", "—"))]
+    outcome = judge.get("outcome")
+    if isinstance(outcome, dict):  # pairwise: how candidate 0 fared
+        columns += ["0 won/lost/tied", "0 win % [95% CI]"]
+        row += ["/".join(str(outcome.get(k, "—")) for k in ("won", "lost", "tied")),
+                pct(outcome.get("win_rate")) + _ci(outcome.get("confidence_interval"))]
     labelled = int(judge.get("n_labelled") or 0)
     if labelled:
         columns += ["labelled", "acc % [95% CI]"]
@@ -118,7 +123,12 @@ def _judge_table(summary: dict[str, Any], params: dict[str, dict[str, Any]]) -> 
             f"Accuracy is over the {labelled} items that have gold only")
     return Table(columns, [row], f"{note}. flipped %: decided items whose pick changed across "
                  f"the orders shown; agreement %: mean share of an item's orders whose pick "
-                 f"was the final pick. Failed items have no decision, never a score.")
+                 f"was the final pick.{_OUTCOME_NOTE if isinstance(outcome, dict) else ''} "
+                 f"Failed items have no decision, never a score.")
+
+
+_OUTCOME_NOTE = (" 0 won/lost/tied: decided items whose verdict preferred candidate 0 (A), "
+                 "candidate 1 (B) or neither; 0 win %: (won + tied / 2) / decided.")
 
 
 def curve_chart(curve: PermutationCurve | None) -> Chart | None:
