@@ -16,7 +16,7 @@ of decisions, drawn from the first half of the work still to do), ``--kills`` ti
   once, in the session that made it), and every session before the last says ``killed``.
 
 Usage: python benchmarks/kill_resume.py [--trials 10] [--kills 1] [--seed 0]
-The issue's scenario (10 kills, then a resume) is ``--trials 1 --kills 10``.
+The ten-kill scenario (10 kills, then a resume) is ``--trials 1 --kills 10``.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ prints its size, the size of the texts (question and candidates, UTF-8), their r
 the time to render it.
 
 Usage: python benchmarks/report_size.py [--items 50] [--candidates 4] [--chars 25000] [--k 6]
-(the defaults are issue 17's case: 100 kB of candidate text per item).
+(the defaults: 100 kB of candidate text per item).
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ the best and the median, with the run's size (items, calls.jsonl) and the page's
 runs are kept under ``--keep DIR`` when given (a rerun reuses them), else in a temporary
 folder.
 
-Target (issue 19): under 2 s at 10,000 items on a 2-core machine; the item browser holds
+Target: under 2 s at 10,000 items on a 2-core machine; the item browser holds
 300 items whatever the run's size, so the time should follow the page, not the run.
 
 Usage: python benchmarks/report_speed.py [--n 2000,10000] [--k 2] [--repeats 3] [--keep DIR]

@@ -12,7 +12,7 @@ with a fresh cache. Printed per N: peak RSS of the bench process (its own `ru_ma
 calls, calls/s (calls / session seconds) and the bench process's CPU time per call (whole
 process: start-up, dataset check and summary included).
 
-Targets (issue #8): peak RSS under 500 MB at 50,000 items and within 25% of the 5,000-item
+Targets: peak RSS under 500 MB at 50,000 items and within 25% of the 5,000-item
 figure; calls/s no lower than before the run engine (877 calls/s at 50,000, concurrency 64).
 
 Usage: python benchmarks/scale.py [--n 5000,50000] [--concurrency 64] [--repeats 1]

@@ -19,7 +19,7 @@ Clients:
 - bare aiohttp: a bare semaphore loop of aiohttp POSTs, the ceiling any Python client reaches
   against this server on this machine (no retries, no bookkeeping).
 
-Target (issue #2): jurybox runner >= 90% of ideal at c=128 and >= 70% at c=512.
+Target: jurybox runner >= 90% of ideal at c=128 and >= 70% at c=512.
 
 Usage: python benchmarks/throughput.py [--latency-ms 200] [--rounds 10] [--concurrency 32,128,512]
 """

@@ -239,14 +239,15 @@ def render_jury_report(folder: str | Path) -> str:
 
 
 def write_jury_report(folder: str | Path) -> Path:
-    """Write ``folder/report.html`` (via a temp file and rename) and return its path."""
-    import os
+    """Write ``folder/report.html`` (via a temp file and rename) and return its path.
 
-    folder = Path(folder)
-    path = folder / "report.html"
-    tmp = path.with_suffix(".html.tmp")
-    tmp.write_text(render_jury_report(folder), encoding="utf-8")
-    os.replace(tmp, path)
+    Raises:
+        RunWriteError: the file cannot be written; no temporary file is left.
+    """
+    from ..reports.rundir import write_text_atomic
+
+    path = Path(folder) / "report.html"
+    write_text_atomic(path, render_jury_report(Path(folder)))
     return path
 
 

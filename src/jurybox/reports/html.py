@@ -29,11 +29,11 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from ..errors import DataError, discard, write_error
+from ..errors import DataError
 from .curve import CurveCollector, PermutationCurve
 from .flags import Comparison, filter_names, flip_marks
 from .reader import RunReader
-from .rundir import read_manifest
+from .rundir import read_manifest, write_text_atomic
 from .freshness import DEFAULT_MAX_ITEMS, INPUTS_META, report_inputs
 from .length_bias import length_bias_section
 from .page_texts import PageTexts
@@ -247,12 +247,5 @@ def write_report(run_dir: str | Path, *, max_items: int = DEFAULT_MAX_ITEMS) -> 
             directory in its place); no temporary file is left.
     """
     path = Path(run_dir) / "report.html"
-    html = render_report(run_dir, max_items=max_items)
-    tmp = path.with_suffix(".html.tmp")
-    try:
-        tmp.write_text(html, encoding="utf-8")
-        tmp.replace(path)
-    except OSError as exc:
-        discard(tmp)
-        raise write_error(path, exc) from None
+    write_text_atomic(path, render_report(run_dir, max_items=max_items))
     return path

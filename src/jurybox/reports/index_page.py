@@ -23,7 +23,7 @@ from urllib.parse import quote
 from markupsafe import Markup, escape
 
 from .. import __version__
-from ..errors import ConfigError, JuryboxError, discard, write_error
+from ..errors import ConfigError, JuryboxError
 from .freshness import DEFAULT_MAX_ITEMS
 from .index import MAX_DEPTH, RunEntry, is_run_folder, list_runs, no_runs_error
 
@@ -146,15 +146,10 @@ def write_index(folder: str | Path, *, update_reports: bool = True, force: bool 
                                   report_current=None if entry.kind == "jury" else True)
             elif outcome:
                 failures.append((entry.name, outcome))
+    from .rundir import write_text_atomic  # the run directory's writer, loaded when writing
+
     path = folder / INDEX_NAME
-    html = render_index(folder, runs)
-    tmp = path.with_suffix(".html.tmp")
-    try:
-        tmp.write_text(html, encoding="utf-8")
-        tmp.replace(path)
-    except OSError as exc:
-        discard(tmp)
-        raise write_error(path, exc) from None
+    write_text_atomic(path, render_index(folder, runs))
     return RunIndex(path, tuple(runs), tuple(written), tuple(failures))
 
 

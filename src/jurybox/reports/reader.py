@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -25,9 +25,9 @@ from .views import ItemView, Task, build_item
 __all__ = ["RunFiles", "RunReader", "read_run_files"]
 
 
-def line_offsets(path: Path, key: Any) -> dict[str, list[int]]:
-    """Byte offsets of each JSON line of ``path`` by ``key(record)`` (skipping lines that are
-    not JSON objects or have no key), keys in first-seen order."""
+def _offsets_by(path: Path, key_of: Callable[[bytes], Any]) -> dict[str, list[int]]:
+    """Byte offsets of ``path``'s lines grouped by ``key_of(line)`` (None or "": skipped),
+    keys in first-seen order; {} when the file is absent."""
     out: dict[str, list[int]] = {}
     if not path.is_file():
         return out
@@ -35,14 +35,23 @@ def line_offsets(path: Path, key: Any) -> dict[str, list[int]]:
         offset = 0
         for line in fh:
             start, offset = offset, offset + len(line)
-            try:
-                record = json.loads(line)
-                k = key(record) if isinstance(record, dict) else None
-            except (ValueError, RecursionError, KeyError, TypeError):
-                continue
+            k = key_of(line)
             if k not in (None, ""):
                 out.setdefault(str(k), []).append(start)
     return out
+
+
+def line_offsets(path: Path, key: Any) -> dict[str, list[int]]:
+    """Byte offsets of each JSON line of ``path`` by ``key(record)`` (skipping lines that are
+    not JSON objects or have no key), keys in first-seen order."""
+    def key_of(line: bytes) -> Any:
+        try:
+            record = json.loads(line)
+            return key(record) if isinstance(record, dict) else None
+        except (ValueError, RecursionError, KeyError, TypeError):
+            return None
+
+    return _offsets_by(path, key_of)
 
 
 #: The start of a calls.jsonl line as :class:`~.rundir.RunDir` writes it, up to the item id
@@ -69,17 +78,7 @@ def _call_item(line: bytes) -> str | None:
 
 def call_offsets(path: Path) -> dict[str, list[int]]:
     """Byte offsets of calls.jsonl's lines by item id (see :func:`_call_item`)."""
-    out: dict[str, list[int]] = {}
-    if not path.is_file():
-        return out
-    with path.open("rb") as fh:
-        offset = 0
-        for line in fh:
-            item = _call_item(line)
-            if item is not None:
-                out.setdefault(item, []).append(offset)
-            offset += len(line)
-    return out
+    return _offsets_by(path, _call_item)
 
 
 def iter_lines_at(path: Path, offsets: Iterable[int]) -> Iterator[dict[str, Any]]:

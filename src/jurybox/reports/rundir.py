@@ -54,6 +54,25 @@ def _finite(value: Any) -> Any:
     return value
 
 
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write ``text`` (UTF-8) to ``path`` via a temporary file and rename: never a half-written
+    file (the HTML report, the index of runs).
+
+    Raises:
+        RunWriteError: the file cannot be written (a read-only folder, a full disk, a directory
+            in its place), naming it; no temporary file is left.
+    """
+    from ..errors import discard, write_error
+
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(path)
+    except OSError as exc:
+        discard(tmp)
+        raise write_error(path, exc) from None
+
+
 def write_json_atomic(path: Path, value: Any) -> None:
     """Write strict JSON (NaN as null) to ``path`` via a temp file and rename (never a
     half-written file)."""
