@@ -77,8 +77,28 @@ def test_the_report_shows_candidate_0s_outcome():
                                      "confidence_interval": [0.25, 1.0]}}}
     table = summary_table(summary, {})
     row = dict(zip(table.columns, table.rows[0]))
-    assert row["0 won/lost/tied"] == "2/1/1"
-    assert row["0 win % [95% CI]"].split()[0] == "62.5"  # (2 + 1/2) / 4
-    assert "25.0" in row["0 win % [95% CI]"] and "100.0" in row["0 win % [95% CI]"]
+    assert row["candidate 0 won/lost/tied"] == "2/1/1"
+    assert row["candidate 0 win % [95% CI]"].split()[0] == "62.5"  # (2 + 1/2) / 4
+    win = row["candidate 0 win % [95% CI]"]
+    assert "25.0" in win and "100.0" in win
     listwise = {**summary, "task": "listwise", "judge": {**summary["judge"], "outcome": None}}
-    assert "0 won/lost/tied" not in summary_table(listwise, {}).columns
+    assert "candidate 0 won/lost/tied" not in summary_table(listwise, {}).columns
+
+
+def test_one_call_per_item_says_the_order_was_not_varied(tmp_path, monkeypatch):
+    lines = [{"id": f"p{i}", "prompt": f"Q {i}?", "candidates": [f"yes {i}", f"no {i}"]}
+             for i in range(3)]
+    (tmp_path / "pairs.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    monkeypatch.chdir(tmp_path)
+    one = CliRunner().invoke(app, ["judge", "pairs.jsonl", "--model", "sim", "--protocol",
+                                   "pairwise", "--out", "one", "--no-cache"])
+    assert one.exit_code == 0, one.output
+    text = " ".join(one.output.split())
+    assert "one call per item, so the order was not varied (both-orders or apoc vary it)" in text
+    assert "the order changed" not in text
+    assert "verdict: A = candidate 0, B = candidate 1" in text
+    # the session's totals, as bench prints them: 3 items, one call each
+    assert "model calls this run: 3 cache hits: 0" in text
+    two = CliRunner().invoke(app, ["judge", "pairs.jsonl", "--model", "sim", "--protocol",
+                                   "both-orders", "--out", "two", "--no-cache"])
+    assert "the order changed the verdict on" in " ".join(two.output.split())

@@ -90,7 +90,8 @@ def test_list_runs_on_hand_written_runs(hand):
     assert (judge.kind, judge.dataset, judge.judge) == ("judge", "mine", "openai/gpt-4o-mini")
     assert (judge.status, judge.note) == ("partial", "1 item without a decision")
     # no labelled item: no accuracy claimed
-    assert judge.results == "8 items · 1 failed · flips 25.0% · 0 won/lost/tied 4/2/1"
+    assert judge.results == ("8 items · 1 failed · flips 25.0% · "
+                             "candidate 0 4 won, 2 lost, 1 tied")
     assert judge.usd is None and cost_text(judge) == "—"  # unpriced, not simulated
 
     agree = runs["agree"]
@@ -253,7 +254,7 @@ def test_real_runs_are_listed_with_their_own_figures(real):
     judge, js = runs["judge"], results["judge"].summary
     o = js.outcome
     assert judge.results == (f"{js.n_items} items · flips {100 * js.flip_rate:.1f}% · "
-                             f"0 won/lost/tied {o.won}/{o.lost}/{o.tied}")
+                             f"candidate 0 {o.won} won, {o.lost} lost, {o.tied} tied")
     assert judge.kind == "judge" and judge.dataset == "pairs"
 
     jury = runs["jury"]

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
+from ..reports.notes import totals_note
 from ..run.options import (DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY, DEFAULT_STRUCTURED,
                            DEFAULT_TIMEOUT_S, DEFAULT_TRANSPORT)
 from ._common import BenchProgress, console, exit_for_status, fail_cleanly, print_warnings
@@ -132,6 +133,7 @@ def judge(
     with BenchProgress() as progress:
         result = run_judge(config, out, options=options, hooks=progress.hooks())
     print_judge_result(result)
+    console.print(totals_note(result.totals), highlight=False)
     print_warnings(result)
     cost_line(result)
     s = result.summary
@@ -171,15 +173,25 @@ def print_judge_result(result: JudgeResult) -> None:
                       "" if j.agreement_rate is None else f"{100 * j.agreement_rate:.0f}%",
                       flags)
     console.print(table)
+    if pairwise:
+        console.print("verdict: A = candidate 0, B = candidate 1 (in the input's order, "
+                      "whatever order a call showed them in), tie = neither", highlight=False)
     more = f" (first {SHOWN_ROWS} shown)" if s.n_items > SHOWN_ROWS else ""
     items = "item" if s.n_items == 1 else "items"
     flip = "n/a" if s.flip_rate is None else f"{100 * s.flip_rate:.1f}%"
     agree = "n/a" if s.mean_agreement is None else f"{100 * s.mean_agreement:.1f}%"
     agreed = ("calls agreed with the verdict" if s.bench.task == "pairwise" else
               "permutations agreed with the pick")
-    console.print(f"{s.n_items} {items}{more}: {s.n_failed} failed; the order changed the "
-                  f"{'verdict' if s.bench.task == 'pairwise' else 'pick'} on {flip} of decided "
-                  f"items; {agreed} {agree} of the time on average", highlight=False)
+    planned = s.bench.protocols[s.protocol].calls_planned
+    if planned is not None and planned <= s.n_items:  # one call an item: no order was varied
+        console.print(f"{s.n_items} {items}{more}: {s.n_failed} failed; one call per item, "
+                      f"so the order was not varied "
+                      f"({'both-orders or apoc vary it' if pairwise else 'pcf varies it'})",
+                      highlight=False)
+    else:
+        console.print(f"{s.n_items} {items}{more}: {s.n_failed} failed; the order changed the "
+                      f"{'verdict' if pairwise else 'pick'} on {flip} of decided "
+                      f"items; {agreed} {agree} of the time on average", highlight=False)
     if s.outcome is not None:
         console.print(outcome_line(s.outcome), highlight=False)
     if (lengths := s.bench.protocols[s.protocol].length_bias) is not None:

@@ -47,9 +47,11 @@ def runs_table(runs: list[RunEntry], title: str, *, width: int) -> Table:
                   box=box.HEAVY_HEAD if wide else box.SIMPLE_HEAD, pad_edge=wide, show_edge=wide,
                   leading=0 if wide else 1,
                   caption=(
-                      "results: accuracy per protocol (bench, score); items, flip rate and "
-                      "accuracy on labelled items (judge); alpha (agreement, jury, "
-                      "personalize). started: UTC."))
+                      "results: accuracy per protocol (bench, score); items, flip rate, "
+                      "candidate 0's won/lost/tied (pairwise) and accuracy on labelled items "
+                      "(judge); alpha (agreement, jury, personalize). calls: model calls over "
+                      "every session of the run (cache hits not counted: 0 for a run answered "
+                      "from the cache). started: UTC."))
     columns = ["run", *(["kind", "data", "judge"] if wide else []), "status", "results",
                "calls", *(["USD"] if priced else []), "started"]
     for name in columns:

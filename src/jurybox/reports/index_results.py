@@ -71,7 +71,7 @@ def bench_results(summary: dict[str, Any]) -> str:
 
 def judge_results(summary: dict[str, Any]) -> str:
     """``6 items · flips 83.3%`` (and ``· 91.7% on 6 labelled`` with gold; ``· 1 failed``;
-    pairwise: ``· 0 won/lost/tied 3/2/1``, candidate 0's verdicts)."""
+    pairwise: ``· candidate 0 3 won, 2 lost, 1 tied``)."""
     judge = _dict(summary.get("judge"))
     n_items = _num(judge.get("n_items"))
     parts = [] if n_items is None else [f"{n_items:.0f} items"]
@@ -81,8 +81,8 @@ def judge_results(summary: dict[str, Any]) -> str:
         parts.append(f"flips {_pct(flip)}")
     outcome = _dict(judge.get("outcome"))  # pairwise: candidate 0's wins, losses, ties
     if all(_num(outcome.get(k)) is not None for k in ("won", "lost", "tied")):
-        parts.append("0 won/lost/tied " + "/".join(f"{_num(outcome.get(k)):.0f}"
-                                                    for k in ("won", "lost", "tied")))
+        parts.append("candidate 0 " + ", ".join(f"{_num(outcome.get(k)):.0f} {k}"
+                                                 for k in ("won", "lost", "tied")))
     if (labelled := _num(judge.get("n_labelled"))):
         protocol = _dict(_dict(summary.get("protocols")).get(str(judge.get("protocol"))))
         parts.append(f"{_accuracy(protocol.get('accuracy'))} on {labelled:.0f} labelled")

@@ -73,7 +73,7 @@ def summary_table(summary: dict[str, Any], params: dict[str, dict[str, Any]]) ->
         return _judge_table(summary, params)
     pairwise = summary.get("task") == "pairwise"
     columns = ["protocol", "n", "cover %", "acc % [95% CI]", "Δ % [95% CI]", "+/-", "sign p",
-               "calls", "failed items"]
+               "calls", "failed calls", "failed items"]
     columns += ["macro %", "consist %", "1st %"] if pairwise else ["flip %"]
     rows = []
     for name, s in protocols.items():
@@ -85,7 +85,7 @@ def summary_table(summary: dict[str, Any], params: dict[str, dict[str, Any]]) ->
                if vs.get("n") else "—",
                f"{vs['improvements']}/{vs['regressions']}" if vs.get("n") else "—",
                _p(vs.get("p_value")) if vs else "—", str(s.get("calls_planned", "—")),
-               str(s.get("items_failed", "—"))]
+               _failed_calls(s.get("calls_failed")), str(s.get("items_failed", "—"))]
         if pairwise:
             row += [pct((s.get("buckets") or {}).get("macro")), pct(s.get("order_consistency")),
                     pct(s.get("first_shown_win_rate"))]
@@ -95,8 +95,18 @@ def summary_table(summary: dict[str, Any], params: dict[str, dict[str, Any]]) ->
     baseline = summary.get("baseline", "the baseline")
     return Table(columns, rows, f"Δ, +/- (items improved / regressed) and the exact sign test "
                  f"compare each protocol with {baseline} on the items both judged; CIs are 95% "
-                 f"bootstrap intervals. Failed items have no decision: they are left out of the "
-                 f"accuracy and counted against coverage, never scored.")
+                 f"bootstrap intervals. failed calls (the terminal's \"failed\"): calls that "
+                 f"ended without a usable judgment after retries and a re-ask; an item may "
+                 f"still be decided from its other calls. Failed items have no decision: they "
+                 f"are left out of the accuracy and counted against coverage, never scored.")
+
+
+def _failed_calls(by_kind: Any) -> str:
+    """Failed calls of a protocol from summary.json's ``calls_failed`` ({kind: count})."""
+    if not isinstance(by_kind, dict):
+        return "—"
+    counts = [v for v in by_kind.values() if isinstance(v, int) and not isinstance(v, bool)]
+    return str(sum(counts))
 
 
 def _judge_table(summary: dict[str, Any], params: dict[str, dict[str, Any]]) -> Table:
@@ -112,7 +122,7 @@ def _judge_table(summary: dict[str, Any], params: dict[str, dict[str, Any]]) -> 
            pct(judge.get("mean_agreement")), str(s.get("calls_planned", "—"))]
     outcome = judge.get("outcome")
     if isinstance(outcome, dict):  # pairwise: how candidate 0 fared
-        columns += ["0 won/lost/tied", "0 win % [95% CI]"]
+        columns += ["candidate 0 won/lost/tied", "candidate 0 win % [95% CI]"]
         row += ["/".join(str(outcome.get(k, "—")) for k in ("won", "lost", "tied")),
                 pct(outcome.get("win_rate")) + _ci(outcome.get("confidence_interval"))]
     labelled = int(judge.get("n_labelled") or 0)
@@ -127,8 +137,9 @@ def _judge_table(summary: dict[str, Any], params: dict[str, dict[str, Any]]) -> 
                  f"Failed items have no decision, never a score.")
 
 
-_OUTCOME_NOTE = (" 0 won/lost/tied: decided items whose verdict preferred candidate 0 (A), "
-                 "candidate 1 (B) or neither; 0 win %: (won + tied / 2) / decided.")
+_OUTCOME_NOTE = (" candidate 0 won/lost/tied: decided items whose verdict preferred candidate "
+                 "0 (verdict A), candidate 1 (B) or neither (tie); win %: (won + tied / 2) / "
+                 "decided.")
 
 
 def curve_chart(curve: PermutationCurve | None) -> Chart | None:
