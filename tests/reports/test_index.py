@@ -263,3 +263,12 @@ def test_real_runs_are_listed_with_their_own_figures(real):
                                    for r in results["jury"].judges.values())
     assert runs["agree"].results == "c α 0.743"  # the published value
     assert runs["broken"].status == "unreadable"
+
+
+def test_recorded_scores_name_the_rules_as_jurybox_score_does():
+    from jurybox.reports.index_results import recorded_results
+
+    # the demo's rescoring: 87 correct of 270 under JudgeBench's rule with either parse rule
+    summary = {"scores": [{"rule": "unanimous", "accuracy": 87 / 270},
+                          {"rule": "last", "accuracy": 87 / 270}]}
+    assert recorded_results(summary) == "arena-hard 32.2% · last-token 32.2%"

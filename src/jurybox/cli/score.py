@@ -47,9 +47,10 @@ def outputs_table(scores: list[OutputsScore], title: str) -> Table:
                 *(short.get(b, b) for b in buckets), "macro %", "consist %", "1st %",
                 "no verdict"]:
         table.add_column(data(col), justify="left" if col == "parse" else "right", no_wrap=True)
-    names = {"unanimous": "arena-hard", "last": "last-token"}
+    from ..parsing.verdict import RULE_NAMES
+
     for s in scores:
-        table.add_row(names[s.rule], str(s.counts.correct), str(s.counts.incorrect),
+        table.add_row(RULE_NAMES[s.rule], str(s.counts.correct), str(s.counts.incorrect),
                       str(s.counts.tie), pct(s.counts.accuracy),
                       *(pct(s.buckets.by_bucket[b][0]) for b in buckets), pct(s.buckets.macro),
                       pct(s.order_consistency), pct(s.first_shown_win_rate), str(s.no_verdict))

@@ -131,6 +131,11 @@ def _drop_format_restatements(found: list) -> list:
     return kept
 
 
+#: How tables name the parse rules: ``unanimous`` is Arena-Hard's (every verdict token must
+#: agree: the rule that made JudgeBench's recorded decisions), ``last`` jurybox's own.
+RULE_NAMES = {"unanimous": "arena-hard", "last": "last-token"}
+
+
 def parse_verdict(text: str, *, rule: Literal["last", "unanimous"] = "last") -> VerdictJudgment:
     """Read a pairwise verdict from raw judge text.
 

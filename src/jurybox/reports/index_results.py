@@ -140,13 +140,17 @@ def personalize_results(summary: dict[str, Any]) -> str:
 
 
 def recorded_results(summary: dict[str, Any]) -> str:
-    """Scores of recorded outputs: ``unanimous 32.2% · last 32.2%`` (JudgeBench outputs,
-    per parse rule), or per recording ``judge subset: net 71.2%``."""
+    """Scores of recorded outputs: ``arena-hard 32.2% · last-token 32.2%`` (JudgeBench
+    outputs, per parse rule, named as ``jurybox score`` names them), or per recording
+    ``judge subset: net 71.2%``."""
+    from ..parsing.verdict import RULE_NAMES
+
     parts = []
     for score in _list(summary.get("scores")):
         score = _dict(score)
         if "rule" in score:
-            parts.append(f"{score['rule']} {_pct(score.get('accuracy'))}")
+            rule = str(score["rule"])
+            parts.append(f"{RULE_NAMES.get(rule, rule)} {_pct(score.get('accuracy'))}")
         else:
             name = " ".join(str(score[k]) for k in ("judge", "subset") if score.get(k))
             parts.append(f"{name}: net {_accuracy(score.get('net'))}")
