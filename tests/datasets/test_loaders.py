@@ -131,3 +131,18 @@ def test_non_utf8_file_names_the_line(tmp_path):
                      b'{"id": "b", "prompt": "\xff"}\n')
     with pytest.raises(DataError, match=r"d\.jsonl:2: not UTF-8 text"):
         load_listwise_jsonl(path)
+
+
+def test_a_csv_without_truthfulqas_columns_says_how_a_csv_is_read(tmp_path):
+    from jurybox.datasets import load_dataset
+    from jurybox.errors import DataError
+
+    path = tmp_path / "mine.csv"
+    path.write_text('id,prompt,candidates\n1,hi,"a;b"\n')
+    with pytest.raises(DataError) as err:
+        load_dataset(str(path), labelled=False)
+    message = str(err.value)
+    assert "missing column(s) 'Question'" in message and "found 'id', 'prompt'" in message
+    assert message.endswith("a .csv file is read as TruthfulQA's CSV: for your own candidates "
+                            "use JSON lines, {\"id\": ..., \"prompt\": ..., \"candidates\": "
+                            "[...]} a line")

@@ -135,14 +135,16 @@ class _Lines:
             yield _decode(self.path, raw, line_no)
 
 
-def iter_csv(path: Path, *, required: Sequence[str] = ()) -> Iterator[tuple[int, dict]]:
+def iter_csv(path: Path, *, required: Sequence[str] = (),
+             missing_hint: str = "") -> Iterator[tuple[int, dict]]:
     """Yield (line, row) for each data row of a CSV file with a header (line 1).
 
     The line is the row's last physical line (a quoted field may span several).
 
     Raises:
         DataError: bad bytes, a column name repeated in the header (line 1, field: the
-            name), a missing ``required`` column, a row with more fields than the header,
+            name), a missing ``required`` column (the message ends with ``missing_hint``), a
+            row with more fields than the header,
             or a CSV the csv module cannot read (such as a field longer than its limit,
             ``csv.field_size_limit()``, 131072 characters by default).
     """
@@ -158,8 +160,8 @@ def iter_csv(path: Path, *, required: Sequence[str] = ()) -> Iterator[tuple[int,
             missing = [c for c in required if c not in (reader.fieldnames or [])]
             if missing:
                 raise DataError(path, f"missing column(s) {', '.join(map(repr, missing))}; "
-                                f"found {', '.join(map(repr, reader.fieldnames or [])) or 'none'}",
-                                line=1, field=missing[0])
+                                f"found {', '.join(map(repr, reader.fieldnames or [])) or 'none'}"
+                                f"{missing_hint}", line=1, field=missing[0])
             for row in reader:
                 if None in row:
                     raise DataError(path, f"more fields than the header's "

@@ -21,6 +21,11 @@ __all__ = ["iter_truthfulqa", "load_truthfulqa", "TRUTHFULQA_COLUMNS"]
 TRUTHFULQA_COLUMNS = ("Question", "Best Answer", "Best Incorrect Answer", "Incorrect Answers")
 
 
+#: Said when a .csv lacks TruthfulQA's columns: a .csv is read as TruthfulQA's format.
+_NOT_TRUTHFULQA = ("; a .csv file is read as TruthfulQA's CSV: for your own candidates use "
+                   "JSON lines, {\"id\": ..., \"prompt\": ..., \"candidates\": [...]} a line")
+
+
 def load_truthfulqa(path: str | Path, *, n: int = 4) -> list[ListwiseItem]:
     """All items of :func:`iter_truthfulqa`."""
     return list(iter_truthfulqa(path, n=n))
@@ -47,7 +52,8 @@ def iter_truthfulqa(path: str | Path, *, n: int = 4) -> Iterator[ListwiseItem]:
                           f"got {n!r}")
     path = check_file(Path(path))
     ids = IdTracker(path, field="Question")
-    for row_no, (line, row) in enumerate(iter_csv(path, required=TRUTHFULQA_COLUMNS)):
+    for row_no, (line, row) in enumerate(iter_csv(path, required=TRUTHFULQA_COLUMNS,
+                                                      missing_hint=_NOT_TRUTHFULQA)):
         for column in (*TRUTHFULQA_COLUMNS, "Category"):
             if row.get(column):
                 check_text(path, line, column, row[column])
