@@ -312,3 +312,10 @@ def test_pairs_take_one_gold_and_items_one_id_key(tmp_path):
     both = {"id": "x", "item_id": "y", "prompt": "Q?", "candidates": ["a", "b"]}
     with pytest.raises(ConfigError, match=r"items\[0\] has both 'id' and 'item_id'"):
         jurybox.judge([both], model="sim", out=tmp_path / "b")
+
+
+def test_a_mistyped_protocol_reads_as_one_sentence(tmp_path):
+    with pytest.raises(ConfigError) as err:
+        jurybox.judge(ITEMS, model="sim", protocol="pfc", out=tmp_path / "x")
+    assert str(err.value).startswith("unknown protocol 'pfc'; did you mean 'pcf'? jurybox "
+                                     "judge takes pcf, ")

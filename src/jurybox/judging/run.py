@@ -115,7 +115,7 @@ def prepare_judge(config: JudgeConfig) -> PreparedBench:
     choices = protocol_names("listwise") + protocol_names("pairwise")
     if config.protocol not in choices:
         raise ConfigError(f"unknown protocol {config.protocol!r}"
-                          f"{did_you_mean(config.protocol, choices)}; jurybox judge takes "
+                          f"{did_you_mean(config.protocol, choices) or ';'} jurybox judge takes "
                           f"{', '.join(choices)}")
     check_endpoint(config.model, config.base_url)  # before reading a large input
     dataset = load_dataset(config.input, labelled=False)

@@ -98,7 +98,7 @@ def _verdicts(path: Path, line: int, field: str, value: object, n: int
         unknown = sorted(set(value) - {"verdicts", "texts"})
         if unknown:
             raise DataError(path, f"unknown key {unknown[0]!r:.40}"
-                            f"{did_you_mean(unknown[0], ('verdicts', 'texts'))}; a judge's "
+                            f"{did_you_mean(unknown[0], ('verdicts', 'texts')) or ';'} a judge's "
                             f"entry holds 'verdicts' and optional 'texts'", line=line,
                             field=f"{field}.{unknown[0]}"[:120])
         if "verdicts" not in value:
@@ -152,7 +152,7 @@ def read_recorded_jsonl(path: str | Path) -> list[Recording]:
                             line=line, field=missing[0])
         for key in row:
             if key not in KEYS:
-                raise DataError(path, f"unknown key{did_you_mean(key, KEYS)}; allowed: "
+                raise DataError(path, f"unknown key{did_you_mean(key, KEYS) or ';'} allowed: "
                                 f"{', '.join(KEYS)}", line=line, field=str(key)[:80])
         item_id = check_name(path, line, "id", row["id"])
         label = row["label"]
