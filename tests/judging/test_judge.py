@@ -318,4 +318,4 @@ def test_a_mistyped_protocol_reads_as_one_sentence(tmp_path):
     with pytest.raises(ConfigError) as err:
         jurybox.judge(ITEMS, model="sim", protocol="pfc", out=tmp_path / "x")
     assert str(err.value).startswith("unknown protocol 'pfc'; did you mean 'pcf'? jurybox "
-                                     "judge takes pcf, ")
+                                     "judge takes direct, pcf, apoc, ")
