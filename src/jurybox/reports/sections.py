@@ -130,7 +130,8 @@ def _judge_table(summary: dict[str, Any], params: dict[str, dict[str, Any]]) -> 
         columns += ["labelled", "acc % [95% CI]"]
         row += [str(labelled), pct(acc.get("accuracy")) + _ci(acc.get("confidence_interval"))]
     note = ("Candidates without gold: no accuracy is claimed" if not labelled else
-            f"Accuracy is over the {labelled} items that have gold only")
+            f"Accuracy is over the {labelled} item{'s' * (labelled != 1)} that "
+            f"{'have' if labelled != 1 else 'has'} gold only")
     return Table(columns, [row], f"{note}. flipped %: decided items whose pick changed across "
                  f"the orders shown; agreement %: mean share of an item's orders whose pick "
                  f"was the final pick.{_OUTCOME_NOTE if isinstance(outcome, dict) else ''} "
