@@ -133,7 +133,6 @@ def judge(
     with BenchProgress() as progress:
         result = run_judge(config, out, options=options, hooks=progress.hooks())
     print_judge_result(result)
-    console.print(totals_note(result.totals), highlight=False)
     print_warnings(result)
     cost_line(result)
     s = result.summary
@@ -204,6 +203,7 @@ def print_judge_result(result: JudgeResult) -> None:
         labelled = "labelled item" if acc.n == 1 else "labelled items"
         console.print(f"accuracy on the {acc.n} {labelled} judged: {100 * acc.accuracy:.1f}% "
                       f"({ci})", highlight=False)
+    console.print(totals_note(result.totals), highlight=False)
     console.print(safe_text(f"judgments: {result.out / 'judgments.jsonl'} and "
                             f"{result.out / 'judgments.csv'}; report: "
                             f"{result.out / 'report.html'} (jurybox show {result.out} ITEM_ID "
