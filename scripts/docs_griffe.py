@@ -11,6 +11,10 @@ Two rewrites of every docstring as griffe loads it (the source is left as it is)
   summary is the whole first paragraph. The rendered docstring does not change (Markdown reads
   a paragraph's line breaks as spaces), except that a wrapped line opening with ">" (">= 0")
   stays text instead of becoming a quote.
+- A doctest outside an examples section (``>>>`` lines at the left margin) would render as
+  quotes nested three deep; it becomes a ``pycon`` code block. In a docstring griffe reads as
+  numpy style, the sections (a header over a ``----`` line) are left to griffe, whose Examples
+  section already shows doctests.
 """
 
 from __future__ import annotations
@@ -73,10 +77,38 @@ def one_line_summary(text: str) -> str:
     return "\n".join([" ".join(line.strip() for line in lines[:n]), *lines[n:]])
 
 
+def fence_doctests(text: str, *, numpy: bool = False) -> str:
+    """``text`` with each run of doctest lines at the left margin (``>>>`` up to the next blank
+    line) fenced as a ``pycon`` block; fenced code is left as it is, and with ``numpy`` (griffe
+    reads the docstring as numpy style) so is everything from the first section header on.
+
+    >>> fence_doctests("Text.\\n\\n>>> 1 + 1\\n2\\n\\nMore.")
+    'Text.\\n\\n```pycon\\n>>> 1 + 1\\n2\\n```\\n\\nMore.'
+    """
+    lines, out, fenced, i = text.split("\n"), [], False, 0
+    while i < len(lines):
+        line = lines[i]
+        if numpy and UNDERLINE.match(lines[i + 1] if i + 1 < len(lines) else ""):
+            return "\n".join([*out, *lines[i:]])  # numpy sections: griffe's own parser
+        if line.startswith(("```", "~~~")):
+            fenced = not fenced
+        if fenced or not line.startswith(">>>"):
+            out.append(line)
+            i += 1
+            continue
+        end = next((j for j in range(i, len(lines)) if not lines[j].strip()), len(lines))
+        out += [*([""] if out and out[-1].strip() else []), "```pycon", *lines[i:end], "```"]
+        i = end
+    return "\n".join(out)
+
+
 class SphinxRolesAsCode(griffe.Extension):
-    """Rewrites every docstring griffe loads: Sphinx roles into inline code, and the opening
-    paragraph into one line (the summary tables show a docstring's first line)."""
+    """Rewrites every docstring griffe loads: Sphinx roles into inline code, the opening
+    paragraph into one line (the summary tables show a docstring's first line), and doctests
+    outside an examples section into code blocks."""
 
     def on_instance(self, *, obj: griffe.Object, **kwargs: Any) -> None:
         if obj.docstring is not None:
-            obj.docstring.value = one_line_summary(plain_roles(obj.docstring.value))
+            parser, _ = griffe.infer_docstring_style(obj.docstring)
+            text = one_line_summary(plain_roles(obj.docstring.value))
+            obj.docstring.value = fence_doctests(text, numpy=parser == griffe.Parser.numpy)

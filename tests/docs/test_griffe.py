@@ -1,5 +1,6 @@
 """The documentation's griffe extension (scripts/docs_griffe.py): the API reference's summary
-tables show a docstring's first line, so the opening paragraph is joined into one line."""
+tables show a docstring's first line, so the opening paragraph is joined into one line; a
+doctest outside an examples section becomes a code block instead of nested quotes."""
 
 from __future__ import annotations
 
@@ -65,7 +66,9 @@ def test_griffe_loads_whole_sentences_and_still_parses_sections(tmp_path):
         '    judgments (and :func:`report` when it is installed).\n\n'
         '    Args:\n'
         '        x: the items.\n'
-        '    """\n')
+        '    """\n\n\n'
+        'def g():\n'
+        '    """Two.\n\n    >>> g()\n    2\n    """\n')
     extensions = griffe.load_extensions(str(SCRIPT))
     module = griffe.load("sample", search_paths=[tmp_path], extensions=extensions)
     docstring = module["f"].docstring
@@ -75,6 +78,27 @@ def test_griffe_loads_whole_sentences_and_still_parses_sections(tmp_path):
     sections = docstring.parse("google")
     assert [s.kind.value for s in sections] == ["text", "parameters"]
     assert sections[1].value[0].name == "x"
+    assert module["g"].docstring.value == "Two.\n\n```pycon\n>>> g()\n2\n```"
+
+
+def test_doctests_at_the_margin_become_code_blocks():
+    text = ("Closest choice.\n\n>>> did_you_mean('squalty', ['squality'])\n"
+            "\"; did you mean 'squality'?\"\n\nArgs:\n    value: a name.\n"
+            "        >>> indented(1)  # in a section: griffe's own")
+    assert docs_griffe.fence_doctests(text) == (
+        "Closest choice.\n\n```pycon\n>>> did_you_mean('squalty', ['squality'])\n"
+        "\"; did you mean 'squality'?\"\n```\n\nArgs:\n    value: a name.\n"
+        "        >>> indented(1)  # in a section: griffe's own")
+
+
+def test_doctests_in_fences_and_numpy_sections_are_left_alone():
+    fenced = "Text.\n\n```python\n>>> 1\n1\n```"
+    assert docs_griffe.fence_doctests(fenced) == fenced
+    numpy = "Text.\n\nExamples\n--------\n>>> 1\n1"
+    assert docs_griffe.fence_doctests(numpy, numpy=True) == numpy
+    # the same lines in a docstring griffe reads as Google style are plain text to it
+    assert docs_griffe.fence_doctests(numpy) == (
+        "Text.\n\nExamples\n--------\n\n```pycon\n>>> 1\n1\n```")
 
 
 @pytest.fixture(scope="module")
