@@ -150,7 +150,8 @@ class ParseError(JuryboxError):
 def missing_extra(package: str, extra: str) -> ConfigError:
     """The error for an optional dependency that is not installed, with the exact fix."""
     return ConfigError(
-        f"{package!r} is not installed; install it with: pip install 'jurybox[{extra}]'")
+        f"{package!r} is not installed; install it with: pip install 'jurybox[{extra}]' (in "
+        f"a clone of jurybox: .venv/bin/pip install -e '.[{extra}]')")
 
 
 def did_you_mean(value: str, choices: Iterable[str]) -> str:

@@ -33,8 +33,9 @@ def test_judge_cli_example_prints_what_the_page_shows(page, heading, tmp_path, m
     assert result.exit_code == 0, result.output
     printed = [" ".join(line.split()) for line in result.output.splitlines()]
     checked = [line for line in shown
-               if line.startswith(("│", "2 items", "length bias", "accuracy"))]
-    assert len(checked) == 5, shown  # two item rows, the summary, length and accuracy lines
+               if line.startswith(("│", "2 items", "length bias", "accuracy", "model calls"))]
+    # two item rows, the summary, length, accuracy and totals lines (--no-cache: a first run)
+    assert len(checked) == 6, shown
     for line in checked:
         assert " ".join(line.split()) in printed, line
 

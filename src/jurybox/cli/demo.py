@@ -21,9 +21,11 @@ BANNER = (
     "first), and now and then answers 429, 500, malformed or truncated output, as real "
     "endpoints do. No real model is called. The data is real.")
 
-REPORTS = ("Each part's run directory holds report.html, a self-contained page to open in a "
-           "browser ({out}/truthfulqa/report.html, ...); `jurybox show RUN ITEM_ID` prints "
-           "one item, `jurybox export RUN --format csv` flat tables.")
+REPORTS = ("Each judging part's run directory holds report.html, a self-contained page to open "
+           "in a browser ({out}/truthfulqa/report.html, ...; the rescoring writes "
+           "summary.json); `jurybox report {out}` writes index.html, one page of every run; "
+           "`jurybox show RUN ITEM_ID` prints one item, `jurybox export RUN --format csv` flat "
+           "tables.")
 REAL = ("To judge with a real model:  OPENAI_API_KEY=... jurybox bench truthfulqa --model "
         "openai/gpt-4o-mini --limit 200\n  or a local server:  jurybox bench judgebench --model "
         "vllm/<model> --base-url http://localhost:8000/v1")
