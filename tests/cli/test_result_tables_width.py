@@ -221,7 +221,10 @@ def _invoke(*args: str) -> str:
     ("agreement", "squality", "--no-plots", "--resamples", "100", "--out", "{tmp}/a"),
     ("bench", "judgebench", "--model", "sim", "--limit", "5", "--no-cache", "--out", "{tmp}/b"),
     ("bench", "truthfulqa", "--model", "sim", "--limit", "5", "--no-cache", "--out", "{tmp}/t"),
-], ids=["score-recorded", "agreement", "bench-pairwise", "bench-listwise"])
+    ("personalize", "squality", "--rubric", "squality", "--model", "sim", "--limit", "4",
+     "--shots", "0,2", "--seeds", "1", "--dimensions", "overall", "--no-cache", "--out",
+     "{tmp}/p"),
+], ids=["score-recorded", "agreement", "bench-pairwise", "bench-listwise", "personalize"])
 def test_the_commands_print_their_tables_whole_at_80_columns(args, tmp_path, narrow):
     _invoke(*(a.format(tmp=tmp_path) for a in args))
 

@@ -100,7 +100,7 @@ def print_item(console: Console, item: ItemView, *, prompts: bool = False) -> No
                         title="question", title_align="left"))
     cands = Table(title="candidates" if item.task == "listwise" else "responses",
                   title_justify="left")
-    cands.add_column("#", no_wrap=True)
+    cands.add_column("#", overflow="fold")
     cands.add_column("text", overflow="fold")
     for p in item.protocols:
         if item.task == "listwise":
