@@ -27,7 +27,7 @@ from rich.style import Style, StyleType
 from rich.table import Column, Table
 from rich.text import Text
 
-__all__ = ["natural_width", "print_table", "table_parts"]
+__all__ = ["column_groups", "natural_width", "print_table", "table_parts", "transposed"]
 
 #: A width no table reaches: measuring within it gives a table's unwrapped width.
 _UNBOUNDED = 1_000_000
