@@ -11,7 +11,9 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 from rich.panel import Panel
 from rich.table import Table
+
 from ..terminal import data
+from ._fit import print_table
 
 if TYPE_CHECKING:
     from ..reports import CallView, ItemView, ProtocolView
@@ -43,17 +45,17 @@ def _decision(item: ItemView, p: ProtocolView) -> str:
 def _calls_table(item: ItemView) -> Table:
     table = Table(title="calls", title_justify="left", show_lines=False)
     for col in ("call", "protocols", "shown order"):
-        table.add_column(col, no_wrap=True)
+        table.add_column(col, overflow="fold")
     n = len(item.candidates) or max((len(c.order) for c in item.calls), default=0)
     if item.task == "listwise":
         for i in range(n):
-            table.add_column(f"#{i}", justify="right")
-        table.add_column("ranking", no_wrap=True)
-        table.add_column("top", justify="right")
+            table.add_column(f"#{i}", justify="right", overflow="fold")
+        table.add_column("ranking", overflow="fold")
+        table.add_column("top", justify="right", overflow="fold")
     else:
-        table.add_column("shown verdict")
-        table.add_column("verdict")
-    table.add_column("result")
+        table.add_column("shown verdict", overflow="fold")
+        table.add_column("verdict", overflow="fold")
+    table.add_column("result", overflow="fold")
     for c in item.calls:
         order = " ".join(f"{_letter(j)}=#{cand}" for j, cand in enumerate(c.order))
         cells = [data(c.call_id), data(", ".join(c.protocols)), data(order)]
@@ -98,11 +100,11 @@ def print_item(console: Console, item: ItemView, *, prompts: bool = False) -> No
                         title="question", title_align="left"))
     cands = Table(title="candidates" if item.task == "listwise" else "responses",
                   title_justify="left")
-    cands.add_column("#", no_wrap=True)
+    cands.add_column("#", overflow="fold")
     cands.add_column("text", overflow="fold")
     for p in item.protocols:
         if item.task == "listwise":
-            cands.add_column(f"{p.protocol} C_i", justify="right")
+            cands.add_column(f"{p.protocol} C_i", justify="right", overflow="fold")
     for i, text in enumerate(item.candidates):
         gold = (i in item.gold) if item.task == "listwise" else bool(
             item.label and item.label[0] == _letter(i))
@@ -114,7 +116,7 @@ def print_item(console: Console, item: ItemView, *, prompts: bool = False) -> No
                             (" *" if i in p.winners else "")))
         cands.add_row(*row)
     console.print(cands)
-    console.print(_calls_table(item))
+    print_table(_calls_table(item), console=console)
     for p in item.protocols:
         console.print(data(f"{p.protocol}: {_decision(item, p)}"))
     if item.direct_credit is not None and item.protocol("pcf") is not None:

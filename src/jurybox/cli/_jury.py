@@ -13,9 +13,12 @@ import typer
 from ..errors import ConfigError
 from ..terminal import data, safe_text
 from ._common import BenchProgress, console
+from ._fit import print_table
 from ._options import PANEL_JUDGE
 
 if TYPE_CHECKING:
+    from rich.table import Table
+
     from ..jury import Jury, JuryResult
     from ..jury.summary import JuryProtocol
     from ..run import RunOptions
@@ -133,20 +136,21 @@ def _alpha(kind: str, a: Any, note: str | None) -> str:
     return f"{kind}: {value}{ci} ({a.n_units} units){'; ' + a.reason if a.reason else ''}"
 
 
-def print_protocol(name: str, s: JuryProtocol, judges: dict[str, dict[str, Any]],
-                   task: str, title: str) -> None:
-    """One protocol's jury table and its comparison, agreement and disagreement lines."""
+def jury_protocol_table(s: JuryProtocol, judges: dict[str, dict[str, Any]],
+                        title: str) -> Table:
+    """One protocol's jury: a row per judge (weight, items, accuracy [95% CI], failed items,
+    first-shown and longest-pick rates, flip rate, disagreement with the jury, calls, tokens,
+    USD), then the mean judge and the JURY (bold)."""
     from rich.table import Table
 
     table = Table(title=data(title), title_justify="left")
-    from ._tables import length_line
 
     def longest(b: Any) -> str:
         return "—" if b is None else _pct(b.observed)
 
     for col in ("judge", "weight", "n", "acc % [95% CI]", "failed", "first-shown %",
                 "longest %", "flip %", "≠ jury %", "calls", "tokens", "USD"):
-        table.add_column(col, justify="left" if col == "judge" else "right", no_wrap=True)
+        table.add_column(col, justify="left" if col == "judge" else "right", overflow="fold")
     for judge, row in s.judges.items():
         t = judges[judge]
         usd = "—" if t.get("usd") is None else f"{t['usd']:.4f}"
@@ -159,7 +163,15 @@ def print_protocol(name: str, s: JuryProtocol, judges: dict[str, dict[str, Any]]
                   "", "", "", "")
     table.add_row("JURY", "", str(s.jury.n), _acc(s.jury), str(s.jury_items_failed), "",
                   longest(s.length_bias), "", "", "", "", "", style="bold")
-    console.print(table)
+    return table
+
+
+def print_protocol(name: str, s: JuryProtocol, judges: dict[str, dict[str, Any]],
+                   task: str, title: str) -> None:
+    """One protocol's jury table and its comparison, agreement and disagreement lines."""
+    from ._tables import length_line
+
+    print_table(jury_protocol_table(s, judges, title))
     say = [
         _versus(f"best judge ({s.best_judge})" if s.best_judge else "best judge", s.vs_best,
                 s.notes.get("vs_best")),
@@ -205,10 +217,10 @@ def print_jury_items(result: JuryResult, shown: int) -> None:
     table = Table(title=data(f"decisions per item ({terms}; failed: no vote)"),
                   title_justify="left")
     for col in ("item", "protocol", "JURY", *judges):
-        table.add_column(data(col), no_wrap=True)
+        table.add_column(data(col), overflow="fold")
     for row in rows[:shown]:
         table.add_row(*(data(v) for v in row))
-    console.print(table)
+    print_table(table, key_columns=2)
     more = f" (the first {shown} shown)" if len(rows) > shown else ""
     console.print(safe_text(f"{len(rows)} decisions{more}: {path}"), highlight=False,
                   markup=False)

@@ -7,9 +7,10 @@ from typing import TYPE_CHECKING
 
 from rich.table import Table
 
-from ..reports.notes import no_comparison_note, no_sign_test_note
+from ..reports.notes import no_comparison_note, no_sign_test_note, totals_note
 from ..terminal import data, safe_text
 from ._common import console
+from ._fit import print_table
 
 if TYPE_CHECKING:
     from ..compare import BenchResult, BenchSummary, ProtocolSummary
@@ -41,12 +42,13 @@ def _p(x: float | None) -> str:
 
 def _table(title: str, columns: list[str], caption: str | None = None) -> Table:
     """A table whose title and column names may come from data (a dataset's name, its
-    buckets): printed as written, control characters escaped (:mod:`jurybox.terminal`)."""
+    buckets): printed as written, control characters escaped (:mod:`jurybox.terminal`).
+    Its cells wrap and fold rather than end in "…"; print it with :func:`print_table`."""
     table = Table(title=data(title), title_justify="left", caption=caption,
                   caption_justify="left")
     for col in columns:
         table.add_column(data(col), justify="left" if col in ("protocol", "bucket") else "right",
-                         no_wrap=True)
+                         overflow="fold")
     return table
 
 
@@ -151,14 +153,14 @@ def print_bench_result(result: BenchResult, title: str) -> None:
     summary = result.summary
     if summary.task == "pairwise":
         for table in pairwise_tables(summary, title):
-            console.print(table)
+            print_table(table)
         for name, s in summary.protocols.items():
             if (r := s.judgebench_rule) is not None:
                 console.print(f"JudgeBench's two-order rule ({name}): {r.correct} correct, "
                               f"{r.incorrect} incorrect, {r.tie} tied of {r.n} "
                               f"= {pct(r.accuracy)}%")
     else:
-        console.print(listwise_table(summary, title))
+        print_table(listwise_table(summary, title))
         for name, s in summary.protocols.items():
             runs = s.order.n_runs if s.order else {}
             if s.order and runs:  # the most common candidate count; the others: summary.json
@@ -174,7 +176,7 @@ def print_bench_result(result: BenchResult, title: str) -> None:
                                    f"calls per item (calls: items {dist}); {early} of "
                                    f"{s.accuracy.n_total} items stopped before all orders"))
     if (lengths := length_table(summary)) is not None:
-        console.print(lengths)
+        print_table(lengths)
     for name, s in summary.protocols.items():
         if s.vs_baseline_skipped:
             console.print(data(no_comparison_note(summary.label(name), summary.baseline,
@@ -189,10 +191,6 @@ def print_bench_result(result: BenchResult, title: str) -> None:
                       f"calls)  failed judgments: {failed}")
         console.print(safe_text(f"run directory: {result.out}"), markup=False)
         return
-    cached = (f" (prompt {t.prompt_tokens:,}, of which the provider's prefix cache served "
-              f"{t.cached_tokens:,})" if t.cached_tokens else "")
-    console.print(f"model calls this run: {t.model_calls}  cache hits: {t.cache_hits}  "
-                  f"retries: {t.retries}  re-asks: {t.reasks}  failed judgments: {failed}  "
-                  f"tokens: {t.prompt_tokens + t.completion_tokens:,}{cached}")
+    console.print(totals_note(t), highlight=False)
     console.print(safe_text(f"run directory: {result.out}  (run.json, calls.jsonl, "
                             f"items.jsonl, summary.json, report.html)"), markup=False)

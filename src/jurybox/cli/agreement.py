@@ -12,6 +12,7 @@ from rich.table import Table
 from ..errors import ConfigError
 from ..terminal import data, safe_text
 from ._common import console, fail_cleanly
+from ._fit import print_table
 from ._options import PANEL_DATA, PANEL_OUTPUT, PANEL_STATS, Seed
 
 if TYPE_CHECKING:
@@ -30,7 +31,8 @@ def agreement_table(results: list[GroupAgreement], title: str) -> Table:
         "with enough co-rated items (pairs: defined / eligible)."))
     for col in ("group", "alpha [95% CI]", "units", "raters", "values", "mean Jaccard",
                 "pairs", "note"):
-        table.add_column(col, justify="left" if col in ("group", "note") else "right")
+        table.add_column(col, justify="left" if col in ("group", "note") else "right",
+                         overflow="fold")
     for g in results:
         a, c = g.alpha, g.coarse
         lo, hi = a.confidence_interval
@@ -45,9 +47,9 @@ def agreement_table(results: list[GroupAgreement], title: str) -> Table:
 def print_agreement(report: AgreementReport) -> None:
     """The table and where the files went."""
     codes = report.exclusion_codes
-    console.print(agreement_table(report.results, f"{report.path.name}: {report.n_ratings} "
-                                  f"ratings, {report.n_raters} raters, level {report.level}"
-                                  + (f", {report.excluded} excluded codes" if codes else "")))
+    print_table(agreement_table(report.results, f"{report.path.name}: {report.n_ratings} "
+                                f"ratings, {report.n_raters} raters, level {report.level}"
+                                + (f", {report.excluded} excluded codes" if codes else "")))
     console.print(safe_text("written: " + ", ".join(str(p) for p in report.written)),
                   markup=False)
 

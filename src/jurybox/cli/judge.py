@@ -11,6 +11,7 @@ import typer
 from ..reports.notes import totals_note
 from ..run.options import (DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY, DEFAULT_STRUCTURED,
                            DEFAULT_TIMEOUT_S, DEFAULT_TRANSPORT)
+from ._fit import print_table
 from ._common import BenchProgress, console, exit_for_status, fail_cleanly, print_warnings
 from ._options import PANEL_DATA, PANEL_PROTOCOL
 from ._options import (Attempts, BaseUrl, Cache, Concurrency, DryRun, MaxTokens, Model,
@@ -171,7 +172,7 @@ def print_judge_result(result: JudgeResult) -> None:
         table.add_row(data(j.item_id), data(winners), data(detail),
                       "" if j.agreement_rate is None else f"{100 * j.agreement_rate:.0f}%",
                       flags)
-    console.print(table)
+    print_table(table)
     if pairwise:
         console.print("verdict: A = candidate 0, B = candidate 1 (in the input's order, "
                       "whatever order a call showed them in), tie = neither", highlight=False)

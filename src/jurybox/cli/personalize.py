@@ -18,6 +18,7 @@ from ..reports.notes import (ALIGNMENT_CAPTION, error_change, few_raters_note, m
                              shortfall_note, similarity_text, versus_aggregate)
 from ..terminal import data, safe_text
 from ._common import BenchProgress, console, default_out, exit_for_status, fail_cleanly
+from ._fit import print_table
 from ._plan import cost_line, plan_for, print_plan
 from ._options import (PANEL_DATA, PANEL_PROTOCOL, Attempts, BaseUrl, Cache, Concurrency,
                        DryRun, Model, NoCache, Out, model_for, PriceIn, PriceOut, Seed,
@@ -46,7 +47,7 @@ def alignment_table(summary: PersonalizeSummary, title: str) -> Table:
     for col in ("condition", "dimension", "raters", "units", "cover %", "alpha (n)", "exact %",
                 "MAE", "abst/fail/block", "gated/excl"):
         table.add_column(col, justify="left" if col in ("condition", "dimension") else "right",
-                         no_wrap=True)
+                         overflow="fold")
     for row in summary.alignment:
         table.add_row(data(row.condition), data(row.dimension), str(row.n_raters),
                       str(row.units),
@@ -60,7 +61,7 @@ def alignment_table(summary: PersonalizeSummary, title: str) -> Table:
 def print_personalize(result: PersonalizeResult, title: str) -> None:
     """Alignment table, personalized vs aggregate, reasoning similarity, totals."""
     s = result.summary
-    console.print(alignment_table(s, title))
+    print_table(alignment_table(s, title), key_columns=2)
     few = few_raters_note([m.n for row in s.alignment for m in (
         row.alpha, row.exact, row.mae, row.coverage_by_rater)], MIN_UNITS_FOR_CI)
     if few:

@@ -14,6 +14,7 @@ from rich.table import Table
 from ..errors import ConfigError, did_you_mean
 from ..terminal import data, safe_text
 from ._common import BenchProgress, console, exit_for_status, fail_cleanly, warn
+from ._fit import print_table
 from ._options import PANEL_DATA, PANEL_OUTPUT
 from ._tables import pct
 
@@ -46,7 +47,8 @@ def outputs_table(scores: list[OutputsScore], title: str) -> Table:
     for col in ["parse", "correct", "incorrect", "tied", "acc %",
                 *(short.get(b, b) for b in buckets), "macro %", "consist %", "1st %",
                 "no verdict"]:
-        table.add_column(data(col), justify="left" if col == "parse" else "right", no_wrap=True)
+        table.add_column(data(col), justify="left" if col == "parse" else "right",
+                         overflow="fold")
     from ..parsing.verdict import RULE_NAMES
 
     for s in scores:
@@ -66,8 +68,8 @@ def print_outputs(path: Path, *, out: Path | None, show: int = 50) -> list[Outpu
     pairs = load_judgebench_outputs(path)
     scores = [score_outputs(pairs, rule="unanimous"), score_outputs(pairs, rule="last")]
     judge = pairs[0].judge_name if pairs else "?"
-    console.print(outputs_table(scores, f"{path.name}: {len(pairs)} pairs judged in both orders "
-                                        f"by a recorded {judge!r} judge (no model calls)"))
+    print_table(outputs_table(scores, f"{path.name}: {len(pairs)} pairs judged in both orders "
+                                      f"by a recorded {judge!r} judge (no model calls)"))
     recorded, ours = scores
     console.print(f"Arena-Hard parsing reproduces the recording's decisions: "
                   f"{len(recorded.differences)} of {2 * len(pairs)} judgments differ. "
@@ -107,7 +109,7 @@ def recorded_table(subset: str, scores: list[RecordingScore]) -> Table:
     for col in ("judge", "strategy", "o1", "o2", "both", "95% CI", "p", "strict", "agree",
                 "cov", "cons", "1st", "fail"):
         table.add_column(col, justify="left" if col in ("judge", "strategy") else "right",
-                         no_wrap=True)
+                         overflow="fold")
     for s in scores:
         o2 = s.by_order[1] if len(s.by_order) > 1 else None
         table.add_row(data(s.judge), data(s.strategy or "-"), pct(s.by_order[0].accuracy),
@@ -133,7 +135,7 @@ def jury_table(j: JuryScore) -> Table:
     weighted = len(set(j.weights)) > 1
     table = Table(box=None, pad_edge=False, padding=(0, 1), header_style="bold")
     for col in ("", "both %", "95% CI", "o1 %", "vs best p", "differs from jury"):
-        table.add_column(col, justify="left" if not col else "right", no_wrap=True)
+        table.add_column(col, justify="left" if not col else "right", overflow="fold")
     table.add_row("jury", pct(j.jury.accuracy), _ci(j.jury), pct(j.jury_order1.accuracy),
                   _p(j.vs_best), "")
     for judge in j.judges:
@@ -257,7 +259,8 @@ def print_recorded(recordings: list[Recording], *, source: str, out: Path | None
                             f"sets, rescored with no model call"), markup=False)
     for subset, group in by_subset.items():
         console.print()
-        console.print(recorded_table(subset, sorted(group, key=lambda s: (s.strategy, s.judge))))
+        print_table(recorded_table(subset, sorted(group, key=lambda s: (s.strategy, s.judge))),
+                    key_columns=2)
     console.print(RECORDED_CAPTION, markup=False)
     checked = [s for s in scores if s.reference_mismatches is not None]
     if checked:
@@ -274,7 +277,7 @@ def print_recorded(recordings: list[Recording], *, source: str, out: Path | None
         console.print(data(f"jury on {j.subset}, {j.strategy or '-'}: {len(j.judges)} judges, "
                            f"{j.n} pairs" + (" (weighted)" if len(set(j.weights)) > 1 else
                                              " (unweighted)"), style="italic"))
-        console.print(jury_table(j))
+        print_table(jury_table(j))
         for line in jury_lines(j):
             console.print(data(line))
     if out is not None:
