@@ -27,8 +27,8 @@ from typing import Any, Literal
 
 from ..errors import MAX_FOLDER_ENTRIES, DataError, did_you_mean_file
 from .freshness import report_is_current
-from .index_results import (agreement_results, bench_results, judge_results, jury_results,
-                            personalize_results, recorded_results)
+from .index_results import (_dict, _list, agreement_results, bench_results, judge_results,
+                            jury_results, personalize_results, recorded_results)
 from .lock import lock_holder
 
 __all__ = ["MAX_DEPTH", "MAX_FOLDERS", "RunEntry", "Status", "is_run_folder", "list_runs",
@@ -186,14 +186,6 @@ def _reason(exc: DataError) -> str:
 
 def _count(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
 
 
 def _usd(value: Any) -> float | None:
