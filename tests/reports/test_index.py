@@ -272,3 +272,14 @@ def test_recorded_scores_name_the_rules_as_jurybox_score_does():
     summary = {"scores": [{"rule": "unanimous", "accuracy": 87 / 270},
                           {"rule": "last", "accuracy": 87 / 270}]}
     assert recorded_results(summary) == "arena-hard 32.2% · last-token 32.2%"
+
+
+def test_judge_results_count_the_labelled_items_judged_and_keep_every_part():
+    from jurybox.reports.index_results import judge_results
+
+    # 33 items, 4 failed; 30 labelled, of which 24 were decided: 17 / 24 = 70.8%
+    summary = {"judge": {"protocol": "apoc", "n_items": 33, "n_failed": 4, "n_labelled": 30,
+                         "flip_rate": 0.517, "outcome": {"won": 17, "lost": 7, "tied": 5}},
+               "protocols": {"apoc": {"accuracy": {"accuracy": 17 / 24, "n": 24}}}}
+    assert judge_results(summary) == ("33 items · 4 failed · flips 51.7% · 70.8% on 24 "
+                                      "labelled · candidate 0 17 won, 7 lost, 5 tied")

@@ -202,11 +202,13 @@ def _unreadable(path: Path, name: str, why: str) -> RunEntry:
 
 
 def _when(value: Any) -> datetime | None:
+    """A recorded ISO time in UTC; None when it is not one (or out of datetime's range once
+    moved to UTC, such as year 1 at +05:00)."""
     try:
         moment = datetime.fromisoformat(str(value))
-    except ValueError:
+        return moment.astimezone(timezone.utc) if moment.tzinfo else moment
+    except (ValueError, OverflowError):
         return None
-    return moment.astimezone(timezone.utc) if moment.tzinfo else moment
 
 
 def _mtime(path: Path) -> datetime | None:

@@ -57,9 +57,9 @@ def _accuracy(acc: Any) -> str:
     return _pct(acc.get("accuracy")) if _num(acc.get("n")) else "—"
 
 
-def _join(parts: list[str]) -> str:
-    if len(parts) > MAX_PARTS:
-        parts = [*parts[:MAX_PARTS], f"+{len(parts) - MAX_PARTS} more"]
+def _join(parts: list[str], most: int = MAX_PARTS) -> str:
+    if len(parts) > most:
+        parts = [*parts[:most], f"+{len(parts) - most} more"]
     return SEPARATOR.join(parts)
 
 
@@ -70,8 +70,8 @@ def bench_results(summary: dict[str, Any]) -> str:
 
 
 def judge_results(summary: dict[str, Any]) -> str:
-    """``6 items · flips 83.3%`` (and ``· 91.7% on 6 labelled`` with gold; ``· 1 failed``;
-    pairwise: ``· candidate 0 3 won, 2 lost, 1 tied``)."""
+    """``6 items · flips 83.3%`` (and ``· 1 failed``; ``· 91.7% on 6 labelled`` with gold,
+    over the labelled items judged; pairwise: ``· candidate 0 3 won, 2 lost, 1 tied``)."""
     judge = _dict(summary.get("judge"))
     n_items = _num(judge.get("n_items"))
     parts = [] if n_items is None else [f"{n_items:.0f} items"]
@@ -79,14 +79,16 @@ def judge_results(summary: dict[str, Any]) -> str:
         parts.append(f"{failed:.0f} failed")
     if (flip := _num(judge.get("flip_rate"))) is not None:
         parts.append(f"flips {_pct(flip)}")
+    if _num(judge.get("n_labelled")):  # over the labelled items judged, as the terminal says
+        accuracy = _dict(_dict(_dict(summary.get("protocols")).get(
+            str(judge.get("protocol")))).get("accuracy"))
+        if (judged := _num(accuracy.get("n"))) is not None:
+            parts.append(f"{_accuracy(accuracy)} on {judged:.0f} labelled")
     outcome = _dict(judge.get("outcome"))  # pairwise: candidate 0's wins, losses, ties
     if all(_num(outcome.get(k)) is not None for k in ("won", "lost", "tied")):
         parts.append("candidate 0 " + ", ".join(f"{_num(outcome.get(k)):.0f} {k}"
                                                  for k in ("won", "lost", "tied")))
-    if (labelled := _num(judge.get("n_labelled"))):
-        protocol = _dict(_dict(summary.get("protocols")).get(str(judge.get("protocol"))))
-        parts.append(f"{_accuracy(protocol.get('accuracy'))} on {labelled:.0f} labelled")
-    return _join(parts)
+    return _join(parts, most=MAX_PARTS + 1)
 
 
 def jury_results(summary: dict[str, Any]) -> str:

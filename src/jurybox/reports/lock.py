@@ -193,7 +193,7 @@ class LockHolder(NamedTuple):
             return None
         try:
             os.kill(self.pid, 0)  # signal 0: only asks whether the process exists
-        except ProcessLookupError:
+        except (ProcessLookupError, OverflowError, ValueError):  # none, or no possible pid
             return False
         except OSError:  # it exists, under another user (EPERM)
             return True

@@ -148,13 +148,36 @@ def read_run_files(path: str | Path) -> RunFiles:
     if manifest is None:
         raise DataError(path, "not a jurybox run directory (no run.json)")
     _check_shape(path / "run.json", manifest, _MANIFEST_SHAPE)
-    try:
-        summary = json.loads((path / "summary.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
-        summary = {}
-    summary = summary if isinstance(summary, dict) else {}
+    summary = _read_summary(path / "summary.json")
     _check_shape(path / "summary.json", summary, _SUMMARY_SHAPE)
+    for name, entry in (summary.get("protocols") or {}).items():
+        if not isinstance(entry, dict):
+            raise DataError(path / "summary.json", f"must be a JSON object, got {entry!r:.60}",
+                            field=f"protocols.{name}"[:80])
     return RunFiles(manifest, summary)
+
+
+def _read_summary(path: Path) -> dict[str, Any]:
+    """summary.json as an object; {} when absent (a run interrupted before its end).
+
+    Raises:
+        DataError: present but not a JSON object (cut short, bad bytes, hand-edited): the
+            rerun of the run's command writes it again.
+    """
+    try:
+        text = path.read_bytes()
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise DataError(path, f"cannot be read: {exc.strerror or exc}") from None
+    try:
+        summary = json.loads(text.decode("utf-8"))
+    except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
+        summary = None
+    if not isinstance(summary, dict):
+        raise DataError(path, "is damaged (not a JSON object); rerun the command that made "
+                        "the run to write it again (no model calls: its answers are recorded)")
+    return summary
 
 
 class RunReader:

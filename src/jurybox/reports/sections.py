@@ -77,6 +77,8 @@ def summary_table(summary: dict[str, Any], params: dict[str, dict[str, Any]]) ->
     columns += ["macro %", "consist %", "1st %"] if pairwise else ["flip %"]
     rows = []
     for name, s in protocols.items():
+        if not isinstance(s, dict):  # a hand-edited summary.json: no row to show
+            continue
         acc, vs = s.get("accuracy") or {}, s.get("vs_baseline") or {}
         row = [protocol_label(name, params.get(name, {})), str(acc.get("n", "—")),
                pct(acc.get("coverage")), pct(acc.get("accuracy")) + _ci(

@@ -13,6 +13,8 @@ what the run recorded, never computed again.
 
 from __future__ import annotations
 
+import math
+
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -50,8 +52,12 @@ def _dict(value: Any) -> dict[str, Any]:
 
 
 def _count(totals: Mapping[str, Any], key: str) -> int:
+    """A recorded count; 0 for what no writer of run.json records (not a number, a bool, NaN,
+    infinity, a negative number: a hand-edited file)."""
     value = totals.get(key)
-    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return 0
+    return int(value) if math.isfinite(value) and value >= 0 else 0
 
 
 def _failures(totals: Mapping[str, Any]) -> str:
