@@ -94,3 +94,18 @@ def test_the_table_fits_80_columns(real):
     assert len(parts) == 2 and all(any(p in line for line in lines) for p in parts)
     assert not any(parts[0] in line and parts[1] in line for line in lines)
     assert any(line.startswith("bench · truthfulqa ·") for line in lines)  # kind, data
+
+
+def test_a_priced_run_keeps_every_column_whole_at_80_columns(real):
+    from dataclasses import replace
+    from datetime import datetime, timezone
+
+    runs = [replace(e, usd=0.024, started=datetime(2026, 12, 2, 17, 55, tzinfo=timezone.utc))
+            for e in list_runs(real.root)]
+    console = Console(width=80, record=True, file=open("/dev/null", "w"), color_system=None)
+    console.print(runs_table(runs, "runs", width=console.width))
+    lines = console.export_text().splitlines()
+    assert max(map(len, lines)) <= 80
+    header = next(line for line in lines if line.startswith("run "))
+    assert header.split()[-3:] == ["calls", "USD", "started"]  # no header cut ("starte")
+    assert sum("0.0240" in line and "12-02 17:55" in line for line in lines) == len(runs)

@@ -22,7 +22,7 @@ _STYLES = {"complete": "green", "running": "blue", "partial": "red", "interrupte
 
 
 #: Narrowest widths: results legible (``both-orders 86.4%``), a status on one line.
-_MIN_WIDTHS = {"results": 20, "status": 11, "started": 11}
+_MIN_WIDTHS = {"results": 12, "status": 11, "started": 11}
 #: Widest, when narrow (the rest for the results).
 _MAX_WIDTHS = {"run": 20, "status": 12}
 #: Below this many columns the table folds kind, data and judge under the run's name.
@@ -56,7 +56,7 @@ def runs_table(runs: list[RunEntry], title: str, *, width: int) -> Table:
                "calls", *(["USD"] if priced else []), "started"]
     for name in columns:
         table.add_column(name, justify="right" if name in ("calls", "USD") else "left",
-                         overflow="fold", no_wrap=name in ("calls", "USD", "started"),
+                         overflow="fold",
                          min_width=_MIN_WIDTHS.get(name),
                          max_width=None if wide else _MAX_WIDTHS.get(name))
     for e in runs:
