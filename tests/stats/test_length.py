@@ -118,7 +118,7 @@ def test_nothing_to_count_is_nan_with_a_reason():
     r = length_bias([[4, 4]], [[0]])
     assert math.isnan(r.observed) and math.isnan(r.expected) and math.isnan(r.p_value)
     assert r.n == 0 and r.n_equal_length == 1 and r.gold is None
-    assert r.reason == "no decided item with candidates of different lengths"
+    assert r.reason == "no item counted: 1 with candidates of equal length"
     assert all(math.isnan(b) for b in r.confidence_interval)
 
 
@@ -152,3 +152,21 @@ def test_wilson_matches_newcombes_published_intervals():
     assert all(math.isnan(b) for b in wilson_interval(0.0, 0))
     with pytest.raises(ValueError, match="share"):
         wilson_interval(1.5, 3)
+
+
+def test_nothing_counted_says_what_was_left_out():
+    from jurybox.stats.length import NO_ITEMS, LengthTally
+
+    assert LengthTally().result().reason == NO_ITEMS
+    tally = LengthTally()
+    tally.add_tied()
+    tally.add_failed()
+    tally.add_unmeasured()
+    tally.add_unmeasured()
+    result = tally.result()
+    assert result.n == 0 and math.isnan(result.observed)
+    assert result.reason == ("no item counted: 1 failed, 1 tie verdict, 2 without recorded "
+                             "lengths")
+    equal = LengthTally()
+    equal.add([5, 5], {0})
+    assert equal.result().reason == "no item counted: 1 with candidates of equal length"

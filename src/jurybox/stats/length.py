@@ -68,8 +68,15 @@ __all__ = ["LengthBias", "LengthTally", "length_bias", "wilson_interval"]
 #: approximation is used instead (about a second of numpy at most).
 MAX_EXACT_WORK = 200_000_000
 
-#: ``LengthBias.reason`` when no item could be counted.
+#: ``LengthBias.reason`` when no item was added at all.
 NO_ITEMS = "no decided item with candidates of different lengths"
+
+
+def _nothing_counted(left_out: Sequence[tuple[int, str]]) -> str:
+    """Why no item was counted, from the counts left out: ``no item counted: 1 tie verdict,
+    1 failed`` (:data:`NO_ITEMS` when there were none)."""
+    parts = [f"{n} {what}" for n, what in left_out if n]
+    return f"no item counted: {', '.join(parts)}" if parts else NO_ITEMS
 
 
 @dataclass(frozen=True)
@@ -207,8 +214,13 @@ class LengthTally:
         """The statistic over the items added so far."""
         if not self.n:
             nan = math.nan
+            why = _nothing_counted([
+                (self.n_failed, "failed"),
+                (self.n_tied, "tie verdict" + "s" * (self.n_tied != 1)),
+                (self.n_equal_length, "with candidates of equal length"),
+                (self.n_unmeasured, "without recorded lengths")])
             return self._result(nan, nan, None, ConfidenceInterval(nan, nan), confidence, nan,
-                                "exact", NO_ITEMS)
+                                "exact", why)
         observed = float(self._hits / self.n)
         p_value, test = _null_test(self._shapes, self._hits)
         return self._result(observed, float(self._expected / self.n),
