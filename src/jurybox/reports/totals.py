@@ -126,8 +126,9 @@ def run_totals(manifest: Mapping[str, Any], summary: Mapping[str, Any]) -> RunTo
         rows.append(_row("run", str(manifest.get("status") or ""),
                          sum(number(s.get("seconds")) for s in sessions), totals))
         table = Table(_COLUMNS, rows, "The run was resumed: each session (its start, UTC) "
-                      "is what the terminal printed at its end (\"model calls this run\"); the "
-                      "run line is their sum (run.json).")
+                      "is what the terminal printed at its end (\"model calls this run\"; a "
+                      "session interrupted by Ctrl-C or SIGTERM printed no such line, and its "
+                      "row is what it had done); the run line is their sum (run.json).")
     cost = _dict(summary.get("cost"))
     usd = number(cost.get("usd"))
     simulated = bool(_dict(manifest.get("model")).get("simulated"))
