@@ -73,3 +73,15 @@ def test_out_of_range_times_and_counts_are_shown_as_unknown(run, tmp_path):
 def test_a_lock_naming_no_possible_pid_is_not_alive():
     holder = LockHolder(pid=10 ** 23, host=__import__("socket").gethostname(), started="")
     assert holder.alive() is False
+
+
+@pytest.mark.parametrize("calls", [-5, 10 ** 400])
+def test_impossible_call_counts_are_unknown(run, tmp_path, calls):
+    dest = _copy(run, tmp_path, "counts")
+    text = (dest / "run.json").read_text()
+    data = json.loads(text)
+    data["totals"]["model_calls"] = 0
+    (dest / "run.json").write_text(json.dumps(data).replace('"model_calls": 0',
+                                                            f'"model_calls": {calls}'))
+    (entry,) = list_runs(tmp_path / "runs")
+    assert entry.model_calls is None and entry.status == "complete"

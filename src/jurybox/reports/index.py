@@ -184,8 +184,14 @@ def _reason(exc: DataError) -> str:
     return _text(f"{Path(exc.path).name}{field}: {exc.message.split(';')[0]}")
 
 
+#: Counts above this are not a run's (a hand-edited file): shown as unknown.
+MAX_COUNT = 10 ** 15
+
+
 def _count(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+    """A recorded count, or None for what no run records (not an integer, negative, huge)."""
+    ok = isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_COUNT
+    return value if ok else None
 
 
 def _usd(value: Any) -> float | None:
