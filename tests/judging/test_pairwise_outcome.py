@@ -35,10 +35,15 @@ def test_unknown_verdict_is_refused():
         pairwise_outcome(["A", "C"])
 
 
-def test_judge_prints_and_stores_what_its_judgments_say(tmp_path, monkeypatch):
+def _pairs_file(folder, n):
+    """``folder/pairs.jsonl``: ``n`` unlabelled two-candidate items."""
     lines = [{"id": f"p{i}", "prompt": f"Question {i}?", "candidates": [f"yes {i}", f"no {i}"]}
-             for i in range(12)]
-    (tmp_path / "pairs.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+             for i in range(n)]
+    (folder / "pairs.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+
+
+def test_judge_prints_and_stores_what_its_judgments_say(tmp_path, monkeypatch):
+    _pairs_file(tmp_path, 12)
     monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(app, ["judge", "pairs.jsonl", "--model", "sim", "--protocol",
                                       "both-orders", "--out", "run", "--no-cache"])
@@ -86,9 +91,7 @@ def test_the_report_shows_candidate_0s_outcome():
 
 
 def test_one_call_per_item_says_the_order_was_not_varied(tmp_path, monkeypatch):
-    lines = [{"id": f"p{i}", "prompt": f"Q {i}?", "candidates": [f"yes {i}", f"no {i}"]}
-             for i in range(3)]
-    (tmp_path / "pairs.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    _pairs_file(tmp_path, 3)
     monkeypatch.chdir(tmp_path)
     one = CliRunner().invoke(app, ["judge", "pairs.jsonl", "--model", "sim", "--protocol",
                                    "pairwise", "--out", "one", "--no-cache"])

@@ -34,6 +34,7 @@ from .curve import CurveCollector, PermutationCurve
 from .flags import Comparison, filter_names, flip_marks
 from .reader import RunReader
 from .rundir import read_manifest, write_text_atomic
+from .assets import asset, page_script
 from .freshness import DEFAULT_MAX_ITEMS, INPUTS_META, report_inputs
 from .length_bias import length_bias_section
 from .page_texts import PageTexts
@@ -159,12 +160,6 @@ def _pct(v: Any) -> str:
     return "—" if not isinstance(v, (int, float)) or math.isnan(v) else f"{100 * v:.1f}%"
 
 
-def _asset(name: str) -> str:
-    from importlib.resources import files
-
-    return (files("jurybox.reports") / "templates" / name).read_text(encoding="utf-8")
-
-
 def _header(manifest: dict[str, Any], kind: str, task: str) -> dict[str, Any]:
     model = manifest.get("model") or {}
     dataset = manifest.get("dataset") or {}
@@ -188,8 +183,8 @@ def render_report(run_dir: str | Path, *, max_items: int = DEFAULT_MAX_ITEMS) ->
     if run_dir.exists() and not run_dir.is_dir():
         raise DataError(run_dir, "is a file; give a run directory (the folder holding run.json)")
     env = _environment()
-    context: dict[str, Any] = {"title": run_dir.resolve().name, "css": _asset("report.css"),
-                               "js": _asset("report.js"), "generated": datetime.now(
+    context: dict[str, Any] = {"title": run_dir.resolve().name, "css": asset("report.css"),
+                               "js": page_script("report.js"), "generated": datetime.now(
                                    timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
                                "jurybox_version": __version__, "summary_table": None,
                                "charts": [], "items": [], "filters": [], "n_items": 0,

@@ -24,6 +24,7 @@ from markupsafe import Markup, escape
 
 from .. import __version__
 from ..errors import ConfigError, JuryboxError
+from .assets import asset, page_script
 from .freshness import DEFAULT_MAX_ITEMS
 from .index import MAX_DEPTH, RunEntry, is_run_folder, list_runs, no_runs_error
 
@@ -86,12 +87,6 @@ def cost_text(entry: RunEntry) -> str:
     return "0" if entry.simulated and entry.model_calls else "—"
 
 
-def _asset(name: str) -> str:
-    from importlib.resources import files
-
-    return (files("jurybox.reports") / "templates" / name).read_text(encoding="utf-8")
-
-
 def render_index(folder: str | Path, runs: list[RunEntry] | tuple[RunEntry, ...]) -> str:
     """The index page of ``folder`` listing ``runs`` (from :func:`~.index.list_runs`)."""
     import jinja2
@@ -105,8 +100,8 @@ def render_index(folder: str | Path, runs: list[RunEntry] | tuple[RunEntry, ...]
         title=Path(folder).resolve().name, rows=[_row(e) for e in runs],
         counts=sorted(counts.items(), key=lambda kv: -kv[1]),
         kinds=sorted({e.kind for e in runs}), statuses=sorted(counts),
-        simulated=any(e.simulated for e in runs), css=_asset("report.css"),
-        js=_asset("index.js"), jurybox_version=__version__,
+        simulated=any(e.simulated for e in runs), css=asset("report.css"),
+        js=page_script("index.js"), jurybox_version=__version__,
         generated=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
 
 

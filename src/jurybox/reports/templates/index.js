@@ -3,14 +3,6 @@
 // so a link keeps it. Without the script the table shows every run, in path order.
 (function () {
   "use strict";
-  var errors = document.getElementById("js-errors");
-  window.addEventListener("error", function (event) {
-    if (errors) {
-      errors.hidden = false;
-      errors.textContent += "script error: " + event.message + "\n";
-    }
-  });
-
   var table = document.getElementById("runs");
   var form = document.getElementById("filters");
   if (!table || !form) { return; }

@@ -5,14 +5,6 @@
 // indices (data-seg) and is put together, as text, when its call is first opened.
 (function () {
   "use strict";
-  var errors = document.getElementById("js-errors");
-  window.addEventListener("error", function (event) {
-    if (errors) {
-      errors.hidden = false;
-      errors.textContent += "script error: " + event.message + "\n";
-    }
-  });
-
   var table = null;
   function texts() {
     if (table === null) {
