@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from jurybox.compare import BenchConfig, run_bench
-from jurybox.reports import read_jsonl
+from jurybox.rundir import read_jsonl
 from jurybox.run import RunOptions
 from jurybox.sim import SimConfig
 

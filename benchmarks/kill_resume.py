@@ -35,7 +35,7 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parents[1] / "src"
 sys.path.insert(0, str(SRC))
 
-from jurybox.reports import read_jsonl  # noqa: E402
+from jurybox.rundir import read_jsonl  # noqa: E402
 from jurybox.runner import Totals  # noqa: E402
 
 

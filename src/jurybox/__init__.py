@@ -1,7 +1,7 @@
 """jurybox: robust, reproducible LLM-as-a-judge evaluation.
 
 The root exports the verbs and core types; each layer is a subpackage with its own
-``__all__`` (datasets, providers, sim, runner, cache, parsing, protocols, stats, reports,
+``__all__`` (datasets, providers, sim, runner, cache, parsing, protocols, stats, rundir, reports,
 run, compare, judging, agreement, rubrics, personalize, cli). Names are imported on first use, so
 ``import jurybox`` costs almost nothing.
 """

@@ -97,7 +97,7 @@ from jurybox.cache import CacheDamagedError  # noqa: E402
 from jurybox.cli import app  # noqa: E402
 from jurybox.compare import BenchConfig, run_bench  # noqa: E402
 from jurybox.errors import ConfigError  # noqa: E402
-from jurybox.reports import read_jsonl  # noqa: E402
+from jurybox.rundir import read_jsonl  # noqa: E402
 from jurybox.run import RunOptions  # noqa: E402
 from jurybox.runner import Totals  # noqa: E402
 from tests.cli_checks import one_line_error  # noqa: E402

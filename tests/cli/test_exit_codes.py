@@ -5,7 +5,7 @@ import json
 from typer.testing import CliRunner
 
 from jurybox.cli import app
-from jurybox.reports import read_jsonl
+from jurybox.rundir import read_jsonl
 
 runner = CliRunner()
 

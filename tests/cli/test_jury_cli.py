@@ -73,7 +73,7 @@ def test_judge_with_model_list_is_a_jury_of_equal_weights(tmp_path, sim, monkeyp
 
 def test_judge_with_a_jury_shows_and_writes_every_items_decisions(tmp_path):
     # judge is run on candidates without gold: the decisions per item are its product
-    from jurybox.reports import read_jsonl
+    from jurybox.rundir import read_jsonl
 
     items = tmp_path / "pairs.jsonl"
     items.write_text("".join(json.dumps({"id": f"p{i}", "prompt": f"Q{i}?",

@@ -242,7 +242,7 @@ def test_show_at_80_columns_keeps_every_candidates_score(tmp_path, narrow):
     run = tmp_path / "run"
     _invoke("bench", "truthfulqa", "--model", "sim", "--limit", "2", "--k", "3", "--no-cache",
             "--out", str(run))
-    from jurybox.reports import iter_records
+    from jurybox.rundir import iter_records
 
     item = next(iter(iter_records(run / "items.jsonl")))["item_id"]
     shown = _invoke("show", str(run), item).splitlines()

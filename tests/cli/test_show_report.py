@@ -7,7 +7,7 @@ from typer.testing import CliRunner
 
 from jurybox.cli import app
 from jurybox.compare import BenchConfig, run_bench
-from jurybox.reports import read_jsonl
+from jurybox.rundir import read_jsonl
 from jurybox.run import RunOptions
 from tests.cli_checks import one_line_error
 from tests.conftest import FAST_RETRY

@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 from jurybox.cli import app
 from jurybox.compare import BenchConfig, rescore_run, run_bench
 from jurybox.errors import ConfigError
-from jurybox.reports import read_jsonl
+from jurybox.rundir import read_jsonl
 from jurybox.run import RunOptions
 from jurybox.sim import SimConfig
 

@@ -6,7 +6,7 @@ import pytest
 
 from jurybox.compare import BenchConfig, run_bench
 from jurybox.errors import ConfigError
-from jurybox.reports import read_jsonl
+from jurybox.rundir import read_jsonl
 from jurybox.run import RunHooks, RunOptions
 from jurybox.runner import RetryPolicy
 from jurybox.sim import Faults, SimConfig

@@ -126,7 +126,7 @@ def test_runs_from_before_prompt_layout_2_rescore_with_layout_1_and_refuse_to_re
 
     from jurybox.compare import BenchConfig, rescore_run, run_bench
     from jurybox.errors import ConfigError
-    from jurybox.reports import read_jsonl
+    from jurybox.rundir import read_jsonl
     from jurybox.run import RunOptions
 
     old = BenchConfig(dataset="truthfulqa", limit=8, k=3, listwise_prompt=1)

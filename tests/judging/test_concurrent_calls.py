@@ -15,7 +15,7 @@ import jurybox
 from jurybox.errors import ConfigError
 from jurybox.judging.results import judgment_of
 from jurybox.judging.run import _JudgeRun
-from jurybox.reports import RunDirBusyError
+from jurybox.rundir import RunDirBusyError
 from jurybox.run import RunHooks, RunOptions
 from jurybox.sim import SimConfig
 

@@ -15,7 +15,7 @@ from jurybox.compare import BenchConfig, arun_bench, run_bench
 from jurybox.errors import ConfigError, ProviderError
 from jurybox.judging import JudgeConfig, arun_judge, run_judge
 from jurybox.personalize import PersonalizeConfig, arun_personalize, run_personalize
-from jurybox.reports import read_jsonl
+from jurybox.rundir import read_jsonl
 from jurybox.run import Interrupted, RunHooks, RunOptions
 from jurybox.runner import RetryPolicy
 from jurybox.sim import Faults, SimConfig

@@ -8,7 +8,7 @@ from typer.testing import CliRunner
 from jurybox.cli import app
 from jurybox.compare import BenchConfig
 from jurybox.jury import jury_of, run_jury
-from jurybox.reports import read_jsonl
+from jurybox.rundir import read_jsonl
 from jurybox.run import RunOptions
 
 JUDGES = [{"name": "first", "model": "sim", "sim": {"bias": "primacy", "seed": 1}},

@@ -12,7 +12,7 @@ import jurybox
 from jurybox.compare import BenchConfig
 from jurybox.errors import ProviderError
 from jurybox.jury import jury_listwise, jury_of, jury_pairwise, run_jury
-from jurybox.reports import read_jsonl
+from jurybox.rundir import read_jsonl
 from jurybox.run import RunHooks, RunOptions
 from jurybox.runner import RetryPolicy
 

@@ -7,7 +7,7 @@ import pytest
 from jurybox.compare import BenchConfig, prepare_bench, run_bench
 from jurybox.errors import ConfigError
 from jurybox.providers import make_provider, parse_spec
-from jurybox.reports import read_jsonl
+from jurybox.rundir import read_jsonl
 from jurybox.run import RunOptions
 from jurybox.runner import RetryPolicy
 from jurybox.sim import Faults, SimConfig, SimJudge, SimServer

@@ -25,7 +25,7 @@ from jurybox.cli import app
 from jurybox.errors import ConfigError, RetryableProviderError
 from jurybox.providers import ChatRequest, LocalServer, Message, local
 from jurybox.providers.llama_build import PORTABLE_CMAKE_ARGS
-from jurybox.reports import read_jsonl
+from jurybox.rundir import read_jsonl
 
 from ..cli_checks import one_line_error
 

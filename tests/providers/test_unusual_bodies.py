@@ -13,7 +13,7 @@ from jurybox.cli import app
 from jurybox.errors import ProviderError
 from jurybox.protocols import listwise_request
 from jurybox.providers import OpenAICompatibleProvider, Usage
-from jurybox.reports import read_jsonl
+from jurybox.rundir import read_jsonl
 from jurybox.runner import CallRecord, Totals
 
 from .fake_server import check_and_complete, completion, fake_server, listwise_answer

@@ -21,7 +21,7 @@ from jurybox.compare import BenchConfig, run_bench
 from jurybox.errors import ConfigError
 from jurybox.personalize import PersonalizeConfig, run_personalize
 from jurybox.providers import LocalServer
-from jurybox.reports import read_jsonl
+from jurybox.rundir import read_jsonl
 from jurybox.run import RunOptions
 from jurybox.runner import RetryPolicy
 

@@ -12,7 +12,7 @@ import pytest
 
 from jurybox.compare import BenchConfig
 from jurybox.jury import jury_of, jury_pairwise, run_jury
-from jurybox.reports import read_jsonl
+from jurybox.rundir import read_jsonl
 from jurybox.run import RunOptions
 from jurybox.runner import RetryPolicy
 

@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from jurybox.cli import app
 from jurybox.reports.index import list_runs
-from jurybox.reports.lock import LockHolder
+from jurybox.rundir import LockHolder
 
 runner = CliRunner()
 

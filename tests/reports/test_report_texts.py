@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from jurybox.compare import BenchConfig, run_bench
-from jurybox.reports import read_jsonl
+from jurybox.rundir import read_jsonl
 from jurybox.reports.page_texts import PageTexts, dom_safe
 from jurybox.run import RunOptions
 from tests.conftest import FAST_RETRY

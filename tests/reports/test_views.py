@@ -10,7 +10,8 @@ import pytest
 
 from jurybox.compare import BenchConfig, run_bench
 from jurybox.protocols import listwise_request, request_tag
-from jurybox.reports import RunReader, permutation_curve, read_jsonl
+from jurybox.reports import RunReader, permutation_curve
+from jurybox.rundir import read_jsonl
 from jurybox.run import RunOptions
 from jurybox.sim import SimConfig
 from tests.conftest import FAST_RETRY

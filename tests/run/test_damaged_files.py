@@ -26,7 +26,7 @@ def _judge(tmp_path, *extra):
 
 
 def test_a_lock_file_holding_json_nested_too_deeply_names_another_process():
-    from jurybox.reports.lock import _describe
+    from jurybox.rundir.lock import _describe
 
     assert _describe("[" * 100_000) == "another process"  # was a RecursionError
 

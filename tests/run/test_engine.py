@@ -10,7 +10,7 @@ from jurybox.compare import BenchConfig, run_bench
 from jurybox.errors import ConfigError
 from jurybox.protocols import PlannedCall, build_protocol
 from jurybox.providers import ChatRequest, ChatResponse, Message
-from jurybox.reports import read_jsonl
+from jurybox.rundir import read_jsonl
 from jurybox.run import Engine, RunHooks, RunJob, RunOptions
 from jurybox.runner import RetryPolicy
 

@@ -9,7 +9,7 @@ import pytest
 from aiohttp import web
 
 from jurybox.compare import BenchConfig, run_bench
-from jurybox.reports import read_jsonl
+from jurybox.rundir import read_jsonl
 from jurybox.run import RunOptions
 from jurybox.runner import RetryPolicy
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from jurybox.compare import BenchConfig, run_bench
-from jurybox.reports import read_jsonl
+from jurybox.rundir import read_jsonl
 from jurybox.run import Interrupted, RunHooks, RunOptions
 from jurybox.runner import RetryPolicy, Totals
 from jurybox.sim import Faults, SimConfig

@@ -11,7 +11,7 @@ import pytest
 import jurybox.judging.run as judge_run
 from jurybox.compare import BenchConfig, arun_bench, run_bench
 from jurybox.judging import JudgeConfig, run_judge
-from jurybox.reports import RunDirBusyError, lock_run_dir
+from jurybox.rundir import RunDirBusyError, lock_run_dir
 from jurybox.run import engine
 
 CONFIG = BenchConfig(dataset="truthfulqa", limit=4, k=2)

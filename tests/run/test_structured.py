@@ -8,7 +8,7 @@ from jurybox.cache import cache_key
 from jurybox.compare import BenchConfig, prepare_bench
 from jurybox.errors import FormatRefusedError
 from jurybox.providers import AnswerFormat, ChatRequest, ChatResponse, Message, response_format
-from jurybox.reports import read_jsonl
+from jurybox.rundir import read_jsonl
 from jurybox.run import AnswerFormats, Engine, RunOptions
 from jurybox.runner import RetryPolicy
 from jurybox.sim import SimConfig, SimJudge, SimServer

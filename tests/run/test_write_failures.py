@@ -13,7 +13,7 @@ from jurybox.cache import ResponseCache
 from jurybox.compare import BenchConfig, run_bench
 from jurybox.errors import RunWriteError
 from jurybox.providers import ChatResponse
-from jurybox.reports import read_jsonl
+from jurybox.rundir import read_jsonl
 from jurybox.run import RunOptions
 from jurybox.runner import RetryPolicy
 

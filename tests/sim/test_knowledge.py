@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from jurybox.cli import app
 from jurybox.datasets import ListwiseItem
 from jurybox.providers import OpenAICompatibleProvider
-from jurybox.reports import read_jsonl
+from jurybox.rundir import read_jsonl
 from jurybox.sim import SimJudge, SimServer
 
 runner = CliRunner()

@@ -14,7 +14,8 @@ import numpy as np
 from ..datasets import BUNDLED_RATINGS, load_ratings, resolve_bundled
 from ..errors import ConfigError, DataError
 from ..fields import check_arguments
-from ..reports import write_json_atomic, write_report
+from ..reports import write_report
+from ..rundir import write_json_atomic
 from ..stats import Level
 from .analyze import GroupAgreement, analyze
 from .plots import plot_alpha, plot_jaccard

@@ -207,7 +207,7 @@ def print_jury_items(result: JuryResult, shown: int) -> None:
     from rich.table import Table
 
     from ..jury.judgments import judgment_rows, write_jury_judgments
-    from ..reports import iter_records
+    from ..rundir import iter_records
 
     judges = list(result.judges)
     rows = judgment_rows(iter_records(result.out / "items.jsonl"), judges)

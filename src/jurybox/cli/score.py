@@ -63,7 +63,7 @@ def print_outputs(path: Path, *, out: Path | None, show: int = 50) -> list[Outpu
     """Score a JudgeBench outputs file under both parse rules and print the comparison."""
     from ..compare import score_outputs
     from ..datasets import load_judgebench_outputs
-    from ..reports import write_json_atomic
+    from ..rundir import write_json_atomic
 
     pairs = load_judgebench_outputs(path)
     scores = [score_outputs(pairs, rule="unanimous"), score_outputs(pairs, rule="last")]
@@ -247,7 +247,7 @@ def print_recorded(recordings: list[Recording], *, source: str, out: Path | None
     from ..recorded.jury import jury_groups, score_jury
     from ..recorded.pool import pool_subsets
     from ..recorded.scoring import score_recording
-    from ..reports import write_json_atomic
+    from ..rundir import write_json_atomic
 
     weight_map = parse_weights(weights, {r.judge for r in recordings})
     every = recordings + (pool_subsets(recordings) if pool else [])

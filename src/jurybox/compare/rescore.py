@@ -22,7 +22,7 @@ from ..errors import ConfigError, DataError, ParseError, ProviderError
 from ..parsing import ShownVerdict, parse_verdict, strip_thinking
 from ..protocols import Weights, to_original
 from ..providers import ChatRequest, ChatResponse
-from ..reports import iter_records, read_manifest
+from ..rundir import iter_records, read_manifest
 from ..run import RunHooks
 from ..sim import SimConfig
 from ..stats import (BucketAccuracy, JudgeBenchCounts, bucket_accuracy, judgebench_counts,

@@ -21,7 +21,7 @@ from ..protocols.prompts import LISTWISE_PROMPT_VERSION
 from ..protocols import JudgingProtocol, Weights, build_protocol, protocol_class, protocol_names
 from ..providers import Provider, redact_url
 from ..providers.spec import require_model
-from ..reports import previous_sessions
+from ..rundir import previous_sessions
 from ..run import (Engine, RunHooks, RunInfo, RunJob, RunOptions, RunReport, StructuredMode,
                    check_endpoint, open_endpoint)
 from ..run.loops import entered_off_loop

@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ..datasets import BUCKETS
-from ..reports import unit_of
+from ..rundir import unit_of
 from ..reports.curve import CurveCollector, PermutationCurve
 from ..stats import (AccuracyResult, BucketAccuracy, LengthBias, LengthTally, OrderDiagnostics,
                      OrderTally, PairedComparison, accuracy, bucket_accuracy, judgebench_vote,

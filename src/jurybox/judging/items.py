@@ -106,7 +106,7 @@ def write_input(items: Iterable[Any], out: Path) -> Path:
     fields, or rows from :func:`input_rows`. An item without an id gets its position
     (``"0"``, ``"1"``, ...).
 
-    The caller must hold ``out``'s lock (:func:`jurybox.reports.lock_run_dir`): two writers
+    The caller must hold ``out``'s lock (:func:`jurybox.rundir.lock_run_dir`): two writers
     of one folder would judge each other's items.
 
     Raises:

@@ -28,8 +28,7 @@ from ..fields import check_fields
 from ..providers.spec import require_model
 from ..protocols import PCFProtocol, Weights, protocol_class, protocol_names
 from ..protocols.prompts import LISTWISE_PROMPT_VERSION
-from ..reports import RunLock, lock_run_dir, previous_sessions
-from ..reports.reader import iter_lines_at, line_offsets
+from ..rundir import RunLock, iter_lines_at, line_offsets, lock_run_dir, previous_sessions
 from ..run import (Engine, RunHooks, RunInfo, RunJob, RunOptions, RunReport, check_endpoint,
                    open_endpoint)
 from ..run.loops import entered_off_loop

@@ -20,7 +20,7 @@ from typing import Any
 from ..errors import ConfigError
 from ..judging.items import INPUT_FILE, input_rows, write_input
 from ..judging.run import JudgeConfig, _check_arguments, _check_settings
-from ..reports import RunLock, lock_run_dir
+from ..rundir import RunLock, lock_run_dir
 from ..run import RunHooks, RunOptions
 from .panel import Juror, Jury, jury_of
 from .run import JuryResult, arun_jury, run_jury

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from ..compare.summary import latest_records
 from ..judging.results import judgment_of
 from ..protocols.aggregate import credit as listwise_credit
-from ..reports import Records, unit_of
+from ..rundir import Records, unit_of
 from .rules import jury_listwise, jury_pairwise
 
 if TYPE_CHECKING:

@@ -21,7 +21,7 @@ from markupsafe import Markup, escape
 
 from ..errors import ConfigError, DataError
 from ..reports.charts import heatmap
-from ..reports.rundir import iter_records
+from ..rundir import iter_records
 
 __all__ = ["MAX_ITEMS", "export_jury", "is_jury_dir", "render_jury_report",
            "write_jury_report"]
@@ -161,7 +161,7 @@ def _totals_section(folder: Path, jury: dict[str, Any], summary: dict[str, Any])
     (each judge's run.json: every session), a row per judge, and what the terminal warned
     about: items without a jury decision, each judge's warnings."""
     from ..reports.notes import jury_partial_note
-    from ..reports.rundir import read_manifest
+    from ..rundir import read_manifest
     from ..reports.totals import jury_totals
 
     judges, warnings = [], []
@@ -244,7 +244,7 @@ def write_jury_report(folder: str | Path) -> Path:
     Raises:
         RunWriteError: the file cannot be written; no temporary file is left.
     """
-    from ..reports.rundir import write_text_atomic
+    from ..rundir import write_text_atomic
 
     path = Path(folder) / "report.html"
     write_text_atomic(path, render_jury_report(Path(folder)))

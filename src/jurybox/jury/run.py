@@ -44,8 +44,7 @@ from ..compare.run import BenchConfig, PreparedBench, arun_bench, prepare_bench,
 from ..cost.prices import Price, bundled_price, resolve_price
 from ..errors import ConfigError, ProviderError, write_error
 from ..judging.run import JudgeConfig, arun_judge, prepare_judge, run_judge
-from ..reports import RunLock, lock_run_dir
-from ..reports.rundir import write_json_atomic
+from ..rundir import RunLock, lock_run_dir, write_json_atomic
 from ..run import RunHooks, RunOptions, RunReport, check_endpoint, open_endpoint
 from ..runner.retry import RetryPolicy
 from .combine import combine, write_items

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..limits import MIN_UNITS_FOR_CI
-from ..reports import read_manifest
+from ..rundir import read_manifest
 from ..compare.summary import add_length
 from ..stats import (AccuracyResult, AlphaResult, LengthBias, LengthTally, PairedComparison,
                      accuracy, krippendorff_alpha, paired_comparison, pairwise_alpha)

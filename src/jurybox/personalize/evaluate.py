@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..limits import MIN_UNITS_FOR_CI
-from ..reports import unit_of
+from ..rundir import unit_of
 from ..stats import (ConfidenceInterval, DegenerateAlphaWarning, InsufficientRatingsError,
                      PairedComparison, TfidfIndex, bootstrap_mean_ci, krippendorff_alpha,
                      paired_comparison)

@@ -21,7 +21,7 @@ from ..stats.krippendorff import Level
 from ..compare.run import DEFAULT_MODEL
 from ..providers import redact_url
 from ..providers.spec import require_model
-from ..reports import previous_sessions
+from ..rundir import previous_sessions
 from ..run import (Engine, RunHooks, RunInfo, RunJob, RunOptions, RunReport, check_endpoint,
                    open_endpoint)
 from ..run.loops import entered_off_loop

@@ -1,17 +1,14 @@
-"""Run directories and reports: the files a run writes, typed per-item views of them, and
-the self-contained HTML report."""
+"""Reports of a run directory (stored by :mod:`jurybox.rundir`): typed per-item views, the
+self-contained HTML report with its charts, the index of runs, and exports."""
 
 import typing as _typing
 
 from .._lazy import lazy_exports as _lazy_exports
 
-__all__ = ["DEFAULT_MAX_ITEMS", "EXPORT_FORMATS", "FLAG_NAMES", "SCHEMA_VERSION", "Attempt",
-           "CallView", "CurveCollector", "CurvePoint", "ExportResult", "FailedUnits", "ItemFlags",
-           "ItemView", "PermutationCurve", "ProtocolView", "Records", "RunDir", "RunDirBusyError",
-           "RunEntry", "RunIndex", "RunLock", "RunReader", "export_run", "is_run_folder",
-           "list_runs", "write_index", "iter_records", "lock_run_dir",
-           "permutation_curve", "previous_sessions",
-           "read_jsonl", "read_manifest", "render_report", "unit_of", "write_json_atomic",
+__all__ = ["DEFAULT_MAX_ITEMS", "EXPORT_FORMATS", "FLAG_NAMES", "Attempt", "CallView",
+           "CurveCollector", "CurvePoint", "ExportResult", "ItemFlags", "ItemView",
+           "PermutationCurve", "ProtocolView", "RunEntry", "RunIndex", "RunReader", "export_run",
+           "is_run_folder", "list_runs", "write_index", "permutation_curve", "render_report",
            "report_is_current", "write_report"]
 
 __getattr__, __dir__ = _lazy_exports(__name__, {
@@ -32,19 +29,6 @@ __getattr__, __dir__ = _lazy_exports(__name__, {
     "EXPORT_FORMATS": ".export",
     "ExportResult": ".export",
     "export_run": ".export",
-    "SCHEMA_VERSION": ".rundir",
-    "FailedUnits": ".rundir",
-    "Records": ".rundir",
-    "RunDir": ".rundir",
-    "RunDirBusyError": ".rundir",
-    "RunLock": ".rundir",
-    "iter_records": ".rundir",
-    "lock_run_dir": ".rundir",
-    "previous_sessions": ".rundir",
-    "read_jsonl": ".rundir",
-    "read_manifest": ".rundir",
-    "unit_of": ".rundir",
-    "write_json_atomic": ".rundir",
     "FLAG_NAMES": ".flags",
     "Attempt": ".views",
     "CallView": ".views",
@@ -61,8 +45,5 @@ if _typing.TYPE_CHECKING:
     from .index import RunEntry, is_run_folder, list_runs
     from .index_page import RunIndex, write_index
     from .export import EXPORT_FORMATS, ExportResult, export_run
-    from .rundir import (SCHEMA_VERSION, FailedUnits, Records, RunDir, RunDirBusyError, RunLock,
-                         iter_records, lock_run_dir, previous_sessions, read_jsonl, read_manifest,
-                         unit_of, write_json_atomic)
     from .flags import FLAG_NAMES, ItemFlags
     from .views import Attempt, CallView, ItemView, ProtocolView

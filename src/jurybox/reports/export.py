@@ -1,7 +1,7 @@
 """Flat tables of a run directory: one row per item record, one row per model call.
 
 :func:`export_run` reads a run directory (``run.json``, ``items.jsonl``, ``calls.jsonl``, as
-:class:`~jurybox.reports.RunDir` writes them) and writes two tables to ``out``:
+:class:`~jurybox.rundir.RunDir` writes them) and writes two tables to ``out``:
 
 - ``items.<ext>``: one row per (unit, protocol) decision, the latest one when a resume judged
   a unit again (as summaries count it). Columns: every field of the record (``schema``
@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..errors import ConfigError, DataError, discard, missing_extra, write_error
-from .rundir import iter_records, read_manifest, unit_of
+from ..rundir import iter_records, read_manifest, unit_of
 
 __all__ = ["ExportFormat", "ExportResult", "EXPORT_FORMATS", "export_run", "item_row",
            "call_row", "ITEM_COLUMNS_FIRST", "CALL_COLUMNS_FIRST"]

@@ -33,7 +33,7 @@ from ..errors import DataError
 from .curve import CurveCollector, PermutationCurve
 from .flags import Comparison, filter_names, flip_marks
 from .reader import RunReader
-from .rundir import read_manifest, write_text_atomic
+from ..rundir import read_manifest, write_text_atomic
 from .assets import asset, page_script
 from .freshness import DEFAULT_MAX_ITEMS, INPUTS_META, report_inputs
 from .length_bias import length_bias_section

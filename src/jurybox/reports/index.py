@@ -29,7 +29,7 @@ from ..errors import MAX_FOLDER_ENTRIES, DataError, did_you_mean_file
 from .freshness import report_is_current
 from .index_results import (_dict, _list, agreement_results, bench_results, judge_results,
                             jury_results, personalize_results, recorded_results)
-from .lock import lock_holder
+from ..rundir import lock_holder
 
 __all__ = ["MAX_DEPTH", "MAX_FOLDERS", "RunEntry", "Status", "is_run_folder", "list_runs",
            "no_runs_error"]
@@ -153,7 +153,7 @@ def _folders(root: Path, max_depth: int) -> list[Path]:
 
 def _entry(path: Path, root: Path) -> RunEntry | None:
     """The entry of ``path`` when it is a run (or a damaged one), else None."""
-    from .rundir import RUN_FILE_NAMES  # the run files' readers: only when a run is read
+    from ..rundir import RUN_FILE_NAMES  # the run files' readers: only when a run is read
 
     name = path.relative_to(root).as_posix()
     try:
@@ -278,7 +278,7 @@ def _judge(model: dict[str, Any]) -> str:
 
 
 def _run_entry(path: Path, name: str) -> RunEntry:
-    from .reader import read_run_files
+    from ..rundir import read_run_files
 
     manifest, summary = read_run_files(path)
     kind = str(manifest.get("kind") or "bench")

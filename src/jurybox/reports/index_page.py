@@ -141,7 +141,7 @@ def write_index(folder: str | Path, *, update_reports: bool = True, force: bool 
                                   report_current=None if entry.kind == "jury" else True)
             elif outcome:
                 failures.append((entry.name, outcome))
-    from .rundir import write_text_atomic  # the run directory's writer, loaded when writing
+    from ..rundir import write_text_atomic  # the run directory's writer, loaded when writing
 
     path = folder / INDEX_NAME
     write_text_atomic(path, render_index(folder, runs))

@@ -188,7 +188,7 @@ def jury_totals(judges: Sequence[tuple[str, Mapping[str, Any]]],
     """A jury's totals: the sum over its judges (each judge's own run.json: every session),
     and a row per judge; ``usd``: judge -> what its run cost (None: not priced);
     ``simulated``: every judge is the simulated one (no cost)."""
-    from .rundir import _add_totals
+    from ..rundir.writer import add_totals
 
     if not judges:
         return None
@@ -196,7 +196,7 @@ def jury_totals(judges: Sequence[tuple[str, Mapping[str, Any]]],
                  sum(number(s.get("seconds")) for s in m.get("sessions") or ()
                      if isinstance(s, dict)), _dict(m.get("totals")))
             for name, m in judges]
-    total = _add_totals([{"totals": _dict(m.get("totals"))} for _, m in judges])
+    total = add_totals([{"totals": _dict(m.get("totals"))} for _, m in judges])
     spent = [number(v) for v in usd.values() if v is not None]
     cost = (jury_spent_note(sum(spent)) + "." if spent else
             "USD: the simulated judges run on this machine." if simulated else

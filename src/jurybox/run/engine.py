@@ -34,7 +34,8 @@ from ..cache import ResponseCache
 from ..protocols import JudgingProtocol
 from ..providers import Provider, redact_text
 from ..errors import DataError, JuryboxError, write_error
-from ..reports import FailedUnits, Records, RunDir, RunLock, read_manifest, write_report
+from ..reports import write_report
+from ..rundir import FailedUnits, Records, RunDir, RunLock, read_manifest
 from ..runner import AnswerStore, CallRecord, Runner, Totals
 from .calls import ItemCalls
 from .loops import off_loop, run_blocking

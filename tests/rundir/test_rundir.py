@@ -13,9 +13,8 @@ from pathlib import Path
 import pytest
 
 from jurybox.errors import ConfigError, DataError, RunWriteError
-from jurybox.reports import (RunDir, RunDirBusyError, iter_records, previous_sessions,
-                             read_manifest)
-from jurybox.reports.lock import RunLock
+from jurybox.rundir import (RunDir, RunDirBusyError, RunLock, iter_records, previous_sessions,
+                            read_manifest)
 
 CONFIG = {"dataset": "d", "k": 3}
 
@@ -33,7 +32,7 @@ def test_a_lock_left_by_a_killed_process_is_taken_over(tmp_path):
     holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
         import sys, time
         sys.path.insert(0, {str(src)!r})
-        from jurybox.reports import RunDir
+        from jurybox.rundir import RunDir
         run = RunDir({str(tmp_path / "run")!r}, {CONFIG!r})
         print("locked", flush=True)
         time.sleep(60)
