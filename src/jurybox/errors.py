@@ -27,6 +27,8 @@ __all__ = [
     "write_error",
     "ProviderError",
     "FormatRefusedError",
+    "BatchRejectedError",
+    "BatchUnavailableError",
     "RetryableProviderError",
     "EndpointGoneError",
     "RateLimitError",
@@ -119,6 +121,16 @@ class EndpointGoneError(ProviderError):
     """The endpoint's server process has exited (a local judge that crashed or was killed):
     no retry can reach it, so the run stops at once. The calls that failed are API failures,
     judged again when the run is resumed."""
+
+
+class BatchRejectedError(ProviderError):
+    """The provider refused a whole batch (its validation failed): each of its requests is a
+    recorded failure carrying the provider's message, and the run goes on."""
+
+
+class BatchUnavailableError(EndpointGoneError):
+    """The provider's batch API cannot be used for this run any more (the key was refused,
+    the batch endpoints are gone): the run stops at once, as for a server that exited."""
 
 
 class RateLimitError(RetryableProviderError):

@@ -17,7 +17,9 @@ from typing import Annotated, Optional
 
 import typer
 
+from ..batch.options import DEFAULT_POLL_MAX_S, DEFAULT_POLL_S, BatchOptions
 from ..cost.prices import Price
+from ..errors import ConfigError
 from ..limits import (MAX_ATTEMPTS, MAX_CONCURRENCY, MAX_MAX_TOKENS, MAX_SEED,
                       MAX_TEMPERATURE, MAX_TIMEOUT_S)
 from ..run.options import RunOptions
@@ -25,7 +27,8 @@ from ..runner.retry import RetryPolicy
 
 __all__ = ["ENV_EPILOG", "FAULTS_HELP", "PANEL_COST", "PANEL_DATA", "PANEL_JUDGE",
            "PANEL_ORDER", "PANEL_OUTPUT", "PANEL_PROTOCOL", "PANEL_RUN", "PANEL_SIM",
-           "PANEL_STATS",
+           "PANEL_STATS", "PANEL_BATCH", "BatchFallbackOpt", "BatchMaxTokensOpt", "BatchOpt",
+           "BatchPollOpt",
            "API_KEY_VARIABLES", "Attempts", "BaseUrl", "Cache", "Concurrency", "DryRun",
            "MaxTokens", "Model", "model_for", "NoCache", "Out", "PriceIn", "PriceOut", "Seed",
            "SimBias", "SimFaults", "SimLatency", "SimSeed", "Temperature", "Structured",
@@ -41,8 +44,9 @@ PANEL_RUN = "Run"
 PANEL_OUTPUT = "Output"
 PANEL_COST = "Cost"
 PANEL_SIM = "Simulated judge"
+PANEL_BATCH = "Batch (half price, 24 h)"
 PANEL_ORDER = (PANEL_DATA, PANEL_PROTOCOL, PANEL_STATS, PANEL_JUDGE, PANEL_RUN, PANEL_OUTPUT,
-               PANEL_COST, PANEL_SIM)
+               PANEL_COST, PANEL_BATCH, PANEL_SIM)
 
 #: API key variables, as ``providers.spec.PROVIDERS`` reads them (a test keeps them equal).
 API_KEY_VARIABLES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY", "VLLM_API_KEY")
@@ -171,9 +175,48 @@ PriceOut = Annotated[Optional[float], typer.Option(
     help="USD per million output tokens (with --price-in).")]
 
 
+BatchOpt = Annotated[bool, typer.Option(
+    "--batch", envvar="JURYBOX_BATCH", rich_help_panel=PANEL_BATCH,
+    help="Send the calls as provider batches (OpenAI Batch API, Anthropic Message Batches, "
+    "an OpenAI-compatible server serving /v1/batches): half the price, answers within 24 h. "
+    "Each protocol stage is one batch round. Journalled in the run directory: rerun the "
+    "command after a kill to collect the batches in flight; no request is sent twice.")]
+BatchFallbackOpt = Annotated[str, typer.Option(
+    "--batch-fallback", envvar="JURYBOX_BATCH_FALLBACK", metavar="WHERE",
+    rich_help_panel=PANEL_BATCH,
+    help="Where a request a batch did not answer (expired, cancelled, errored) goes next: "
+    "batch (the next batch) or online (at the online price).")]
+BatchPollOpt = Annotated[float, typer.Option(
+    "--batch-poll", envvar="JURYBOX_BATCH_POLL", min=0.01, max=3600, metavar="SECONDS",
+    rich_help_panel=PANEL_BATCH,
+    help="First wait before polling a batch; each poll waits 1.5x longer, up to 5 minutes.")]
+BatchMaxTokensOpt = Annotated[Optional[int], typer.Option(
+    "--batch-max-tokens", envvar="JURYBOX_BATCH_MAX_TOKENS", min=1, metavar="TOKENS",
+    rich_help_panel=PANEL_BATCH,
+    help="Most prompt tokens enqueued in batches at once (your provider's per-model "
+    "enqueued-token limit; estimated at 4 characters a token) (default: no limit).")]
+
+
+def batch_options(batch: bool, fallback: str = "batch", poll: float = DEFAULT_POLL_S,
+                  max_tokens: int | None = None) -> BatchOptions | None:
+    """The batch settings of ``--batch`` and its options (None: judging online).
+
+    Raises:
+        ConfigError: a batch option given without ``--batch``, or a bad value.
+    """
+    if not batch:
+        if fallback != "batch" or max_tokens is not None:
+            raise ConfigError("--batch-fallback and --batch-max-tokens are for --batch: add "
+                              "--batch (or JURYBOX_BATCH=1), or leave them unset")
+        return None
+    return BatchOptions(poll_s=poll, poll_max_s=max(poll, DEFAULT_POLL_MAX_S),
+                        max_enqueued_tokens=max_tokens,
+                        fallback=fallback)  # type: ignore[arg-type]
+
+
 def run_options(*, concurrency: int, attempts: int, timeout: float, transport: str,
                 cache: Path | None, no_cache: bool, structured: str,
-                price: Price | None = None) -> RunOptions:
+                price: Price | None = None, batch: BatchOptions | None = None) -> RunOptions:
     """The typed options of a judging command's flags (cache: the default file unless
     ``--no-cache``)."""
     from ._common import default_cache, warn
@@ -184,4 +227,5 @@ def run_options(*, concurrency: int, attempts: int, timeout: float, transport: s
     return RunOptions(concurrency=concurrency, retry=RetryPolicy(attempts=attempts),
                       timeout_s=timeout, transport=transport,  # type: ignore[arg-type]
                       cache_path=None if no_cache else (cache or default_cache()),
-                      structured=structured, price=price)  # type: ignore[arg-type]
+                      structured=structured, price=price,  # type: ignore[arg-type]
+                      batch=batch)

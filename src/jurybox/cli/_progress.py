@@ -26,7 +26,11 @@ from rich.progress_bar import ProgressBar
 from rich.table import Table
 from rich.text import Text
 
+#: The state words after which a batch no longer changes (OpenAI's, Anthropic's, jurybox's).
+BATCH_ENDED = frozenset({"completed", "expired", "failed", "cancelled", "ended", "rejected"})
+
 if TYPE_CHECKING:
+    from ..batch import BatchEvent
     from ..run import RunHooks
     from ..runner import CallRecord
 
@@ -75,6 +79,7 @@ class BenchProgress:
         self.clock = clock
         self.started = clock()
         self.done_at_start = 0
+        self.batches: dict[str, BatchEvent] = {}
         draw = console is not None or _isatty(sys.stderr) or \
             os.environ.get("JURYBOX_PROGRESS") == "1"
         self.progress = _LineProgress(self, console=console or err_console, transient=False,
@@ -102,6 +107,26 @@ class BenchProgress:
     def on_item(self, _item: object) -> None:
         self.progress.advance(self.task)
 
+    def on_batch(self, event: BatchEvent) -> None:
+        """A batch changed state: one line when its state word changes (printed whether or
+        not the progress line is drawn), and the line counts the batches in flight."""
+        before = self.batches.get(event.batch)
+        self.batches[event.batch] = event
+        if before is None or before.state != event.state:
+            ids = f" ({event.batch_id})" if event.batch_id else ""
+            failed = f", {event.failed:,} not answered" if event.failed else ""
+            self._say(f"batch {event.batch}{ids}: {event.state}, {event.done:,}/"
+                      f"{event.total:,} requests ended{failed}")
+        self.progress.refresh()
+
+    def _say(self, text: str) -> None:
+        from rich.markup import escape
+
+        from ._common import err_console
+
+        target = self.progress.console if not self.progress.disable else err_console
+        target.print(escape(text), highlight=False, soft_wrap=True)
+
     def line(self, completed: float, total: float | None, width: int) -> RenderableType:
         """The line at ``width`` columns: label, bar when it fits, then the fields."""
         elapsed = max(self.clock() - self.started, 0.0)
@@ -113,6 +138,9 @@ class BenchProgress:
         finished = total is not None and done >= total
         when = f"took {clock_text(elapsed)}" if finished else f"ETA {clock_text(left)}"
         fields = [items, f"{rate:.1f} calls/s", f"{self.failures} failed", when]
+        waiting = sum(1 for e in self.batches.values() if e.state not in BATCH_ENDED)
+        if waiting:
+            fields.insert(1, f"{waiting} batch{'es' if waiting > 1 else ''} in flight")
         extras = [f"{self.hits} cached", f"{self.tokens:,} tokens"]
         text = "  ".join(fields)
         # the spaces around the bar, and the last column left free (a terminal that wraps
@@ -138,7 +166,8 @@ class BenchProgress:
         """The engine's progress callbacks, drawing this line."""
         from ..run import RunHooks
 
-        return RunHooks(on_start=self.on_start, on_call=self.on_call, on_item=self.on_item)
+        return RunHooks(on_start=self.on_start, on_call=self.on_call, on_item=self.on_item,
+                        on_batch=self.on_batch)
 
     def __enter__(self) -> BenchProgress:
         from ..runner import tune_gc

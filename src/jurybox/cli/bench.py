@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 import typer
 
 from ..errors import ConfigError, did_you_mean
+from ..batch.options import DEFAULT_POLL_S
 from ..run.options import (DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY, DEFAULT_STRUCTURED,
                            DEFAULT_TIMEOUT_S, DEFAULT_TRANSPORT)
 from ._common import (BenchProgress, default_out, exit_for_status, fail_cleanly,
@@ -16,7 +17,9 @@ from ._jury import JuryOpt
 from ._plan import cost_line, plan_for, print_plan
 from ._protocol_options import (AdaptiveOpt, ConfidenceOpt, CriteriaOpt, K, MinK, PairwiseRuleOpt,
                                TemplateOpt, Tolerance, VerdictFormatOpt, WeightsOpt)
-from ._options import (PANEL_DATA, PANEL_PROTOCOL, Attempts, BaseUrl, Cache, Concurrency,
+from ._options import (BatchFallbackOpt, BatchMaxTokensOpt, BatchOpt, BatchPollOpt,
+                       batch_options,
+                       PANEL_DATA, PANEL_PROTOCOL, Attempts, BaseUrl, Cache, Concurrency,
                        DryRun, MaxTokens, Model, NoCache, Out, PriceIn, PriceOut, Seed,
                        SimBias, SimFaults, SimLatency, SimSeed, Structured, Temperature,
                        Timeout, TransportOpt, model_for, run_options)
@@ -153,6 +156,10 @@ def bench(
     dry_run: DryRun = False,
     price_in: PriceIn = None,
     price_out: PriceOut = None,
+    batch: BatchOpt = False,
+    batch_fallback: BatchFallbackOpt = "batch",
+    batch_poll: BatchPollOpt = DEFAULT_POLL_S,
+    batch_max_tokens: BatchMaxTokensOpt = None,
 ) -> None:
     """Judge a dataset with several protocols and compare them with paired statistics:
     listwise (best-of-N: direct vs permutation consensus) or pairwise (JudgeBench: one call,
@@ -199,7 +206,8 @@ def bench(
                     price_out=price_out, options=dict(
                         concurrency=concurrency, attempts=attempts, timeout=timeout,
                         transport=transport, cache=cache, no_cache=no_cache,
-                        structured=structured))
+                        structured=structured, batch=batch_options(
+                            batch, batch_fallback, batch_poll, batch_max_tokens)))
         return
     model = model_for(model, dataset, bundled=dataset in BUNDLED,
                       check=lambda: prepare_bench(config))
@@ -207,7 +215,9 @@ def bench(
     price = resolve_price(model, price_in, price_out)
     options = run_options(concurrency=concurrency, attempts=attempts, timeout=timeout,
                           transport=transport, cache=cache, no_cache=no_cache,
-                          structured=structured, price=price)
+                          structured=structured, price=price,
+                          batch=batch_options(batch, batch_fallback, batch_poll,
+                                              batch_max_tokens))
     if dry_run:
         bench = prepare_bench(config)  # every check a run makes before its first call
         print_plan(plan_for(bench.selection, bench.protocols, model=model, price=price),

@@ -9,12 +9,15 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 
 from ..reports.notes import totals_note
+from ..batch.options import DEFAULT_POLL_S
 from ..run.options import (DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY, DEFAULT_STRUCTURED,
                            DEFAULT_TIMEOUT_S, DEFAULT_TRANSPORT)
 from ._fit import print_table
 from ._common import BenchProgress, console, exit_for_status, fail_cleanly, print_warnings
 from ._options import PANEL_DATA, PANEL_PROTOCOL
-from ._options import (Attempts, BaseUrl, Cache, Concurrency, DryRun, MaxTokens, Model,
+from ._options import (BatchFallbackOpt, BatchMaxTokensOpt, BatchOpt, BatchPollOpt,
+                       batch_options,
+                       Attempts, BaseUrl, Cache, Concurrency, DryRun, MaxTokens, Model,
                        NoCache, Out, PriceIn, PriceOut, Seed, SimBias, SimFaults, SimLatency,
                        SimSeed, Structured, Temperature, Timeout, TransportOpt, model_for,
                        run_options)
@@ -76,6 +79,10 @@ def judge(
     dry_run: DryRun = False,
     price_in: PriceIn = None,
     price_out: PriceOut = None,
+    batch: BatchOpt = False,
+    batch_fallback: BatchFallbackOpt = "batch",
+    batch_poll: BatchPollOpt = DEFAULT_POLL_S,
+    batch_max_tokens: BatchMaxTokensOpt = None,
 ) -> None:
     """Judge candidates that have no gold: per item the winner(s), every candidate's C_i and
     its components, how often the permutations agreed with the pick, and flags (flipped,
@@ -111,7 +118,9 @@ def judge(
 
         run = run_options(concurrency=concurrency, attempts=attempts, timeout=timeout,
                           transport=transport, cache=cache, no_cache=no_cache,
-                          structured=structured, price=command_price(price_in, price_out))
+                          structured=structured, price=command_price(price_in, price_out),
+                          batch=batch_options(batch, batch_fallback, batch_poll,
+                                              batch_max_tokens))
         folder = out or default_jury_out("judge", config.as_dict(), panel)
         if dry_run:
             dry_run_jury(config, panel, folder, run, f"{file}, protocol {protocol}")
@@ -123,7 +132,9 @@ def judge(
     price = resolve_price(model, price_in, price_out)
     options = run_options(concurrency=concurrency, attempts=attempts, timeout=timeout,
                           transport=transport, cache=cache, no_cache=no_cache,
-                          structured=structured, price=price)
+                          structured=structured, price=price,
+                          batch=batch_options(batch, batch_fallback, batch_poll,
+                                              batch_max_tokens))
     if dry_run:
         prepared = prepare_judge(config)  # every check a run makes before its first call
         print_plan(plan_for(prepared.selection, prepared.protocols, model=model, price=price),

@@ -12,6 +12,7 @@ from rich.table import Table
 
 from ..errors import ConfigError
 from ..limits import MAX_SEEDS, MIN_UNITS_FOR_CI
+from ..batch.options import DEFAULT_POLL_S
 from ..run.options import (DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY, DEFAULT_STRUCTURED,
                            DEFAULT_TIMEOUT_S, DEFAULT_TRANSPORT)
 from ..reports.notes import (ALIGNMENT_CAPTION, error_change, few_raters_note, mean_ci_cell,
@@ -20,7 +21,9 @@ from ..terminal import data, safe_text
 from ._common import BenchProgress, console, default_out, exit_for_status, fail_cleanly
 from ._fit import print_table
 from ._plan import cost_line, plan_for, print_plan
-from ._options import (PANEL_DATA, PANEL_PROTOCOL, Attempts, BaseUrl, Cache, Concurrency,
+from ._options import (BatchFallbackOpt, BatchMaxTokensOpt, BatchOpt, BatchPollOpt,
+                       batch_options,
+                       PANEL_DATA, PANEL_PROTOCOL, Attempts, BaseUrl, Cache, Concurrency,
                        DryRun, Model, NoCache, Out, model_for, PriceIn, PriceOut, Seed,
                        SimSeed, Structured, Timeout, TransportOpt, run_options)
 
@@ -147,6 +150,10 @@ def personalize(
     dry_run: DryRun = False,
     price_in: PriceIn = None,
     price_out: PriceOut = None,
+    batch: BatchOpt = False,
+    batch_fallback: BatchFallbackOpt = "batch",
+    batch_poll: BatchPollOpt = DEFAULT_POLL_S,
+    batch_max_tokens: BatchMaxTokensOpt = None,
 ) -> None:
     """Rubric judges conditioned on nobody (zero-shot), on other raters (aggregate) or on the
     target rater's own ratings (personalized), evaluated against each rater: alpha, exact
@@ -193,7 +200,9 @@ def personalize(
     price = resolve_price(model, price_in, price_out)
     options = run_options(concurrency=concurrency, attempts=attempts, timeout=timeout,
                           transport=transport, cache=cache, no_cache=no_cache,
-                          structured=structured, price=price)
+                          structured=structured, price=price,
+                          batch=batch_options(batch, batch_fallback, batch_poll,
+                                              batch_max_tokens))
     if dry_run:
         prepared = prepare_personalize(config)  # every check a run makes before its first call
         print_plan(plan_for(prepared.units, prepared.judges, model=model, price=price),

@@ -132,6 +132,7 @@ class ChatResponse(BaseModel):
         finish_reason: the endpoint's finish reason (e.g. ``"stop"``, ``"length"``), or None.
         repaired: what was changed in the endpoint's text so it can be stored and parsed
             (``"1 lone surrogate replaced by U+FFFD"``), or None (the text as sent).
+        batch: the answer came from a provider batch (priced at the batch rate).
     """
 
     text: str
@@ -139,6 +140,7 @@ class ChatResponse(BaseModel):
     latency_s: float = 0.0
     finish_reason: str | None = None
     repaired: str | None = None
+    batch: bool = False
 
     @model_validator(mode="before")
     @classmethod

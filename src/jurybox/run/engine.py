@@ -30,12 +30,14 @@ from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
 from .. import __version__
+from ..batch import BatchEvent, BatchProvider, batch_api
 from ..cache import ResponseCache
 from ..protocols import JudgingProtocol
 from ..providers import Provider, redact_text
 from ..errors import DataError, JuryboxError, write_error
 from ..reports import write_report
 from ..rundir import FailedUnits, Records, RunDir, RunLock, read_manifest
+from ..rundir.batches import BatchJournal, endpoint_digest
 from ..runner import AnswerStore, CallRecord, Runner, Totals
 from .calls import ItemCalls
 from .loops import off_loop, run_blocking
@@ -45,6 +47,10 @@ from .structured import AnswerFormats
 __all__ = ["Engine", "Interrupted", "RunHooks", "RunJob", "RunInfo", "RunReport", "Summary"]
 
 log = logging.getLogger(__name__)
+
+#: Calls the runner holds at once in batch mode: every request of the window's stage waits in
+#: a batch (the endpoint's own concurrency limits only the online fallback).
+BATCH_CONCURRENCY = 1_000_000
 
 U = TypeVar("U")
 S = TypeVar("S", bound="Summary")
@@ -109,6 +115,7 @@ class RunHooks:
     on_start: Callable[[int, int], None] | None = None  # (units in run, units already done)
     on_call: Callable[[CallRecord], None] | None = None
     on_item: Callable[[Any], None] | None = None
+    on_batch: Callable[[BatchEvent], None] | None = None  # batch mode: a batch changed state
 
 
 @dataclass(frozen=True)
@@ -232,6 +239,8 @@ class Engine:
         try:
             if not self.offline:
                 await self.provider.check()
+                if self.options.batch is not None:  # no batch API: one line, before any work
+                    await batch_api(self.provider).check()
             sim_before = await _sim_stats(self.provider)
             # the cache first: a file that cannot be one is refused before the run directory
             # is touched
@@ -266,10 +275,13 @@ class Engine:
             # a server that takes one call at a time (the local judge) gets one at a time
             limit: int | None = getattr(self.provider, "max_concurrency", None)
             concurrency = min(self.options.concurrency, limit or self.options.concurrency)
-            runner = Runner(self.provider, cache=self.answers or cache,
-                            concurrency=concurrency, retry=self.options.retry,
-                            on_call=self._logger(rundir),
-                            abort_after=None if self.offline else self.options.abort_after,
+            store = self.answers or cache
+            batch = self._batch(rundir, store, concurrency)
+            runner = Runner(batch or self.provider, cache=store,
+                            concurrency=BATCH_CONCURRENCY if batch else concurrency,
+                            retry=self.options.retry, on_call=self._logger(rundir),
+                            abort_after=None if self.offline or batch else
+                            self.options.abort_after,
                             offline=self.offline, on_format_refused=formats.refused)
             with rundir.session(self._manifest(job), runner.totals.as_dict) as session:
                 session["structured"] = formats.state()
@@ -277,6 +289,9 @@ class Engine:
                     judged = await self._judge(job, runner, rundir, formats)
                 finally:  # the mode in effect at the end, and any fallback taken
                     session["structured"] = formats.state()
+                    if batch is not None:
+                        session["batch"] = batch.stats.as_dict()
+                        await _close_batches(batch, rundir.path)
                 unknown = _unknown_since(sim_before, await _sim_stats(self.provider))
                 if unknown:
                     session["sim_unknown"] = unknown
@@ -284,6 +299,18 @@ class Engine:
         finally:
             if cache is not None:
                 cache.close()
+
+    def _batch(self, rundir: RunDir, store: AnswerStore | None,
+               concurrency: int) -> BatchProvider | None:
+        """The batch dispatcher over this run's endpoint (None: judging online)."""
+        if self.options.batch is None or self.offline:
+            return None
+        identity = self.provider.cache_identity()
+        journal = BatchJournal(rundir.path, endpoint_digest(identity), rundir.session_index)
+        return BatchProvider(self.provider, batch_api(self.provider), journal,
+                             self.options.batch,
+                             answered=lambda key: store is not None and store.get(key) is not None,
+                             on_event=self.hooks.on_batch, online_concurrency=concurrency)
 
     def _finish(self, job: RunJob[U, S], rundir: RunDir, judged: int,
                 totals: Totals) -> RunReport[S]:
@@ -424,6 +451,18 @@ async def _all_or_none(coros: list[Any]) -> None:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def _close_batches(batch: BatchProvider, folder: Path) -> None:
+    """End batch mode's session: say what is still in flight at the provider (a rerun
+    collects it; nothing is sent twice)."""
+    await batch.stop()
+    waiting = batch.in_flight()
+    if waiting:
+        log.warning("%d batch(es) with %d request(s) still in flight at %s: rerun the same "
+                    "command to collect them (no request is sent twice), or cancel them with "
+                    "`jurybox batch cancel %s`", len(waiting), sum(waiting.values()),
+                    batch.name, folder)
 
 
 async def _sim_stats(provider: Provider) -> dict[str, Any] | None:

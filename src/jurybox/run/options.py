@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, get_args
 
+from ..batch.options import BATCH_WINDOW, BatchOptions
 from ..cost.prices import Price
 from ..errors import ConfigError
 from ..fields import check_fields
@@ -59,6 +60,8 @@ class RunOptions:
         structured: ``auto``, ``json-schema``, ``json-object`` or ``off`` (see
             :mod:`jurybox.run.structured`).
         price: USD per million tokens, for the summary's cost line (None: no USD figure).
+        batch: send the calls as provider batches (:mod:`jurybox.batch`), or None (online).
+            The window is then :data:`~jurybox.batch.options.BATCH_WINDOW` unless given.
 
     Raises:
         ConfigError: a value out of range (the message names the parameter).
@@ -73,6 +76,7 @@ class RunOptions:
     window: int | None = None
     price: Price | None = None
     structured: StructuredMode = DEFAULT_STRUCTURED
+    batch: BatchOptions | None = None
 
     def __post_init__(self) -> None:
         check_fields(self)  # ConfigError naming a field of the wrong kind
@@ -96,5 +100,5 @@ class RunOptions:
 
     @property
     def items_in_flight(self) -> int:
-        """The window: ``window``, else ``concurrency``."""
-        return self.window or self.concurrency
+        """The window: ``window``, else ``concurrency`` (batch mode: ``BATCH_WINDOW``)."""
+        return self.window or (BATCH_WINDOW if self.batch is not None else self.concurrency)

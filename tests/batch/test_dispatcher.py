@@ -1,0 +1,289 @@
+"""The batch dispatcher: rounds, deduplication, re-attaching after a restart, requests a batch
+did not answer, refused batches. Against an in-memory batch API (tests/batch/fakes.py); the
+wire formats are tested against the simulated judge's batch endpoints elsewhere."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from jurybox.batch import BatchOptions, BatchProvider
+from jurybox.batch.api import BatchLimits, BatchResult
+from jurybox.cache import ResponseCache, cache_key
+from jurybox.errors import ConfigError
+from jurybox.providers import ChatRequest, Message
+from jurybox.rundir.batches import BatchJournal, endpoint_digest, read_journal
+from jurybox.runner import Job, Runner
+from jurybox.runner.retry import RetryPolicy
+
+from .fakes import FakeAPI, FakeOnline, FakeServer
+
+FAST = BatchOptions(poll_s=0.01, poll_max_s=0.02, quiet_s=0.05)
+
+
+def req(text: str) -> ChatRequest:
+    return ChatRequest(messages=(Message(role="user", content=text),))
+
+
+def key(text: str) -> str:
+    return cache_key(FakeOnline().cache_identity(), req(text))
+
+
+def make(tmp_path: Path, server: FakeServer, *, session: int = 0,
+         options: BatchOptions = FAST, limits: BatchLimits = BatchLimits(1000, 10**9),
+         online: FakeOnline | None = None) -> tuple[BatchProvider, Runner, ResponseCache]:
+    online = online or FakeOnline()
+    journal = BatchJournal(tmp_path, endpoint_digest(online.cache_identity()), session)
+    cache = ResponseCache(tmp_path / "cache.sqlite")
+    provider = BatchProvider(online, FakeAPI(server, limits), journal, options,
+                             answered=lambda k: cache.get(k) is not None)
+    runner = Runner(provider, cache=cache, concurrency=10_000,
+                    retry=RetryPolicy(attempts=3, base_s=0), abort_after=None)
+    return provider, runner, cache
+
+
+async def ask(runner: Runner, *texts: str) -> list[str | None]:
+    outcomes = await asyncio.gather(*(runner.run(Job(req(t), str)) for t in texts))
+    return [o.value if o.failure is None else f"FAILED {o.failure.kind}: {o.failure.message}"
+            for o in outcomes]
+
+
+def test_each_stage_is_one_batch_round(tmp_path: Path) -> None:
+    server = FakeServer(polls=2)
+    provider, runner, cache = make(tmp_path, server)
+
+    async def item(n: int) -> str | None:
+        first = await ask(runner, f"a{n}", f"b{n}")  # stage 1: two calls
+        (second,) = await ask(runner, f"then {first[0]}")  # stage 2 depends on stage 1
+        return second
+
+    async def main() -> list[str | None]:
+        try:
+            return list(await asyncio.gather(*(item(n) for n in range(3))))
+        finally:
+            await provider.stop()
+
+    assert asyncio.run(main()) == ["THEN A0", "THEN A1", "THEN A2"]
+    # two rounds: the 6 stage-1 requests in one batch, the 3 stage-2 requests in another
+    assert [len(b.lines) for b in server.batches.values()] == [6, 3]
+    assert max(server.submitted.values()) == 1
+    journal = read_journal(tmp_path / "batches.jsonl")
+    assert [(b.batch, b.batch_id, b.ended, b.state) for b in journal.values()] == [
+        ("0-1", "b1", True, "completed"), ("0-2", "b2", True, "completed")]
+    assert provider.stats.as_dict() == {"batches": 2, "requests": 9}
+    assert cache.get(key("a0")).batch is True
+
+
+def test_identical_requests_are_sent_once(tmp_path: Path) -> None:
+    server = FakeServer()
+    provider, runner, _ = make(tmp_path, server)
+
+    async def main() -> list[str | None]:
+        try:
+            return await ask(runner, "same", "same", "other")
+        finally:
+            await provider.stop()
+
+    assert asyncio.run(main()) == ["SAME", "SAME", "OTHER"]
+    assert sorted(server.submitted.values()) == [1, 1]
+
+
+def test_a_round_over_the_limit_is_split(tmp_path: Path) -> None:
+    server = FakeServer()
+    provider, runner, _ = make(tmp_path, server, limits=BatchLimits(2, 10**9))
+
+    async def main() -> list[str | None]:
+        try:
+            return await ask(runner, *"abcde")
+        finally:
+            await provider.stop()
+
+    assert asyncio.run(main()) == list("ABCDE")
+    assert [len(b.lines) for b in server.batches.values()] == [2, 2, 1]
+
+
+def test_a_restart_reattaches_and_never_resubmits(tmp_path: Path) -> None:
+    server = FakeServer(polls=1000)  # never ends during the first session
+
+    async def first() -> None:
+        provider, runner, cache = make(tmp_path, server)
+        task = asyncio.ensure_future(ask(runner, "x", "y"))
+        while not server.batches:
+            await asyncio.sleep(0.01)
+        task.cancel()  # Ctrl-C: the batch stays in flight at the provider
+        await asyncio.gather(task, return_exceptions=True)
+        await provider.stop()
+        cache.close()
+
+    asyncio.run(first())
+    assert read_journal(tmp_path / "batches.jsonl")["0-1"].batch_id == "b1"
+    server.batches["b1"].polls_left = 1  # it ends at the next poll
+
+    async def second() -> list[str | None]:
+        provider, runner, _ = make(tmp_path, server, session=1)
+        try:
+            return await ask(runner, "x", "y")
+        finally:
+            assert provider.stats.as_dict() == {"reattached": 1}
+            await provider.stop()
+
+    assert asyncio.run(second()) == ["X", "Y"]
+    assert dict(server.submitted) == {key("x"): 1, key("y"): 1}
+
+
+def test_a_batch_created_but_not_journalled_is_found_again(tmp_path: Path) -> None:
+    """Killed between creating the batch and writing its id: the journal has the intent and
+    the file; the restart finds the batch at the provider instead of sending it again."""
+    server = FakeServer()
+    online = FakeOnline()
+    journal = BatchJournal(tmp_path, endpoint_digest(online.cache_identity()), 0)
+    entry = journal.intent("fake", [key("x")])
+    journal.write("file", entry.batch, file_id="file-0-1")
+    server.create(entry.batch, [{"custom_id": key("x"), "text": "x"}])
+
+    async def main() -> list[str | None]:
+        provider, runner, _ = make(tmp_path, server, session=1)
+        try:
+            return await ask(runner, "x")
+        finally:
+            await provider.stop()
+
+    assert asyncio.run(main()) == ["X"]
+    assert server.submitted[key("x")] == 1
+    assert read_journal(tmp_path / "batches.jsonl")["0-1"].batch_id == "b1"
+
+
+def test_an_intent_never_created_is_lost_and_sent_again(tmp_path: Path) -> None:
+    server = FakeServer()
+    journal = BatchJournal(tmp_path, endpoint_digest(FakeOnline().cache_identity()), 0)
+    journal.intent("fake", [key("x")])  # killed before the upload
+
+    async def main() -> list[str | None]:
+        provider, runner, _ = make(tmp_path, server, session=1)
+        try:
+            return await ask(runner, "x")
+        finally:
+            await provider.stop()
+
+    assert asyncio.run(main()) == ["X"]
+    entries = read_journal(tmp_path / "batches.jsonl")
+    assert [(b.batch, b.state) for b in entries.values()] == [("0-1", "lost"),
+                                                             ("1-1", "completed")]
+    assert server.submitted[key("x")] == 1
+
+
+def test_an_ended_batch_not_yet_cached_is_read_again(tmp_path: Path) -> None:
+    """Killed after the batch ended, before its answers were cached: the rerun reads its
+    results again rather than sending the requests again."""
+    server = FakeServer()
+    online = FakeOnline()
+    journal = BatchJournal(tmp_path, endpoint_digest(online.cache_identity()), 0)
+    entry = journal.intent("fake", [key("x")])
+    journal.write("created", entry.batch,
+                  batch_id=server.create(entry.batch, [{"custom_id": key("x"), "text": "x"}]))
+    journal.write("ended", entry.batch, state="completed", counts={"done": 1})
+
+    async def main() -> list[str | None]:
+        provider, runner, _ = make(tmp_path, server, session=1)
+        try:
+            return await ask(runner, "x")
+        finally:
+            await provider.stop()
+
+    assert asyncio.run(main()) == ["X"]
+    assert server.submitted[key("x")] == 1
+
+
+def test_expired_requests_go_in_the_next_batch(tmp_path: Path) -> None:
+    seen: dict[str, int] = {}
+
+    def outcome(cid: str) -> str:  # "y" expires the first time it is read
+        seen[cid] = seen.get(cid, 0) + 1
+        return "expired" if cid == key("y") and seen[cid] == 1 else "succeeded"
+
+    server = FakeServer(outcome=outcome)
+    provider, runner, _ = make(tmp_path, server)
+
+    async def main() -> list[str | None]:
+        try:
+            return await ask(runner, "x", "y")
+        finally:
+            await provider.stop()
+
+    assert asyncio.run(main()) == ["X", "Y"]
+    assert [len(b.lines) for b in server.batches.values()] == [2, 1]
+    assert server.submitted[key("y")] == 2
+    assert provider.stats.as_dict() == {"batches": 2, "requests": 3, "not_answered": 1}
+
+
+def test_fallback_online_sends_what_a_batch_did_not_answer_online(tmp_path: Path) -> None:
+    server = FakeServer(outcome=lambda cid: "expired" if cid == key("y") else "succeeded")
+    online = FakeOnline()
+    provider, runner, cache = make(tmp_path, server, online=online,
+                                   options=BatchOptions(poll_s=0.01, poll_max_s=0.02,
+                                                        quiet_s=0.05, fallback="online"))
+
+    async def main() -> list[str | None]:
+        try:
+            return await ask(runner, "x", "y")
+        finally:
+            await provider.stop()
+
+    assert asyncio.run(main()) == ["X", "Y"]
+    assert online.calls == 1 and len(server.batches) == 1
+    assert cache.get(key("y")).batch is False and cache.get(key("x")).batch is True
+
+
+def test_a_request_never_answered_is_a_failure_not_a_score(tmp_path: Path) -> None:
+    server = FakeServer(outcome=lambda cid: "expired")
+    provider, runner, cache = make(tmp_path, server)
+
+    async def main() -> list[str | None]:
+        try:
+            return await ask(runner, "x")
+        finally:
+            await provider.stop()
+
+    (result,) = asyncio.run(main())
+    assert result is not None and result.startswith("FAILED api: gave up after 3 attempts")
+    assert "request expired" in result
+    assert server.submitted[key("x")] == 3 and cache.get(key("x")) is None
+
+
+def test_a_refused_batch_makes_recorded_failures_and_the_run_goes_on(tmp_path: Path) -> None:
+    server = FakeServer(reject=True)
+    provider, runner, _ = make(tmp_path, server)
+
+    async def main() -> list[str | None]:
+        try:
+            return await ask(runner, *[f"r{i}" for i in range(30)])  # more than abort_after
+        finally:
+            await provider.stop()
+
+    results = asyncio.run(main())
+    assert len(results) == 30 and all(r is not None and r.startswith("FAILED api") and
+                                      "invalid_request: line 1 is not valid" in r
+                                      for r in results)
+    assert read_journal(tmp_path / "batches.jsonl")["0-1"].state == "rejected"
+
+
+def test_results_for_requests_never_sent_are_ignored_and_counted(tmp_path: Path) -> None:
+    server = FakeServer(extra_results=[BatchResult("f" * 64, "succeeded")])
+    provider, runner, _ = make(tmp_path, server)
+
+    async def main() -> list[str | None]:
+        try:
+            return await ask(runner, "x")
+        finally:
+            await provider.stop()
+
+    assert asyncio.run(main()) == ["X"]
+    assert provider.stats.unknown_results == 1
+
+
+def test_a_journal_of_another_judge_is_refused(tmp_path: Path) -> None:
+    BatchJournal(tmp_path, "0123456789abcdef", 0).intent("fake", ["k"])
+    with pytest.raises(ConfigError, match=r"batches.jsonl: batch 0-1 was sent to another judge"):
+        BatchJournal(tmp_path, endpoint_digest(FakeOnline().cache_identity()), 1)
