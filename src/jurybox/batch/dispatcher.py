@@ -355,6 +355,12 @@ class BatchProvider:
                 last = last or BatchStatus("unknown", False)
                 continue
             except ProviderError as exc:
+                if exc.status == 404:  # gone (the embedded simulated judge's, after a kill)
+                    self.journal.write("lost", entry.batch, reason=f"the provider no longer "
+                                       f"knows batch {entry.batch_id}: {exc}")
+                    self._settle(entry, RetryableProviderError(
+                        f"batch {entry.batch} ({entry.batch_id}) is gone: {exc}"))
+                    return
                 self._fatal = BatchUnavailableError(f"batch {entry.batch} ({entry.batch_id}) "
                                                     f"cannot be polled: {exc}")
                 self._settle(entry, self._fatal)
