@@ -27,7 +27,8 @@ __all__ = ["ENV_EPILOG", "FAULTS_HELP", "PANEL_COST", "PANEL_DATA", "PANEL_JUDGE
            "PANEL_ORDER", "PANEL_OUTPUT", "PANEL_PROTOCOL", "PANEL_RUN", "PANEL_SIM",
            "PANEL_STATS",
            "API_KEY_VARIABLES", "Attempts", "BaseUrl", "Cache", "Concurrency", "DryRun",
-           "MaxTokens", "Model", "model_for", "NoCache", "Out", "PriceIn", "PriceOut", "Seed",
+           "MaxTokens", "Model", "model_for", "NoCache", "Out", "PriceBatch", "PriceIn",
+           "PriceOut", "Seed",
            "SimBias", "SimFaults", "SimLatency", "SimSeed", "Temperature", "Structured",
            "Timeout", "TransportOpt", "run_options"]
 
@@ -169,6 +170,11 @@ PriceIn = Annotated[Optional[float], typer.Option(
 PriceOut = Annotated[Optional[float], typer.Option(
     envvar="JURYBOX_PRICE_OUT", metavar="USD", rich_help_panel=PANEL_COST,
     help="USD per million output tokens (with --price-in).")]
+PriceBatch = Annotated[Optional[float], typer.Option(
+    envvar="JURYBOX_PRICE_BATCH", metavar="SHARE", rich_help_panel=PANEL_COST,
+    help="What a call answered through the provider's batch API costs, as a share of the "
+    "online price (0 to 1; default: the bundled rate of the provider: 0.5 for openai and "
+    "anthropic, none for providers without a batch API).")]
 
 
 def run_options(*, concurrency: int, attempts: int, timeout: float, transport: str,

@@ -15,9 +15,9 @@ from ._fit import print_table
 from ._common import BenchProgress, console, exit_for_status, fail_cleanly, print_warnings
 from ._options import PANEL_DATA, PANEL_PROTOCOL
 from ._options import (Attempts, BaseUrl, Cache, Concurrency, DryRun, MaxTokens, Model,
-                       NoCache, Out, PriceIn, PriceOut, Seed, SimBias, SimFaults, SimLatency,
-                       SimSeed, Structured, Temperature, Timeout, TransportOpt, model_for,
-                       run_options)
+                       NoCache, Out, PriceBatch, PriceIn, PriceOut, Seed, SimBias, SimFaults,
+                       SimLatency, SimSeed, Structured, Temperature, Timeout, TransportOpt,
+                       model_for, run_options)
 from ._jury import JuryOpt
 from ._plan import cost_line, plan_for, print_plan
 from ._protocol_options import (AdaptiveOpt, ConfidenceOpt, CriteriaOpt, K, MinK, PairwiseRuleOpt,
@@ -76,6 +76,7 @@ def judge(
     dry_run: DryRun = False,
     price_in: PriceIn = None,
     price_out: PriceOut = None,
+    price_batch: PriceBatch = None,
 ) -> None:
     """Judge candidates that have no gold: per item the winner(s), every candidate's C_i and
     its components, how often the permutations agreed with the pick, and flags (flipped,
@@ -111,7 +112,8 @@ def judge(
 
         run = run_options(concurrency=concurrency, attempts=attempts, timeout=timeout,
                           transport=transport, cache=cache, no_cache=no_cache,
-                          structured=structured, price=command_price(price_in, price_out))
+                          structured=structured, price=command_price(price_in, price_out,
+                                                                  price_batch))
         folder = out or default_jury_out("judge", config.as_dict(), panel)
         if dry_run:
             dry_run_jury(config, panel, folder, run, f"{file}, protocol {protocol}")
@@ -120,7 +122,7 @@ def judge(
         return
     model = model_for(model, file, bundled=file in BUNDLED, check=lambda: prepare_judge(config))
     config = replace(config, model=model)
-    price = resolve_price(model, price_in, price_out)
+    price = resolve_price(model, price_in, price_out, price_batch)
     options = run_options(concurrency=concurrency, attempts=attempts, timeout=timeout,
                           transport=transport, cache=cache, no_cache=no_cache,
                           structured=structured, price=price)

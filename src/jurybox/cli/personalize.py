@@ -21,7 +21,7 @@ from ._common import BenchProgress, console, default_out, exit_for_status, fail_
 from ._fit import print_table
 from ._plan import cost_line, plan_for, print_plan
 from ._options import (PANEL_DATA, PANEL_PROTOCOL, Attempts, BaseUrl, Cache, Concurrency,
-                       DryRun, Model, NoCache, Out, model_for, PriceIn, PriceOut, Seed,
+                       DryRun, Model, NoCache, Out, model_for, PriceBatch, PriceIn, PriceOut, Seed,
                        SimSeed, Structured, Timeout, TransportOpt, run_options)
 
 if TYPE_CHECKING:
@@ -147,6 +147,7 @@ def personalize(
     dry_run: DryRun = False,
     price_in: PriceIn = None,
     price_out: PriceOut = None,
+    price_batch: PriceBatch = None,
 ) -> None:
     """Rubric judges conditioned on nobody (zero-shot), on other raters (aggregate) or on the
     target rater's own ratings (personalized), evaluated against each rater: alpha, exact
@@ -190,7 +191,7 @@ def personalize(
     model = model_for(model, ratings, bundled=ratings in BUNDLED_RATINGS
                       and items in BUNDLED_ITEMS, check=lambda: prepare_personalize(config))
     config = replace(config, model=model)
-    price = resolve_price(model, price_in, price_out)
+    price = resolve_price(model, price_in, price_out, price_batch)
     options = run_options(concurrency=concurrency, attempts=attempts, timeout=timeout,
                           transport=transport, cache=cache, no_cache=no_cache,
                           structured=structured, price=price)
