@@ -77,8 +77,8 @@ def dry_run_jury(config: Any, jury: Jury, out: Path, options: RunOptions, what: 
     from ._plan import plan_for, print_plan
 
     plans = plan_jury(config, jury, out, options=options)
-    low = high = 0.0
-    priced = True
+    low = high = batch_low = batch_high = 0.0
+    priced, batched = True, False
     for plan in plans:
         console.print(safe_text(f"judge {plan.juror.label} (weight {plan.juror.weight:g}):"),
                       highlight=False, markup=False)
@@ -90,8 +90,15 @@ def dry_run_jury(config: Any, jury: Jury, out: Path, options: RunOptions, what: 
             priced = priced and plan.config.model == "sim"
         else:
             low, high = low + usd[0], high + usd[1]
+            batch = p.batch_usd_range()
+            batched = batched or batch is not None
+            batch_low += usd[0] if batch is None else batch[0]
+            batch_high += usd[1] if batch is None else batch[1]
     total = (f"{low:,.4f} to {high:,.4f} USD" if priced else
              "unknown (a judge has no known price; give it price_in and price_out)")
+    if priced and batched:
+        total += (f" online, {batch_low:,.4f} to {batch_high:,.4f} USD batch (each judge "
+                  f"with a batch rate at it, the others online)")
     console.print(safe_text(f"jury of {len(plans)} judges: {total}"), highlight=False,
                   markup=False)
 
