@@ -27,10 +27,10 @@ JuryOpt = Annotated[Optional[Path], typer.Option(
     "--jury", envvar="JURYBOX_JURY", metavar="FILE", rich_help_panel=PANEL_JUDGE,
     help="A jury of judges (YAML): `judges:` a list, each "
     "with `model`, optional `name`, `base_url`, `weight` (default 1), `concurrency`, "
-    "`attempts`, `timeout`, `price_in`/`price_out` and, for `model: sim`, `sim:` settings "
-    "(bias, seed, faults, ...). Each judge runs the protocol on every item; the jury decides "
-    "by weighted vote (pairwise) or the weighted mean of C_i (listwise). `--model a,b,c` is "
-    "the short form (weight 1 each).")]
+    "`attempts`, `timeout`, `price_in`/`price_out`/`price_batch` and, for `model: sim`, "
+    "`sim:` settings (bias, seed, faults, ...). Each judge runs the protocol on every item; "
+    "the jury decides by weighted vote (pairwise) or the weighted mean of C_i (listwise). "
+    "`--model a,b,c` is the short form (weight 1 each).")]
 
 
 def jury_for(jury_file: Path | None, model: str | None) -> Jury | None:
@@ -50,14 +50,25 @@ def jury_for(jury_file: Path | None, model: str | None) -> Jury | None:
     return jury_from_models(model) if model is not None else None
 
 
-def command_price(price_in: float | None, price_out: float | None) -> Any:
-    """``--price-in``/``--price-out`` for every judge that gives none (None: each judge's
-    bundled price)."""
+def command_price(price_in: float | None, price_out: float | None,
+                  price_batch: float | None = None) -> Any:
+    """``--price-in``/``--price-out`` (and ``--price-batch``) for every judge that gives
+    none (None: each judge's bundled price); without ``--price-batch``, each judge's
+    provider's batch rate applies.
+
+    Raises:
+        ConfigError: as :func:`~jurybox.cost.resolve_price`, or ``--price-batch`` without
+            the online prices (a jury has no one bundled price to apply it to).
+    """
     from ..cost import resolve_price
 
     if price_in is None and price_out is None:
+        if price_batch is not None:
+            raise ConfigError("with a jury, --price-batch goes with --price-in and --price-out "
+                              "(one price for every judge); give one judge its batch rate "
+                              "with price_batch in the jury file")
         return None
-    return resolve_price("", price_in, price_out)
+    return resolve_price("", price_in, price_out, price_batch)
 
 
 def dry_run_jury(config: Any, jury: Jury, out: Path, options: RunOptions, what: str) -> None:
@@ -66,8 +77,8 @@ def dry_run_jury(config: Any, jury: Jury, out: Path, options: RunOptions, what: 
     from ._plan import plan_for, print_plan
 
     plans = plan_jury(config, jury, out, options=options)
-    low = high = 0.0
-    priced = True
+    low = high = batch_low = batch_high = 0.0
+    priced, batched = True, False
     for plan in plans:
         console.print(safe_text(f"judge {plan.juror.label} (weight {plan.juror.weight:g}):"),
                       highlight=False, markup=False)
@@ -79,8 +90,15 @@ def dry_run_jury(config: Any, jury: Jury, out: Path, options: RunOptions, what: 
             priced = priced and plan.config.model == "sim"
         else:
             low, high = low + usd[0], high + usd[1]
+            batch = p.batch_usd_range()
+            batched = batched or batch is not None
+            batch_low += usd[0] if batch is None else batch[0]
+            batch_high += usd[1] if batch is None else batch[1]
     total = (f"{low:,.4f} to {high:,.4f} USD" if priced else
              "unknown (a judge has no known price; give it price_in and price_out)")
+    if priced and batched:
+        total += (f" online, {batch_low:,.4f} to {batch_high:,.4f} USD batch (each judge "
+                  f"with a batch rate at it, the others online)")
     console.print(safe_text(f"jury of {len(plans)} judges: {total}"), highlight=False,
                   markup=False)
 

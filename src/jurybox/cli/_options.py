@@ -30,7 +30,8 @@ __all__ = ["ENV_EPILOG", "FAULTS_HELP", "PANEL_COST", "PANEL_DATA", "PANEL_JUDGE
            "PANEL_STATS", "PANEL_BATCH", "BatchFallbackOpt", "BatchMaxTokensOpt", "BatchOpt",
            "BatchPollOpt",
            "API_KEY_VARIABLES", "Attempts", "BaseUrl", "Cache", "Concurrency", "DryRun",
-           "MaxTokens", "Model", "model_for", "NoCache", "Out", "PriceIn", "PriceOut", "Seed",
+           "MaxTokens", "Model", "model_for", "NoCache", "Out", "PriceBatch", "PriceIn",
+           "PriceOut", "Seed",
            "SimBias", "SimFaults", "SimLatency", "SimSeed", "Temperature", "Structured",
            "Timeout", "TransportOpt", "run_options"]
 
@@ -173,6 +174,11 @@ PriceIn = Annotated[Optional[float], typer.Option(
 PriceOut = Annotated[Optional[float], typer.Option(
     envvar="JURYBOX_PRICE_OUT", metavar="USD", rich_help_panel=PANEL_COST,
     help="USD per million output tokens (with --price-in).")]
+PriceBatch = Annotated[Optional[float], typer.Option(
+    envvar="JURYBOX_PRICE_BATCH", metavar="SHARE", rich_help_panel=PANEL_COST,
+    help="What a call answered through the provider's batch API costs, as a share of the "
+    "online price (0 to 1; default: the bundled rate of the provider: 0.5 for openai and "
+    "anthropic, none for providers without a batch API).")]
 
 
 BatchOpt = Annotated[bool, typer.Option(

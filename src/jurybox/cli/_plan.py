@@ -38,10 +38,32 @@ def print_plan(plan: RunPlan, *, model: str, what: str) -> None:
         _say("  USD: no price known for this model; pass --price-in and --price-out (USD per "
              "million tokens)")
     else:
-        _say(f"  USD: {usd[0]:,.4f} to {usd[1]:,.4f} (at {plan.price.input_per_m:g} in / "
-             f"{plan.price.output_per_m:g} out per million tokens, {plan.price.source}; "
-             f"least: fewest calls and no output; most: every call with its full output "
-             f"budget)")
+        figures = _usd_figures(usd, plan.batch_usd_range(), plan.price)
+        _say(f"  USD: {figures} (at {plan.price.input_per_m:g} in / "
+             f"{plan.price.output_per_m:g} out per million tokens, {plan.price.source}"
+             f"{_batch_source(plan.price)}; least: fewest calls and no output; most: every "
+             f"call with its full output budget)")
+
+
+def _usd_figures(usd: tuple[float, float], batch: tuple[float, float] | None,
+                 price: Price) -> str:
+    """``least to most``, or, with a batch rate, ``online least to most, batch least to most
+    (50%)``."""
+    online = f"{usd[0]:,.4f} to {usd[1]:,.4f}"
+    if batch is None or price.batch_share is None:
+        return online
+    return (f"online {online}, batch {batch[0]:,.4f} to {batch[1]:,.4f} "
+            f"({_share(price.batch_share)})")
+
+
+def _share(share: float) -> str:
+    """A batch share as a percentage: 0.5 -> ``50%``."""
+    return f"{100 * share:g}%"
+
+
+def _batch_source(price: Price) -> str:
+    return ("" if price.batch_share is None else
+            f"; batch: {_share(price.batch_share)} of it, {price.batch_source}")
 
 
 def cost_line(result: Any) -> None:
@@ -49,7 +71,7 @@ def cost_line(result: Any) -> None:
     if getattr(result, "cost_usd", None) is not None:
         from ..reports.notes import spent_note  # the report says it in the same words
 
-        _say(spent_note(result.cost_usd))
+        _say(spent_note(result.cost_usd, getattr(result, "batch_usd", None)))
 
 
 def plan_for(units: Any, protocols: list, *, model: str, price: Price | None) -> RunPlan:

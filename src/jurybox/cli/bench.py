@@ -20,7 +20,7 @@ from ._protocol_options import (AdaptiveOpt, ConfidenceOpt, CriteriaOpt, K, MinK
 from ._options import (BatchFallbackOpt, BatchMaxTokensOpt, BatchOpt, BatchPollOpt,
                        batch_options,
                        PANEL_DATA, PANEL_PROTOCOL, Attempts, BaseUrl, Cache, Concurrency,
-                       DryRun, MaxTokens, Model, NoCache, Out, PriceIn, PriceOut, Seed,
+                       DryRun, MaxTokens, Model, NoCache, Out, PriceIn, PriceBatch, PriceOut, Seed,
                        SimBias, SimFaults, SimLatency, SimSeed, Structured, Temperature,
                        Timeout, TransportOpt, model_for, run_options)
 
@@ -156,6 +156,7 @@ def bench(
     dry_run: DryRun = False,
     price_in: PriceIn = None,
     price_out: PriceOut = None,
+    price_batch: PriceBatch = None,
     batch: BatchOpt = False,
     batch_fallback: BatchFallbackOpt = "batch",
     batch_poll: BatchPollOpt = DEFAULT_POLL_S,
@@ -203,7 +204,7 @@ def bench(
         sim=sim)
     if panel is not None:
         _bench_jury(config, panel, out, dry_run=dry_run, price_in=price_in,
-                    price_out=price_out, options=dict(
+                    price_out=price_out, price_batch=price_batch, options=dict(
                         concurrency=concurrency, attempts=attempts, timeout=timeout,
                         transport=transport, cache=cache, no_cache=no_cache,
                         structured=structured, batch=batch_options(
@@ -212,7 +213,7 @@ def bench(
     model = model_for(model, dataset, bundled=dataset in BUNDLED,
                       check=lambda: prepare_bench(config))
     config = replace(config, model=model)
-    price = resolve_price(model, price_in, price_out)
+    price = resolve_price(model, price_in, price_out, price_batch)
     options = run_options(concurrency=concurrency, attempts=attempts, timeout=timeout,
                           transport=transport, cache=cache, no_cache=no_cache,
                           structured=structured, price=price,
@@ -236,13 +237,13 @@ def bench(
 
 
 def _bench_jury(config: BenchConfig, panel: Jury, out: Path | None, *, dry_run: bool,
-                price_in: float | None, price_out: float | None,
+                price_in: float | None, price_out: float | None, price_batch: float | None,
                 options: dict[str, Any]) -> None:
     """``bench --jury``: every judge benches the protocols, then the jury decides."""
     from ..jury.run import default_jury_out
     from ._jury import command_price, dry_run_jury, run_jury_command
 
-    run = run_options(**options, price=command_price(price_in, price_out))
+    run = run_options(**options, price=command_price(price_in, price_out, price_batch))
     folder = out or default_jury_out("bench", config.as_dict(), panel)
     if dry_run:
         from ..jury import plan_jury

@@ -18,7 +18,8 @@ from ._options import PANEL_DATA, PANEL_PROTOCOL
 from ._options import (BatchFallbackOpt, BatchMaxTokensOpt, BatchOpt, BatchPollOpt,
                        batch_options,
                        Attempts, BaseUrl, Cache, Concurrency, DryRun, MaxTokens, Model,
-                       NoCache, Out, PriceIn, PriceOut, Seed, SimBias, SimFaults, SimLatency,
+                       NoCache, Out, PriceIn, PriceBatch, PriceOut, Seed, SimBias, SimFaults,
+                       SimLatency,
                        SimSeed, Structured, Temperature, Timeout, TransportOpt, model_for,
                        run_options)
 from ._jury import JuryOpt
@@ -79,6 +80,7 @@ def judge(
     dry_run: DryRun = False,
     price_in: PriceIn = None,
     price_out: PriceOut = None,
+    price_batch: PriceBatch = None,
     batch: BatchOpt = False,
     batch_fallback: BatchFallbackOpt = "batch",
     batch_poll: BatchPollOpt = DEFAULT_POLL_S,
@@ -118,7 +120,8 @@ def judge(
 
         run = run_options(concurrency=concurrency, attempts=attempts, timeout=timeout,
                           transport=transport, cache=cache, no_cache=no_cache,
-                          structured=structured, price=command_price(price_in, price_out),
+                          structured=structured, price=command_price(price_in, price_out,
+                                                                  price_batch),
                           batch=batch_options(batch, batch_fallback, batch_poll,
                                               batch_max_tokens))
         folder = out or default_jury_out("judge", config.as_dict(), panel)
@@ -129,7 +132,7 @@ def judge(
         return
     model = model_for(model, file, bundled=file in BUNDLED, check=lambda: prepare_judge(config))
     config = replace(config, model=model)
-    price = resolve_price(model, price_in, price_out)
+    price = resolve_price(model, price_in, price_out, price_batch)
     options = run_options(concurrency=concurrency, attempts=attempts, timeout=timeout,
                           transport=transport, cache=cache, no_cache=no_cache,
                           structured=structured, price=price,

@@ -24,7 +24,7 @@ from ._plan import cost_line, plan_for, print_plan
 from ._options import (BatchFallbackOpt, BatchMaxTokensOpt, BatchOpt, BatchPollOpt,
                        batch_options,
                        PANEL_DATA, PANEL_PROTOCOL, Attempts, BaseUrl, Cache, Concurrency,
-                       DryRun, Model, NoCache, Out, model_for, PriceIn, PriceOut, Seed,
+                       DryRun, Model, NoCache, Out, model_for, PriceIn, PriceBatch, PriceOut, Seed,
                        SimSeed, Structured, Timeout, TransportOpt, run_options)
 
 if TYPE_CHECKING:
@@ -150,6 +150,7 @@ def personalize(
     dry_run: DryRun = False,
     price_in: PriceIn = None,
     price_out: PriceOut = None,
+    price_batch: PriceBatch = None,
     batch: BatchOpt = False,
     batch_fallback: BatchFallbackOpt = "batch",
     batch_poll: BatchPollOpt = DEFAULT_POLL_S,
@@ -197,7 +198,7 @@ def personalize(
     model = model_for(model, ratings, bundled=ratings in BUNDLED_RATINGS
                       and items in BUNDLED_ITEMS, check=lambda: prepare_personalize(config))
     config = replace(config, model=model)
-    price = resolve_price(model, price_in, price_out)
+    price = resolve_price(model, price_in, price_out, price_batch)
     options = run_options(concurrency=concurrency, attempts=attempts, timeout=timeout,
                           transport=transport, cache=cache, no_cache=no_cache,
                           structured=structured, price=price,

@@ -5,15 +5,19 @@ import typing as _typing
 from .._lazy import lazy_exports as _lazy_exports
 
 __all__ = ["CHARS_PER_TOKEN", "PRICES_AS_OF", "Price", "RunPlan", "TokenCounter",
-           "bundled_price", "plan_run", "resolve_price", "token_counter"]
+           "bundled_batch_share", "bundled_price", "plan_run", "resolve_price",
+           "run_cost", "token_counter", "with_batch_rate"]
 
 __getattr__, __dir__ = _lazy_exports(__name__, {
     "RunPlan": ".plan",
     "plan_run": ".plan",
     "PRICES_AS_OF": ".prices",
     "Price": ".prices",
+    "bundled_batch_share": ".prices",
     "bundled_price": ".prices",
+    "with_batch_rate": ".prices",
     "resolve_price": ".prices",
+    "run_cost": ".spent",
     "CHARS_PER_TOKEN": ".tokens",
     "TokenCounter": ".tokens",
     "token_counter": ".tokens",
@@ -21,5 +25,7 @@ __getattr__, __dir__ = _lazy_exports(__name__, {
 
 if _typing.TYPE_CHECKING:
     from .plan import RunPlan, plan_run
-    from .prices import PRICES_AS_OF, Price, bundled_price, resolve_price
+    from .prices import (PRICES_AS_OF, Price, bundled_batch_share, bundled_price,
+                         resolve_price, with_batch_rate)
+    from .spent import run_cost
     from .tokens import CHARS_PER_TOKEN, TokenCounter, token_counter

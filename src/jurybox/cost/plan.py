@@ -71,6 +71,15 @@ class RunPlan:
         return (self.price.usd(self.input_tokens_min, 0),
                 self.price.usd(self.input_tokens_max, self.output_tokens_max))
 
+    def batch_usd_range(self) -> tuple[float, float] | None:
+        """:meth:`usd_range` had every call gone through the provider's batch API (the
+        batch rate, ``price.batch_share`` of it); None without prices or without a batch
+        rate."""
+        if self.price is None or self.price.batch_share is None:
+            return None
+        return (self.price.usd(self.input_tokens_min, 0, batch=True),
+                self.price.usd(self.input_tokens_max, self.output_tokens_max, batch=True))
+
 
 def _digest(request: ChatRequest) -> bytes:
     h = hashlib.blake2b(digest_size=16)

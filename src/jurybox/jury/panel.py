@@ -17,7 +17,9 @@ A jury file is YAML (JSON is YAML too)::
 Each judge: ``model`` (required), ``name`` (default: the model; names the judge's folder
 and its rows in every table), ``base_url``, ``weight`` (a finite number >= 0, default 1),
 run options ``concurrency``, ``attempts``, ``timeout`` (default: the command's),
-``price_in``/``price_out`` (USD per million tokens; default: the bundled list price), and
+``price_in``/``price_out`` (USD per million tokens; default: the bundled list price),
+``price_batch`` (the batch rate, a share of the online price; default: the bundled rate of
+the judge's provider), and
 for ``model: sim`` the simulated judge's settings under ``sim`` (any
 :class:`~jurybox.sim.SimConfig` field: ``bias``, ``seed``, ``faults``, ...). Unknown keys are
 refused, naming the file, line and field; so are a name or a judge given twice (the same
@@ -59,6 +61,8 @@ class Juror(BaseModel):
             the jury).
         concurrency, attempts, timeout: run options for this judge (None: the command's).
         price_in, price_out: USD per million tokens (None: the bundled price, if any).
+        price_batch: the batch rate, a share of the online price from 0 to 1 (None: the
+            bundled rate of the judge's provider, if it has a batch API).
         sim: the simulated judge's settings (``model: sim`` only; None: the command's).
     """
 
@@ -72,6 +76,7 @@ class Juror(BaseModel):
     timeout: float | None = Field(None, gt=0, le=MAX_TIMEOUT_S)
     price_in: float | None = Field(None, ge=0, allow_inf_nan=False)
     price_out: float | None = Field(None, ge=0, allow_inf_nan=False)
+    price_batch: float | None = Field(None, ge=0, le=1, allow_inf_nan=False)
     sim: SimConfig | None = None
 
     @field_validator("weight", mode="before")

@@ -41,7 +41,7 @@ from typing import Any, Union
 
 from .. import __version__
 from ..compare.run import BenchConfig, PreparedBench, arun_bench, prepare_bench, run_bench
-from ..cost.prices import Price, bundled_price, resolve_price
+from ..cost.prices import Price, bundled_price, resolve_price, with_batch_rate
 from ..errors import ConfigError, ProviderError, write_error
 from ..judging.run import JudgeConfig, arun_judge, prepare_judge, run_judge
 from ..rundir import RunLock, lock_run_dir, write_json_atomic
@@ -113,9 +113,12 @@ def default_jury_out(kind: str, config: dict[str, Any], jury: Jury) -> Path:
 def _options_for(juror: Juror, options: RunOptions) -> RunOptions:
     """The command's options with this judge's own (concurrency, attempts, timeout, price)."""
     if juror.price_in is not None or juror.price_out is not None:
-        price: Price | None = resolve_price(juror.model, juror.price_in, juror.price_out)
-    else:
+        price: Price | None = resolve_price(juror.model, juror.price_in, juror.price_out,
+                                            juror.price_batch)
+    else:  # the command's price or the bundled one, at this judge's batch rate
         price = options.price or bundled_price(juror.model)
+        price = None if price is None else with_batch_rate(price, juror.model,
+                                                            juror.price_batch)
     retry = options.retry if juror.attempts is None else RetryPolicy(
         **{**vars(options.retry), "attempts": juror.attempts})
     return replace(options, concurrency=juror.concurrency or options.concurrency, retry=retry,

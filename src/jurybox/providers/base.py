@@ -132,7 +132,9 @@ class ChatResponse(BaseModel):
         finish_reason: the endpoint's finish reason (e.g. ``"stop"``, ``"length"``), or None.
         repaired: what was changed in the endpoint's text so it can be stored and parsed
             (``"1 lone surrogate replaced by U+FFFD"``), or None (the text as sent).
-        batch: the answer came from a provider batch (priced at the batch rate).
+        batch: True when the answer came through the provider's batch API (OpenAI's Batch
+            API, Anthropic's Message Batches), which is billed at the batch rate
+            (:attr:`jurybox.cost.Price.batch_share`); False for an online call.
     """
 
     text: str

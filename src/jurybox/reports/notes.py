@@ -40,10 +40,16 @@ def totals_note(t: Any) -> str:
             f"tokens: {t.prompt_tokens + t.completion_tokens:,}{cached}")
 
 
-def spent_note(usd: float) -> str:
-    """What a priced run spent, over every session of the run directory."""
-    return (f"spent: {usd:,.4f} USD over the run's sessions (prompt and completion tokens "
+def spent_note(usd: float, batch_usd: float | None = None) -> str:
+    """What a priced run spent, over every session of the run directory; with ``batch_usd``
+    (summary.json's ``cost.batch_usd``: the run made batch calls), its online and batch
+    parts."""
+    note = (f"spent: {usd:,.4f} USD over the run's sessions (prompt and completion tokens "
             f"at the given or bundled price)")
+    if batch_usd is None:
+        return note
+    return (f"{note}: online {usd - batch_usd:,.4f} USD, batch {batch_usd:,.4f} USD (batch "
+            f"calls at the batch rate)")
 
 
 def jury_spent_note(usd: float) -> str:

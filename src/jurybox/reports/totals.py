@@ -152,7 +152,8 @@ def _caption(totals: Mapping[str, Any], cost: Mapping[str, Any], simulated: bool
         at = (f"; price {number(price[0]):g} in / {number(price[1]):g} out USD per million "
               f"tokens: {cost.get('price_source') or 'given'}"
               if isinstance(price, list) and len(price) == 2 else "")
-        parts.append(spent_note(usd) + at + ".")
+        batch = number(cost.get("batch_usd"))
+        parts.append(spent_note(usd, batch if batch == batch else None) + at + ".")
     elif simulated:
         parts.append("USD: the simulated judge runs on this machine.")
     else:

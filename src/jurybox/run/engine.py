@@ -32,6 +32,7 @@ from typing import Any, Generic, Protocol, TypeVar
 from .. import __version__
 from ..batch import BatchEvent, BatchProvider, batch_api
 from ..cache import ResponseCache
+from ..cost.spent import run_cost
 from ..protocols import JudgingProtocol
 from ..providers import Provider, redact_text
 from ..errors import DataError, JuryboxError, write_error
@@ -135,6 +136,8 @@ class RunReport(Generic[S]):
     #: what the results cannot be trusted for, one sentence each (summary.json ``warnings``):
     #: a simulated judge that did not know the items it was asked about
     warnings: tuple[str, ...] = ()
+    #: of ``cost_usd``, what the batch calls cost at the batch rate (None: no batch call)
+    batch_usd: float | None = None
 
     @property
     def status(self) -> str:
@@ -338,7 +341,8 @@ class Engine:
         self._report(rundir.path)
         return RunReport(summary, rundir.path, totals, judged, job.n_units,
                          self.provider.simulated, _protocol_params(job.protocols),
-                         self._label(job), failed, cost["usd"] if cost else None, warnings)
+                         self._label(job), failed, cost["usd"] if cost else None, warnings,
+                         cost.get("batch_usd") if cost else None)
 
     @staticmethod
     def _report(folder: Path) -> None:
@@ -350,15 +354,12 @@ class Engine:
             log.warning("could not write %s: %s", folder / "report.html", exc)
 
     def _cost(self, rundir: RunDir, totals: Totals) -> dict[str, Any] | None:
-        """USD of the whole run (every session's tokens) at ``options.price``."""
+        """USD of the whole run (every session's tokens) at ``options.price``: see
+        :func:`run_cost`."""
         price = self.options.price
         if price is None:
             return None
-        run = rundir.run_totals({"totals": totals.as_dict()})
-        prompt, completion = run.get("prompt_tokens", 0), run.get("completion_tokens", 0)
-        return {"usd": round(price.usd(prompt, completion), 6), "prompt_tokens": prompt,
-                "completion_tokens": completion, "usd_per_million": [
-                    price.input_per_m, price.output_per_m], "price_source": price.source}
+        return run_cost(price, rundir.run_totals({"totals": totals.as_dict()}))
 
     def _label(self, job: RunJob[U, S]) -> str:
         label: str | None = getattr(self.provider, "label", None)

@@ -6,7 +6,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar
 
-from pydantic import BaseModel, ValidationError, field_validator
+from pydantic import (BaseModel, SerializerFunctionWrapHandler, ValidationError, field_validator,
+                      model_serializer)
 
 from ..providers import Usage
 from ..providers.read import repair_text
@@ -44,6 +45,9 @@ class CallRecord(BaseModel):
             ``parse``, ``refusal``); None when the job goes on (a re-ask or a lower
             structured-output mode follows). Totals are derived from these records
             (:meth:`Totals.add`), so a run's totals always equal what calls.jsonl logged.
+        batch: the call was answered through the provider's batch API, billed at the batch
+            rate (False for a cache hit: no call was made). Written to calls.jsonl only when
+            True, so an online run's lines are as before (a line without it is online).
     """
 
     key: str
@@ -61,6 +65,15 @@ class CallRecord(BaseModel):
     format_refused: bool = False
     repaired: str | None = None
     outcome: Literal["ok", "api", "parse", "refusal"] | None = None
+    batch: bool = False
+
+    @model_serializer(mode="wrap")
+    def _online_unmarked(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """Leave ``batch`` out when False (see the class docstring)."""
+        data: dict[str, Any] = handler(self)
+        if not self.batch:
+            data.pop("batch", None)
+        return data
 
     @field_validator("error", "parse_error")
     @classmethod
@@ -116,6 +129,10 @@ class Totals:
             cache (when it reports them).
         invalid_usage: calls made whose reported usage was not counted (``usage.invalid``: a
             count that is not an integer >= 0), so the token totals leave them out.
+        batch_calls: calls made through a batch API (``batch``; cache hits never count).
+        batch_prompt_tokens, batch_completion_tokens: of ``prompt_tokens`` and
+            ``completion_tokens``, those of batch calls (billed at the batch rate); the rest
+            are online.
     """
 
     jobs: int = 0
@@ -128,6 +145,9 @@ class Totals:
     completion_tokens: int = 0
     cached_tokens: int = 0
     invalid_usage: int = 0
+    batch_calls: int = 0
+    batch_prompt_tokens: int = 0
+    batch_completion_tokens: int = 0
 
     def add(self, record: CallRecord) -> None:
         """Count one call record."""
@@ -141,12 +161,17 @@ class Totals:
         self.retries += max(record.attempts - 1, 0)
         if record.cached:
             self.cache_hits += 1
-        elif record.usage.invalid is not None:
+            return
+        self.batch_calls += record.batch
+        if record.usage.invalid is not None:
             self.invalid_usage += 1
-        else:
-            self.prompt_tokens += record.usage.prompt_tokens
-            self.completion_tokens += record.usage.completion_tokens
-            self.cached_tokens += record.usage.cached_tokens
+            return
+        self.prompt_tokens += record.usage.prompt_tokens
+        self.completion_tokens += record.usage.completion_tokens
+        self.cached_tokens += record.usage.cached_tokens
+        if record.batch:
+            self.batch_prompt_tokens += record.usage.prompt_tokens
+            self.batch_completion_tokens += record.usage.completion_tokens
 
     @classmethod
     def of_records(cls, records: Iterable[dict[str, Any]]) -> Totals:
@@ -174,7 +199,11 @@ class Totals:
                 "cache_hits": self.cache_hits, "retries": self.retries, "reasks": self.reasks,
                 "failures": dict(self.failures), "prompt_tokens": self.prompt_tokens,
                 "completion_tokens": self.completion_tokens, "cached_tokens": self.cached_tokens,
-                **({"invalid_usage": self.invalid_usage} if self.invalid_usage else {})}
+                **({"invalid_usage": self.invalid_usage} if self.invalid_usage else {}),
+                **({"batch_calls": self.batch_calls,
+                    "batch_prompt_tokens": self.batch_prompt_tokens,
+                    "batch_completion_tokens": self.batch_completion_tokens}
+                   if self.batch_calls else {})}
 
 
-_COUNTED = ("cached", "usage", "attempts", "format_refused", "outcome")
+_COUNTED = ("cached", "usage", "attempts", "format_refused", "outcome", "batch")

@@ -222,7 +222,8 @@ class Runner:
         if key in self._inflight:
             record = await asyncio.shield(self._inflight[key])
             return record.model_copy(update={"meta": meta, "cached": True, "attempts": 0,
-                                             "parse_error": None, "outcome": None})
+                                             "parse_error": None, "outcome": None,
+                                             "batch": False})
         future = asyncio.get_running_loop().create_future()
         self._inflight[key] = future
         try:
@@ -278,7 +279,8 @@ class Runner:
         return CallRecord(key=key, meta=meta, text=response.text, cached=cached,
                           usage=response.usage, latency_s=response.latency_s,
                           finish_reason=response.finish_reason, attempts=attempts,
-                          repaired=response.repaired, **_shown(request))
+                          repaired=response.repaired, batch=response.batch and not cached,
+                          **_shown(request))
 
 
 def _shown(request: ChatRequest) -> dict[str, Any]:
