@@ -99,7 +99,7 @@ def test_bench_help_groups_options_in_panels_in_one_order():
     titles = [line.split("─ ")[1].split(" ─")[0] for line in shown.splitlines()
               if line.startswith("╭─ ")]
     assert titles == ["Arguments", "Options", "What to judge", "Protocol",
-                      "Judge and endpoint", "Run", "Output", "Cost", "Simulated judge"]
+                      "Judge and endpoint", "Run", "Output", "Cost", "Batch", "Simulated judge"]
     personalize = runner.invoke(app, ["personalize", "-h"], env={"COLUMNS": "80"}).output
     assert "╭─ What to judge" in personalize and "╭─ Simulated judge" in personalize
     # the choice lists and long defaults whole (wrapped lines joined)

@@ -13,7 +13,7 @@ from jurybox.cli import app
 from jurybox.cost import Price, RunPlan, bundled_price, resolve_price, run_cost
 from jurybox.errors import ConfigError
 from jurybox.providers import ChatRequest, ChatResponse, Message, Usage
-from jurybox.reports import RunDir
+from jurybox.rundir import RunDir
 from jurybox.runner import Job, RetryPolicy, Runner
 from jurybox.runner.records import CallRecord, Totals
 
@@ -253,7 +253,7 @@ class HalfBatch:
 def test_a_run_with_batch_answers_writes_its_cost_online_and_batch(tmp_path):
     from jurybox.compare import BenchConfig, prepare_bench
     from jurybox.compare.run import _job
-    from jurybox.reports import read_jsonl
+    from jurybox.rundir import read_jsonl
     from jurybox.run import Engine, RunOptions
     from jurybox.sim import SimConfig, SimJudge, SimServer
 

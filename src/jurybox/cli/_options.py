@@ -45,7 +45,7 @@ PANEL_RUN = "Run"
 PANEL_OUTPUT = "Output"
 PANEL_COST = "Cost"
 PANEL_SIM = "Simulated judge"
-PANEL_BATCH = "Batch (half price, 24 h)"
+PANEL_BATCH = "Batch"
 PANEL_ORDER = (PANEL_DATA, PANEL_PROTOCOL, PANEL_STATS, PANEL_JUDGE, PANEL_RUN, PANEL_OUTPUT,
                PANEL_COST, PANEL_BATCH, PANEL_SIM)
 
@@ -190,7 +190,7 @@ BatchOpt = Annotated[bool, typer.Option(
 BatchFallbackOpt = Annotated[str, typer.Option(
     "--batch-fallback", envvar="JURYBOX_BATCH_FALLBACK", metavar="WHERE",
     rich_help_panel=PANEL_BATCH,
-    help="Where a request a batch did not answer (expired, cancelled, errored) goes next: "
+    help="Where a request a batch did not answer (expired, cancelled, failed) goes next: "
     "batch (the next batch) or online (at the online price).")]
 BatchPollOpt = Annotated[float, typer.Option(
     "--batch-poll", envvar="JURYBOX_BATCH_POLL", min=0.01, max=3600, metavar="SECONDS",
