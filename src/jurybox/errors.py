@@ -29,6 +29,7 @@ __all__ = [
     "FormatRefusedError",
     "BatchRejectedError",
     "BatchUnavailableError",
+    "BatchFilesWritten",
     "RetryableProviderError",
     "EndpointGoneError",
     "RateLimitError",
@@ -131,6 +132,11 @@ class BatchRejectedError(ProviderError):
 class BatchUnavailableError(EndpointGoneError):
     """The provider's batch API cannot be used for this run any more (the key was refused,
     the batch endpoints are gone): the run stops at once, as for a server that exited."""
+
+
+class BatchFilesWritten(JuryboxError):
+    """A ``--batch-files`` run wrote its batch round to files and stopped: run them, import
+    the answers, rerun (the message says how). Not a failure: the CLI exits 0."""
 
 
 class RateLimitError(RetryableProviderError):

@@ -91,19 +91,22 @@ class BatchProvider:
             a kill is read again only for requests not cached).
         on_event: called for each batch state change.
         online_concurrency: calls in flight at once for ``fallback="online"``.
+        on_waiting: batch files mode: called once every request asked for waits on a batch
+            written to a file (the run can go no further this session).
     """
 
     def __init__(self, inner: Provider, api: BatchAPI, journal: BatchJournal,
                  options: BatchOptions, *, answered: Callable[[str], bool] = lambda k: False,
                  on_event: Callable[[BatchEvent], None] | None = None,
-                 online_concurrency: int = 16) -> None:
+                 online_concurrency: int = 16,
+                 on_waiting: Callable[[], None] | None = None) -> None:
         self.inner, self.api, self.journal, self.options = inner, api, journal, options
         self.name, self.model = inner.name, inner.model
         self.simulated = inner.simulated
         self.label = getattr(inner, "label", None)
         self.max_concurrency: int | None = None
         self._identity = inner.cache_identity()
-        self._answered, self._on_event = answered, on_event
+        self._answered, self._on_event, self._on_waiting = answered, on_event, on_waiting
         self.stats = BatchStats()
         self._waiters: dict[str, list[asyncio.Future[ChatResponse]]] = {}
         self._pending: dict[str, ChatRequest] = {}
@@ -370,6 +373,9 @@ class BatchProvider:
             last = status
             if status.ended:
                 break
+            if self._on_waiting is not None and self._stuck():
+                self._on_waiting()
+                return
             delay = min(delay * 1.5, self.options.poll_max_s)
         if last.rejected is not None:
             self.journal.write("rejected", entry.batch, reason=last.rejected)
@@ -458,6 +464,13 @@ class BatchProvider:
             for w in self._waiters.pop(key, []):
                 if not w.done():
                     w.set_exception(error)
+
+    def _stuck(self) -> bool:
+        """Nothing queued or being sent, and every request asked for waits on a batch."""
+        if self._pending or (self._flusher is not None and not self._flusher.done()):
+            return False
+        waiting = [k for k, ws in self._waiters.items() if any(not w.done() for w in ws)]
+        return bool(waiting) and all(k in self._live for k in waiting)
 
     # --- bookkeeping ---------------------------------------------------------------------
     def _event(self, entry: JournalBatch, state: str, status: BatchStatus) -> None:

@@ -44,6 +44,8 @@ class BatchOptions:
             no limit.
         fallback: ``batch`` (default): a request a batch did not answer is sent in the next
             batch; ``online``: it is sent online (at the online price).
+        files: write each round to batch files in the run directory instead of sending it
+            (``--batch-files``: for ``vllm run-batch``; see :mod:`jurybox.batch.files`).
 
     Raises:
         ConfigError: a value out of range (naming it).
@@ -55,6 +57,7 @@ class BatchOptions:
     max_requests: int | None = None
     max_enqueued_tokens: int | None = None
     fallback: Fallback = "batch"
+    files: bool = False
 
     def __post_init__(self) -> None:
         for name in ("poll_s", "quiet_s"):

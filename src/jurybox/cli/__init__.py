@@ -19,6 +19,7 @@ from ._common import CONTEXT_SETTINGS, EXIT_BAD_INPUT, JuryboxCommand, OneLineEr
 from ._logging import DEFAULT_LEVEL, SafeFormatter, log_level
 from ._options import ENV_EPILOG
 from .agreement import agreement
+from .batch_cmd import batch
 from .bench import bench
 from .cache_cmd import cache
 from .demo import demo
@@ -66,6 +67,7 @@ app.command("serve-sim", cls=JuryboxCommand)(serve_sim)
 app.command("serve-local", cls=JuryboxCommand)(serve_local)
 app.command(cls=JuryboxCommand)(cache)
 app.command(cls=JuryboxCommand)(export)
+app.command(cls=JuryboxCommand)(batch)
 
 
 def main() -> None:

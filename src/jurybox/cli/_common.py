@@ -16,7 +16,7 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 from rich.console import Console
 
-from ..errors import JuryboxError
+from ..errors import BatchFilesWritten, JuryboxError
 from ..terminal import safe_text
 
 try:  # typer >= 0.2x vendors click; older versions use click itself
@@ -51,6 +51,9 @@ def fail_cleanly(fn: Callable) -> Callable:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
+        except BatchFilesWritten as exc:  # --batch-files: the round waits outside jurybox
+            print(f"\n{exc}", file=sys.stderr)
+            raise typer.Exit(0) from None
         except (JuryboxError, ValueError) as exc:
             _error(_validation_message(exc) or str(exc))
             raise typer.Exit(EXIT_BAD_INPUT) from None

@@ -27,8 +27,8 @@ from ..runner.retry import RetryPolicy
 
 __all__ = ["ENV_EPILOG", "FAULTS_HELP", "PANEL_COST", "PANEL_DATA", "PANEL_JUDGE",
            "PANEL_ORDER", "PANEL_OUTPUT", "PANEL_PROTOCOL", "PANEL_RUN", "PANEL_SIM",
-           "PANEL_STATS", "PANEL_BATCH", "BatchFallbackOpt", "BatchMaxTokensOpt", "BatchOpt",
-           "BatchPollOpt",
+           "PANEL_STATS", "PANEL_BATCH", "BatchFallbackOpt", "BatchFilesOpt",
+           "BatchMaxTokensOpt", "BatchOpt", "BatchPollOpt",
            "API_KEY_VARIABLES", "Attempts", "BaseUrl", "Cache", "Concurrency", "DryRun",
            "MaxTokens", "Model", "model_for", "NoCache", "Out", "PriceBatch", "PriceIn",
            "PriceOut", "Seed",
@@ -187,6 +187,11 @@ BatchOpt = Annotated[bool, typer.Option(
     "an OpenAI-compatible server serving /v1/batches): half the price, answers within 24 h. "
     "Each protocol stage is one batch round. Journalled in the run directory: rerun the "
     "command after a kill to collect the batches in flight; no request is sent twice.")]
+BatchFilesOpt = Annotated[bool, typer.Option(
+    "--batch-files", envvar="JURYBOX_BATCH_FILES", rich_help_panel=PANEL_BATCH,
+    help="For a self-hosted server without a batch API: write each batch round to files in "
+    "the run directory (OpenAI batch lines, for `vllm run-batch`) and stop; `jurybox batch "
+    "export` and `jurybox batch import` carry them there and back, and the rerun goes on.")]
 BatchFallbackOpt = Annotated[str, typer.Option(
     "--batch-fallback", envvar="JURYBOX_BATCH_FALLBACK", metavar="WHERE",
     rich_help_panel=PANEL_BATCH,
@@ -204,12 +209,16 @@ BatchMaxTokensOpt = Annotated[Optional[int], typer.Option(
 
 
 def batch_options(batch: bool, fallback: str = "batch", poll: float = DEFAULT_POLL_S,
-                  max_tokens: int | None = None) -> BatchOptions | None:
-    """The batch settings of ``--batch`` and its options (None: judging online).
+                  max_tokens: int | None = None, files: bool = False) -> BatchOptions | None:
+    """The batch settings of ``--batch`` and its options (None: judging online);
+    ``--batch-files`` implies ``--batch``.
 
     Raises:
         ConfigError: a batch option given without ``--batch``, or a bad value.
     """
+    if files:
+        return BatchOptions(poll_s=min(poll, 1.0), poll_max_s=max(poll, DEFAULT_POLL_MAX_S),
+                            fallback=fallback, files=True)  # type: ignore[arg-type]
     if not batch:
         if fallback != "batch" or max_tokens is not None:
             raise ConfigError("--batch-fallback and --batch-max-tokens are for --batch: add "

@@ -17,7 +17,7 @@ from ._jury import JuryOpt
 from ._plan import cost_line, plan_for, print_plan
 from ._protocol_options import (AdaptiveOpt, ConfidenceOpt, CriteriaOpt, K, MinK, PairwiseRuleOpt,
                                TemplateOpt, Tolerance, VerdictFormatOpt, WeightsOpt)
-from ._options import (BatchFallbackOpt, BatchMaxTokensOpt, BatchOpt, BatchPollOpt,
+from ._options import (BatchFallbackOpt, BatchFilesOpt, BatchMaxTokensOpt, BatchOpt, BatchPollOpt,
                        batch_options,
                        PANEL_DATA, PANEL_PROTOCOL, Attempts, BaseUrl, Cache, Concurrency,
                        DryRun, MaxTokens, Model, NoCache, Out, PriceIn, PriceBatch, PriceOut, Seed,
@@ -161,6 +161,7 @@ def bench(
     batch_fallback: BatchFallbackOpt = "batch",
     batch_poll: BatchPollOpt = DEFAULT_POLL_S,
     batch_max_tokens: BatchMaxTokensOpt = None,
+    batch_files: BatchFilesOpt = False,
 ) -> None:
     """Judge a dataset with several protocols and compare them with paired statistics:
     listwise (best-of-N: direct vs permutation consensus) or pairwise (JudgeBench: one call,
@@ -208,7 +209,7 @@ def bench(
                         concurrency=concurrency, attempts=attempts, timeout=timeout,
                         transport=transport, cache=cache, no_cache=no_cache,
                         structured=structured, batch=batch_options(
-                            batch, batch_fallback, batch_poll, batch_max_tokens)))
+                            batch, batch_fallback, batch_poll, batch_max_tokens, batch_files)))
         return
     model = model_for(model, dataset, bundled=dataset in BUNDLED,
                       check=lambda: prepare_bench(config))
@@ -218,7 +219,7 @@ def bench(
                           transport=transport, cache=cache, no_cache=no_cache,
                           structured=structured, price=price,
                           batch=batch_options(batch, batch_fallback, batch_poll,
-                                              batch_max_tokens))
+                                              batch_max_tokens, batch_files))
     if dry_run:
         bench = prepare_bench(config)  # every check a run makes before its first call
         print_plan(plan_for(bench.selection, bench.protocols, model=model, price=price),

@@ -15,7 +15,7 @@ from ..run.options import (DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY, DEFAULT_STRUCT
 from ._fit import print_table
 from ._common import BenchProgress, console, exit_for_status, fail_cleanly, print_warnings
 from ._options import PANEL_DATA, PANEL_PROTOCOL
-from ._options import (BatchFallbackOpt, BatchMaxTokensOpt, BatchOpt, BatchPollOpt,
+from ._options import (BatchFallbackOpt, BatchFilesOpt, BatchMaxTokensOpt, BatchOpt, BatchPollOpt,
                        batch_options,
                        Attempts, BaseUrl, Cache, Concurrency, DryRun, MaxTokens, Model,
                        NoCache, Out, PriceIn, PriceBatch, PriceOut, Seed, SimBias, SimFaults,
@@ -85,6 +85,7 @@ def judge(
     batch_fallback: BatchFallbackOpt = "batch",
     batch_poll: BatchPollOpt = DEFAULT_POLL_S,
     batch_max_tokens: BatchMaxTokensOpt = None,
+    batch_files: BatchFilesOpt = False,
 ) -> None:
     """Judge candidates that have no gold: per item the winner(s), every candidate's C_i and
     its components, how often the permutations agreed with the pick, and flags (flipped,
@@ -123,7 +124,7 @@ def judge(
                           structured=structured, price=command_price(price_in, price_out,
                                                                   price_batch),
                           batch=batch_options(batch, batch_fallback, batch_poll,
-                                              batch_max_tokens))
+                                              batch_max_tokens, batch_files))
         folder = out or default_jury_out("judge", config.as_dict(), panel)
         if dry_run:
             dry_run_jury(config, panel, folder, run, f"{file}, protocol {protocol}")
@@ -137,7 +138,7 @@ def judge(
                           transport=transport, cache=cache, no_cache=no_cache,
                           structured=structured, price=price,
                           batch=batch_options(batch, batch_fallback, batch_poll,
-                                              batch_max_tokens))
+                                              batch_max_tokens, batch_files))
     if dry_run:
         prepared = prepare_judge(config)  # every check a run makes before its first call
         print_plan(plan_for(prepared.selection, prepared.protocols, model=model, price=price),

@@ -21,7 +21,7 @@ from ..terminal import data, safe_text
 from ._common import BenchProgress, console, default_out, exit_for_status, fail_cleanly
 from ._fit import print_table
 from ._plan import cost_line, plan_for, print_plan
-from ._options import (BatchFallbackOpt, BatchMaxTokensOpt, BatchOpt, BatchPollOpt,
+from ._options import (BatchFallbackOpt, BatchFilesOpt, BatchMaxTokensOpt, BatchOpt, BatchPollOpt,
                        batch_options,
                        PANEL_DATA, PANEL_PROTOCOL, Attempts, BaseUrl, Cache, Concurrency,
                        DryRun, Model, NoCache, Out, model_for, PriceIn, PriceBatch, PriceOut, Seed,
@@ -155,6 +155,7 @@ def personalize(
     batch_fallback: BatchFallbackOpt = "batch",
     batch_poll: BatchPollOpt = DEFAULT_POLL_S,
     batch_max_tokens: BatchMaxTokensOpt = None,
+    batch_files: BatchFilesOpt = False,
 ) -> None:
     """Rubric judges conditioned on nobody (zero-shot), on other raters (aggregate) or on the
     target rater's own ratings (personalized), evaluated against each rater: alpha, exact
@@ -203,7 +204,7 @@ def personalize(
                           transport=transport, cache=cache, no_cache=no_cache,
                           structured=structured, price=price,
                           batch=batch_options(batch, batch_fallback, batch_poll,
-                                              batch_max_tokens))
+                                              batch_max_tokens, batch_files))
     if dry_run:
         prepared = prepare_personalize(config)  # every check a run makes before its first call
         print_plan(plan_for(prepared.units, prepared.judges, model=model, price=price),

@@ -30,12 +30,13 @@ from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
 from .. import __version__
-from ..batch import BatchEvent, BatchProvider, batch_api
+from ..batch import BatchAPI, BatchEvent, BatchOptions, BatchProvider, batch_api
+from ..batch.files import BATCH_FILES_DIR, FilesBatchAPI
 from ..cache import ResponseCache
 from ..cost.spent import run_cost
 from ..protocols import JudgingProtocol
-from ..providers import Provider, redact_text
-from ..errors import DataError, JuryboxError, write_error
+from ..providers import OpenAICompatibleProvider, Provider, redact_text
+from ..errors import BatchFilesWritten, ConfigError, DataError, JuryboxError, write_error
 from ..reports import write_report
 from ..rundir import FailedUnits, Records, RunDir, RunLock, read_manifest
 from ..rundir.batches import BatchJournal, endpoint_digest
@@ -166,6 +167,8 @@ class Engine:
                  offline: bool = False) -> None:
         self.provider, self.options, self.hooks = provider, options, hooks or RunHooks()
         self.answers, self.offline = answers, offline
+        self._task: asyncio.Task[Any] | None = None
+        self._written: BatchFilesWritten | None = None
 
     def run(self, job: RunJob[U, S]) -> RunReport[S]:
         """Judge every unit not finished in ``job.out``, then summarize.
@@ -243,7 +246,7 @@ class Engine:
             if not self.offline:
                 await self.provider.check()
                 if self.options.batch is not None:  # no batch API: one line, before any work
-                    await batch_api(self.provider).check()
+                    await _batch_api(self.provider, job.out, self.options.batch).check()
             sim_before = await _sim_stats(self.provider)
             # the cache first: a file that cannot be one is refused before the run directory
             # is touched
@@ -256,11 +259,14 @@ class Engine:
                     cache.close()
                 raise
             try:
+                self._task, self._written = asyncio.current_task(), None
                 try:
                     judged, totals = await self._judge_all(job, rundir, sim_before, cache)
                 except (JuryboxError, KeyboardInterrupt, asyncio.CancelledError):
                     # too many failures in a row, a full disk, Ctrl-C: report what there is
                     await blocking(self._report, rundir.path)
+                    if self._written is not None:  # --batch-files: a round was written
+                        raise self._written from None
                     raise
                 return await blocking(self._finish, job, rundir, judged, totals)
             finally:
@@ -310,10 +316,27 @@ class Engine:
             return None
         identity = self.provider.cache_identity()
         journal = BatchJournal(rundir.path, endpoint_digest(identity), rundir.session_index)
-        return BatchProvider(self.provider, batch_api(self.provider), journal,
-                             self.options.batch,
+        api = _batch_api(self.provider, rundir.path, self.options.batch)
+        return BatchProvider(self.provider, api, journal, self.options.batch,
                              answered=lambda key: store is not None and store.get(key) is not None,
-                             on_event=self.hooks.on_batch, online_concurrency=concurrency)
+                             on_event=self.hooks.on_batch, online_concurrency=concurrency,
+                             on_waiting=(lambda: self._files_written(rundir.path, api))
+                             if isinstance(api, FilesBatchAPI) else None)
+
+    def _files_written(self, folder: Path, api: FilesBatchAPI) -> None:
+        """--batch-files: every request waits on a written batch file; stop the session
+        (run.json ``interrupted``) with what to do next."""
+        if self._written is not None:
+            return
+        model = getattr(self.provider, "model", "MODEL")
+        self._written = BatchFilesWritten(
+            f"the requests of this batch round are written to {folder / BATCH_FILES_DIR}; "
+            f"gather them with `jurybox batch export {folder} -o requests.jsonl`, run them "
+            f"(e.g. `vllm run-batch -i requests.jsonl -o results.jsonl --model {model}`), "
+            f"bring the answers back with `jurybox batch import {folder} results.jsonl`, "
+            f"then rerun this command (it writes the next round, if the protocol has one)")
+        if self._task is not None:
+            self._task.cancel()
 
     def _finish(self, job: RunJob[U, S], rundir: RunDir, judged: int,
                 totals: Totals) -> RunReport[S]:
@@ -452,6 +475,17 @@ async def _all_or_none(coros: list[Any]) -> None:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _batch_api(provider: Provider, folder: Path, options: BatchOptions) -> BatchAPI:
+    """The run's batch API: the provider's, or batch files in the run directory."""
+    if not options.files:
+        return batch_api(provider)
+    if not isinstance(provider, OpenAICompatibleProvider):
+        raise ConfigError(f"--batch-files writes OpenAI batch lines (vllm run-batch), for an "
+                          f"OpenAI-compatible endpoint; the {provider.name} judge is not one: "
+                          f"use --batch")
+    return FilesBatchAPI(provider, folder)
 
 
 async def _close_batches(batch: BatchProvider, folder: Path) -> None:
