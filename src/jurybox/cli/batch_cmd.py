@@ -27,7 +27,7 @@ def batch(
     file: Annotated[Optional[Path], typer.Argument(
         metavar="[FILE]", help="import: the output file of `vllm run-batch -o`.")] = None,
     out: Annotated[Optional[Path], typer.Option(
-        "--out", "-o", metavar="FILE",
+        "--out", "-o", envvar="JURYBOX_BATCH_EXPORT_OUT", show_envvar=True, metavar="FILE",
         help="export: where to write the requests (default RUN/batches/requests.jsonl).")
     ] = None,
 ) -> None:
