@@ -112,12 +112,13 @@ class _AnthropicBatches:
         return web.json_response(self._json(batch, request))
 
     async def cancel(self, request: web.Request) -> web.Response:
-        """``POST .../{id}/cancel``; 409 once processing has ended."""
+        """``POST .../{id}/cancel``: ``canceling`` (again: unchanged); 409 once processing
+        has ended."""
         batch = self._batch(request)
         if isinstance(batch, web.Response):
             return batch
         now = self.store.clock()
-        if batch.cancel_at is None and batch.ended(now):
+        if batch.ended(now):
             return _error(409, "invalid_request_error",
                           f"Message batch {batch.id} has ended; it cannot be canceled.")
         batch.cancel(now)

@@ -231,13 +231,13 @@ class _OpenAIBatches:
         return batch if isinstance(batch, web.Response) else web.json_response(self._json(batch))
 
     async def cancel(self, request: web.Request) -> web.Response:
-        """``POST /v1/batches/{id}/cancel``; 409 once it has ended (completed, expired,
-        failed, cancelled)."""
+        """``POST /v1/batches/{id}/cancel``: ``cancelling`` (again: unchanged); 409 once it
+        has ended (completed, expired, failed, cancelled)."""
         batch = self._batch(request)
         if isinstance(batch, web.Response):
             return batch
         now = self.store.clock()
-        if batch.errors or (batch.cancel_at is None and batch.ended(now)):
+        if batch.errors or batch.ended(now):
             return _error(409, f"Cannot cancel a batch with status "
                           f"'{self._status(batch, now)}'.")
         batch.cancel(now)
