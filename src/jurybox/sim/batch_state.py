@@ -120,6 +120,7 @@ class Batch:
     cancel_at: float | None = None
     _runnable: list[Request] = field(default_factory=list)  # by end time
     _next: int = 0
+    _settled: bool = False  # the planned expiries are done
 
     def __post_init__(self) -> None:
         self._runnable = sorted((r for r in self.requests if r.fate != "expire"),
@@ -142,7 +143,8 @@ class Batch:
             self._next += 1
             request.status, request.reply = self.run(request)
             request.outcome = "succeeded" if request.status == 200 else "errored"
-        if self.cancel_at is None and now >= self.ends_at:
+        if self.cancel_at is None and now >= self.ends_at and not self._settled:
+            self._settled = True
             for request in self.requests:
                 if request.outcome == "processing":
                     request.outcome = "expired"
