@@ -8,7 +8,7 @@ import typer
 
 from ..errors import ConfigError
 from ._common import console, fail_cleanly
-from ._options import FAULTS_HELP, PANEL_DATA, PANEL_RUN, PANEL_SIM, SimSeed
+from ._options import FAULTS_HELP, MAX_SEED, PANEL_DATA, PANEL_RUN, PANEL_SIM, SimSeed
 from .bench import check_bias, parse_faults
 
 
@@ -40,10 +40,31 @@ def serve_sim(
     faults: Annotated[str, typer.Option(envvar="JURYBOX_SIM_FAULTS", metavar="FAULTS",
                                         rich_help_panel=PANEL_SIM, help=FAULTS_HELP)] = "",
     sim_seed: SimSeed = 0,
+    batch_delay: Annotated[float, typer.Option(
+        envvar="JURYBOX_BATCH_DELAY", min=0.0, max=86_400.0, metavar="SECONDS",
+        rich_help_panel=PANEL_SIM, help="How long a batch stays in progress after its "
+        "creation, seconds; its requests end evenly spread over that time.")] = 0.5,
+    batch_error_rate: Annotated[float, typer.Option(
+        envvar="JURYBOX_BATCH_ERROR_RATE", min=0.0, max=1.0, metavar="R",
+        rich_help_panel=PANEL_SIM, help="Share of a batch's requests that end errored "
+        "(HTTP 500).")] = 0.0,
+    batch_expire_share: Annotated[float, typer.Option(
+        envvar="JURYBOX_BATCH_EXPIRE_SHARE", min=0.0, max=1.0, metavar="R",
+        rich_help_panel=PANEL_SIM, help="Share of a batch's requests not run, "
+        "coming back expired (with --batch-error-rate at most 1).")] = 0.0,
+    batch_reject: Annotated[bool, typer.Option(
+        "--batch-reject", envvar="JURYBOX_BATCH_REJECT", rich_help_panel=PANEL_SIM,
+        help="Refuse every batch (OpenAI: failed at validation; Anthropic: HTTP 400).")
+    ] = False,
+    batch_seed: Annotated[int, typer.Option(
+        envvar="JURYBOX_BATCH_SEED", min=0, max=MAX_SEED, metavar="N",
+        rich_help_panel=PANEL_SIM, help="Seeds which batch requests error or expire, "
+        "and the order of a batch's results.")] = 0,
 ) -> None:
-    """Serve the simulated judge (OpenAI-compatible /v1/chat/completions) on 127.0.0.1."""
+    """Serve the simulated judge (OpenAI-compatible /v1/chat/completions, Anthropic's
+    /v1/messages, and both providers' batch APIs) on 127.0.0.1."""
     from ..datasets import load_dataset, load_rated_items, load_ratings
-    from ..sim import RubricKnowledge, SimConfig, SimJudge, serve_forever
+    from ..sim import BatchScript, RubricKnowledge, SimConfig, SimJudge, serve_forever
 
     known = [] if dataset == "none" else load_dataset(dataset).items
     knowledge = None
@@ -53,13 +74,18 @@ def serve_sim(
         table = load_ratings(ratings)
         texts = load_rated_items(items)
         knowledge = RubricKnowledge(table, {i: it.text for i, it in texts.items()})
+    if batch_error_rate + batch_expire_share > 1:
+        raise ConfigError(f"--batch-error-rate + --batch-expire-share must be at most 1, got "
+                          f"{batch_error_rate:g} + {batch_expire_share:g}")
+    batch = BatchScript(delay_s=batch_delay, error_rate=batch_error_rate,
+                        expire_share=batch_expire_share, reject=batch_reject, seed=batch_seed)
     config = SimConfig(bias=check_bias(bias, "--bias"), latency_ms=latency_ms,
                        faults=parse_faults(faults, "--faults"), seed=sim_seed)
     console.print(f"simulated judge on http://127.0.0.1:{port}/v1 (model 'judge', "
                   f"{len(known)} items" + (f", {len(table)} ratings" if knowledge else "")
                   + f", bias {bias}); Ctrl-C stops it")
     try:
-        serve_forever(SimJudge(known, config, rubric=knowledge), port=port)
+        serve_forever(SimJudge(known, config, rubric=knowledge), port=port, batch=batch)
     except OSError as exc:
         raise ConfigError(f"cannot listen on 127.0.0.1:{port} ({exc.strerror or exc}); "
                           f"choose another --port") from None
