@@ -395,6 +395,11 @@ class BatchProvider:
         self.journal.write("ended", entry.batch, state=status.state,
                            counts={"done": status.done, "failed": status.failed,
                                    "total": status.total})
+        missing = sum(1 for k in entry.custom_ids if k not in seen and self._live.get(k) is entry)
+        if missing and status.state in ("completed", "ended"):
+            log.warning("batch %s (%s) ended %s with no result for %d of its %d requests; "
+                        "they are sent again", entry.batch, entry.batch_id, status.state,
+                        missing, len(entry.custom_ids))
         self._settle(entry, RetryableProviderError(
             f"batch {entry.batch} ({entry.batch_id}) ended {status.state} without an answer "
             f"for this request"), skip=seen)

@@ -22,7 +22,7 @@ import aiohttp
 from ..errors import (BatchRejectedError, ConfigError, ProviderError, RetryableProviderError,
                       TimeoutError_)
 from ..providers import ChatRequest, OpenAICompatibleProvider
-from ..providers.openai_compat import _error_text, _raise_for_status
+from ..providers.openai_compat import _error_text, _raise_for_status, _read_limited
 from ..providers.urls import redact_text
 from .api import BatchLimits, BatchResult, BatchStatus, ResultKind, Submitted
 
@@ -69,13 +69,16 @@ class OpenAIBatchAPI:
                 if resp.status >= 300:
                     _raise_for_status(resp.status, await _error_text(resp),
                                       resp.headers.get("Retry-After"))
-                return await resp.content.read(MAX_FILE_BYTES)
+                body = await _read_limited(resp, MAX_FILE_BYTES)
         except asyncio.TimeoutError:
             raise TimeoutError_(f"{method} {path}: no answer within {self._p.timeout_s:g} s"
                                 ) from None
         except aiohttp.ClientError as exc:
             raise RetryableProviderError(f"connection failed: {redact_text(str(exc))}"
                                          ) from None
+        if len(body) > MAX_FILE_BYTES:
+            raise ProviderError(f"{method} {path} answered with over {MAX_FILE_BYTES:,} bytes")
+        return body
 
     async def _json(self, method: str, path: str, **kwargs: Any) -> dict[str, Any]:
         body = await self._send(method, path, **kwargs)

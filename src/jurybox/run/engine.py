@@ -492,6 +492,9 @@ async def _close_batches(batch: BatchProvider, folder: Path) -> None:
     """End batch mode's session: say what is still in flight at the provider (a rerun
     collects it; nothing is sent twice)."""
     await batch.stop()
+    if batch.stats.unknown_results:
+        log.warning("%d batch result line(s) answered requests this run never sent (ignored)",
+                    batch.stats.unknown_results)
     waiting = batch.in_flight()
     if waiting:
         log.warning("%d batch(es) with %d request(s) still in flight at %s: rerun the same "
