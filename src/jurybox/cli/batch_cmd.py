@@ -72,11 +72,13 @@ def _status(run: Path) -> None:
         table.add_row(e.batch, e.batch_id or "-", f"{len(e.custom_ids):,}", state, ended,
                       safe_text(note))
     print_table(table)
-    waiting = sum(1 for r in rows if not r.entry.ended)
-    console.print(safe_text(
-        f"{len(rows)} batch(es), {waiting} in flight" + (
-            f": rerun the run's command to collect them, or `jurybox batch cancel {run}`"
-            if waiting else "")), markup=False)
+    waiting = [r for r in rows if not r.entry.ended]
+    files = any((r.entry.batch_id or "").startswith("file:") for r in waiting)
+    next_step = (f": `jurybox batch export {run}`, run them, `jurybox batch import {run} "
+                 f"FILE`, then rerun the run's command" if files else
+                 f": rerun the run's command to collect them, or `jurybox batch cancel {run}`")
+    console.print(safe_text(f"{len(rows)} batch(es), {len(waiting)} in flight"
+                            + (next_step if waiting else "")), markup=False)
 
 
 def _cancel(run: Path) -> None:

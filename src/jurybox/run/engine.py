@@ -30,17 +30,16 @@ from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
 from .. import __version__
-from ..batch import BatchAPI, BatchEvent, BatchOptions, BatchProvider, batch_api
-from ..batch.files import BATCH_FILES_DIR, FilesBatchAPI
+from ..batch import BatchEvent, BatchProvider
 from ..cache import ResponseCache
 from ..cost.spent import run_cost
 from ..protocols import JudgingProtocol
-from ..providers import OpenAICompatibleProvider, Provider, redact_text
-from ..errors import BatchFilesWritten, ConfigError, DataError, JuryboxError, write_error
+from ..providers import Provider, redact_text
+from ..errors import BatchFilesWritten, DataError, JuryboxError, write_error
 from ..reports import write_report
 from ..rundir import FailedUnits, Records, RunDir, RunLock, read_manifest
-from ..rundir.batches import BatchJournal, endpoint_digest
 from ..runner import AnswerStore, CallRecord, Runner, Totals
+from .batching import BATCH_CONCURRENCY, batch_api_for, close_batches, open_batches
 from .calls import ItemCalls
 from .loops import off_loop, run_blocking
 from .options import RunOptions
@@ -50,9 +49,6 @@ __all__ = ["Engine", "Interrupted", "RunHooks", "RunJob", "RunInfo", "RunReport"
 
 log = logging.getLogger(__name__)
 
-#: Calls the runner holds at once in batch mode: every request of the window's stage waits in
-#: a batch (the endpoint's own concurrency limits only the online fallback).
-BATCH_CONCURRENCY = 1_000_000
 
 U = TypeVar("U")
 S = TypeVar("S", bound="Summary")
@@ -246,7 +242,7 @@ class Engine:
             if not self.offline:
                 await self.provider.check()
                 if self.options.batch is not None:  # no batch API: one line, before any work
-                    await _batch_api(self.provider, job.out, self.options.batch).check()
+                    await batch_api_for(self.provider, job.out, self.options.batch).check()
             sim_before = await _sim_stats(self.provider)
             # the cache first: a file that cannot be one is refused before the run directory
             # is touched
@@ -300,7 +296,7 @@ class Engine:
                     session["structured"] = formats.state()
                     if batch is not None:
                         session["batch"] = batch.stats.as_dict()
-                        await _close_batches(batch, rundir.path)
+                        await close_batches(batch, rundir.path)
                 unknown = _unknown_since(sim_before, await _sim_stats(self.provider))
                 if unknown:
                     session["sim_unknown"] = unknown
@@ -314,29 +310,17 @@ class Engine:
         """The batch dispatcher over this run's endpoint (None: judging online)."""
         if self.options.batch is None or self.offline:
             return None
-        identity = self.provider.cache_identity()
-        journal = BatchJournal(rundir.path, endpoint_digest(identity), rundir.session_index)
-        api = _batch_api(self.provider, rundir.path, self.options.batch)
-        return BatchProvider(self.provider, api, journal, self.options.batch,
-                             answered=lambda key: store is not None and store.get(key) is not None,
-                             on_event=self.hooks.on_batch, online_concurrency=concurrency,
-                             on_waiting=(lambda: self._files_written(rundir.path, api))
-                             if isinstance(api, FilesBatchAPI) else None)
+        return open_batches(self.provider, rundir, self.options.batch, store=store,
+                            concurrency=concurrency, on_event=self.hooks.on_batch,
+                            stop=self._stop_for_files)
 
-    def _files_written(self, folder: Path, api: FilesBatchAPI) -> None:
-        """--batch-files: every request waits on a written batch file; stop the session
-        (run.json ``interrupted``) with what to do next."""
-        if self._written is not None:
-            return
-        model = getattr(self.provider, "model", "MODEL")
-        self._written = BatchFilesWritten(
-            f"the requests of this batch round are written to {folder / BATCH_FILES_DIR}; "
-            f"gather them with `jurybox batch export {folder} -o requests.jsonl`, run them "
-            f"(e.g. `vllm run-batch -i requests.jsonl -o results.jsonl --model {model}`), "
-            f"bring the answers back with `jurybox batch import {folder} results.jsonl`, "
-            f"then rerun this command (it writes the next round, if the protocol has one)")
-        if self._task is not None:
-            self._task.cancel()
+    def _stop_for_files(self, written: BatchFilesWritten) -> None:
+        """--batch-files: every request waits on a written batch file; the session stops
+        (run.json ``interrupted``) and :meth:`_session` raises ``written``."""
+        if self._written is None:
+            self._written = written
+            if self._task is not None:
+                self._task.cancel()
 
     def _finish(self, job: RunJob[U, S], rundir: RunDir, judged: int,
                 totals: Totals) -> RunReport[S]:
@@ -475,32 +459,6 @@ async def _all_or_none(coros: list[Any]) -> None:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-
-
-def _batch_api(provider: Provider, folder: Path, options: BatchOptions) -> BatchAPI:
-    """The run's batch API: the provider's, or batch files in the run directory."""
-    if not options.files:
-        return batch_api(provider)
-    if not isinstance(provider, OpenAICompatibleProvider):
-        raise ConfigError(f"--batch-files writes OpenAI batch lines (vllm run-batch), for an "
-                          f"OpenAI-compatible endpoint; the {provider.name} judge is not one: "
-                          f"use --batch")
-    return FilesBatchAPI(provider, folder)
-
-
-async def _close_batches(batch: BatchProvider, folder: Path) -> None:
-    """End batch mode's session: say what is still in flight at the provider (a rerun
-    collects it; nothing is sent twice)."""
-    await batch.stop()
-    if batch.stats.unknown_results:
-        log.warning("%d batch result line(s) answered requests this run never sent (ignored)",
-                    batch.stats.unknown_results)
-    waiting = batch.in_flight()
-    if waiting:
-        log.warning("%d batch(es) with %d request(s) still in flight at %s: rerun the same "
-                    "command to collect them (no request is sent twice), or cancel them with "
-                    "`jurybox batch cancel %s`", len(waiting), sum(waiting.values()),
-                    batch.name, folder)
 
 
 async def _sim_stats(provider: Provider) -> dict[str, Any] | None:
