@@ -84,7 +84,8 @@ def dry_run_jury(config: Any, jury: Jury, out: Path, options: RunOptions, what: 
                       highlight=False, markup=False)
         p = plan_for(plan.prepared.selection, plan.prepared.protocols, model=plan.config.model,
                      price=plan.options.price)
-        print_plan(p, model=plan.config.model, what=what)
+        print_plan(p, model=plan.config.model, what=what,
+                   batch=plan.options.batch is not None)
         usd = p.usd_range()
         if usd is None:
             priced = priced and plan.config.model == "sim"

@@ -16,8 +16,9 @@ def _say(text: str) -> None:
     console.print(safe_text(text), highlight=False, markup=False)
 
 
-def print_plan(plan: RunPlan, *, model: str, what: str) -> None:
-    """The dry run's report: calls, tokens, prefix share, USD (no model call was made)."""
+def print_plan(plan: RunPlan, *, model: str, what: str, batch: bool = False) -> None:
+    """The dry run's report: calls, tokens, prefix share, USD (no model call was made); with
+    ``batch`` (``--batch``), the batch rounds and which price the run pays."""
     calls = (f"{plan.calls_max:,}" if plan.calls_min == plan.calls_max
              else f"at most {plan.calls_max:,} (at least {plan.calls_min:,}: adaptive or "
                   f"gated judges stop early)")
@@ -43,6 +44,13 @@ def print_plan(plan: RunPlan, *, model: str, what: str) -> None:
              f"{plan.price.output_per_m:g} out per million tokens, {plan.price.source}"
              f"{_batch_source(plan.price)}; least: fewest calls and no output; most: every "
              f"call with its full output budget)")
+    if batch:
+        rounds = plan.rounds_max
+        pays = ("this run pays the batch price" if plan.price is not None
+                and plan.price.batch_share is not None else "no batch price is known")
+        _say(f"  batch rounds: at most {rounds} per item, one more for each re-ask of an "
+             f"unusable answer; each round waits for its batches to end (the provider's "
+             f"window: up to 24 h each); {pays}")
 
 
 def _usd_figures(usd: tuple[float, float], batch: tuple[float, float] | None,

@@ -224,7 +224,8 @@ def bench(
         bench = prepare_bench(config)  # every check a run makes before its first call
         print_plan(plan_for(bench.selection, bench.protocols, model=model, price=price),
                    model=model, what=f"{bench.dataset.name}, {bench.selection.n_items} items, "
-                   f"protocols {', '.join(config.protocols or bench.config.protocols or ())}")
+                   f"protocols {', '.join(config.protocols or bench.config.protocols or ())}",
+                   batch=options.batch is not None)
         return
     out = out or default_out("bench", config.as_dict())
     with BenchProgress() as progress:

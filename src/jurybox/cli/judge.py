@@ -143,7 +143,8 @@ def judge(
         prepared = prepare_judge(config)  # every check a run makes before its first call
         print_plan(plan_for(prepared.selection, prepared.protocols, model=model, price=price),
                    model=model, what=f"{prepared.dataset.name}, {prepared.selection.n_items} "
-                   f"items, protocol {protocol}")
+                   f"items, protocol {protocol}",
+                   batch=options.batch is not None)
         return
     out = out or default_judge_out(config)
     with BenchProgress() as progress:

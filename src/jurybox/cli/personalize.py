@@ -209,7 +209,8 @@ def personalize(
         prepared = prepare_personalize(config)  # every check a run makes before its first call
         print_plan(plan_for(prepared.units, prepared.judges, model=model, price=price),
                    model=model, what=f"{Path(config.ratings).name}, {len(prepared.units)} "
-                   f"(rater, item) units, {len(prepared.judges)} judges")
+                   f"(rater, item) units, {len(prepared.judges)} judges",
+                   batch=options.batch is not None)
         return
     out = out or default_out("personalize", {**config.as_dict(), "dataset": config.ratings})
     with BenchProgress() as progress:

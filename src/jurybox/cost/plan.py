@@ -45,6 +45,8 @@ class RunPlan:
             docstring).
         tokenizer: how tokens were counted; ``exact_tokens`` False for the estimate.
         price: the prices used, or None (no USD figures).
+        rounds_max: batch rounds a unit needs at most (:func:`batch_rounds`): a batch run
+            waits for each round's batches before it sends the next.
     """
 
     units: int
@@ -57,6 +59,7 @@ class RunPlan:
     tokenizer: str
     exact_tokens: bool
     price: Price | None
+    rounds_max: int = 1
 
     @property
     def shared_prefix_share(self) -> float:
@@ -133,11 +136,13 @@ def plan_run(units: Iterable[Any], protocols: list[Any], *, counter: TokenCounte
                               f"every protocol to")
     seen: set[bytes] = set()
     n_units = calls_max = calls_min = tokens_max = tokens_min = out_max = shared = 0
+    rounds = 1
     for unit in units:
         n_units += 1
         earlier: list[str] = []  # this unit's texts so far, sorted
         for protocol in protocols:
             budget = protocol.budget(unit)
+            rounds = max(rounds, batch_rounds(protocol, budget))
             for j, call in enumerate(budget.calls):
                 digest = _digest(call.request)
                 if digest in seen:
@@ -156,4 +161,24 @@ def plan_run(units: Iterable[Any], protocols: list[Any], *, counter: TokenCounte
                     shared += round(tokens * common / max(len(text), 1))
                 bisect.insort(earlier, text)
     return RunPlan(n_units, calls_max, calls_min, tokens_max, tokens_min, out_max, shared,
-                   counter.name, counter.exact, price)
+                   counter.name, counter.exact, price, rounds)
+
+
+def batch_rounds(protocol: Any, budget: Any) -> int:
+    """Batch rounds one unit of ``protocol`` needs at most, re-asks aside (each can add one):
+    a rubric judge asks its dimensions one after another (one round each); adaptive
+    permutation consensus asks its first ``least`` orders at once, then one order a round;
+    every other protocol asks all its calls at once (APOC's four calls included).
+
+    >>> from types import SimpleNamespace as NS
+    >>> batch_rounds(NS(dimensions=("a", "b", "c")), NS(calls=[1] * 9, least=3))
+    3
+    >>> batch_rounds(NS(), NS(calls=[1] * 7, least=3))
+    5
+    >>> batch_rounds(NS(), NS(calls=[1] * 7, least=7))
+    1
+    """
+    dimensions = getattr(protocol, "dimensions", None)
+    if dimensions:
+        return len(dimensions)
+    return 1 + max(0, len(budget.calls) - max(budget.least, 1))
