@@ -156,7 +156,7 @@ SimLatency = Annotated[float, typer.Option(
 FAULTS_HELP = (
     "Faults the simulated judge injects: NAME=RATE pairs, comma-separated, each rate a "
     "probability per attempt, from rate_429, rate_500, rate_slow, rate_malformed, "
-    "rate_truncated, rate_refusal; e.g. rate_429=0.05,rate_500=0.02 (default: none).")
+    "rate_truncated, rate_refusal; e.g. 'rate_429=0.05, rate_500=0.02' (default: none).")
 SimFaults = Annotated[str, typer.Option(
     envvar="JURYBOX_SIM_FAULTS", metavar="FAULTS", rich_help_panel=PANEL_SIM,
     help=FAULTS_HELP)]

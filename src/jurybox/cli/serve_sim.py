@@ -41,9 +41,10 @@ def serve_sim(
                                         rich_help_panel=PANEL_SIM, help=FAULTS_HELP)] = "",
     sim_seed: SimSeed = 0,
     batch_delay: Annotated[float, typer.Option(
-        envvar="JURYBOX_BATCH_DELAY", min=0.0, max=86_400.0, metavar="SECONDS",
+        envvar="JURYBOX_BATCH_DELAY", min=0.0, metavar="SECONDS",
         rich_help_panel=PANEL_SIM, help="How long a batch stays in progress after its "
-        "creation, seconds; its requests end evenly spread over that time.")] = 0.5,
+        "creation, seconds (at most a day); its requests end evenly spread over that time."
+        )] = 0.5,
     batch_error_rate: Annotated[float, typer.Option(
         envvar="JURYBOX_BATCH_ERROR_RATE", min=0.0, max=1.0, metavar="R",
         rich_help_panel=PANEL_SIM, help="Share of a batch's requests that end errored "
