@@ -106,7 +106,7 @@ def test_bench_help_groups_options_in_panels_in_one_order():
     shown = " ".join(shown.replace("│", " ").split())
     for text in ("direct, pcf", "apoc, both-orders, keyed, pairwise",
                  "pairwise,both-orders,apoc", "~/.cache/jurybox/cache.sqlite",
-                 "runs/<command>-<dataset>-<model>-<config", "rate_429=0.05,rate_500=0.02",
+                 "runs/<command>-<dataset>-<model>-<config", "rate_429=0.05, rate_500=0.02",
                  "[default: 0.5,0.25,0.2,0.05]"):
         assert text in shown, text
 
