@@ -25,7 +25,7 @@ from ..runner.retry import RetryPolicy
 
 __all__ = ["ENV_EPILOG", "FAULTS_HELP", "PANEL_COST", "PANEL_DATA", "PANEL_JUDGE",
            "PANEL_ORDER", "PANEL_OUTPUT", "PANEL_PROTOCOL", "PANEL_RUN", "PANEL_SIM",
-           "PANEL_STATS",
+           "PANEL_SIM_BATCH", "PANEL_STATS",
            "API_KEY_VARIABLES", "Attempts", "BaseUrl", "Cache", "Concurrency", "DryRun",
            "MaxTokens", "Model", "model_for", "NoCache", "Out", "PriceIn", "PriceOut", "Seed",
            "SimBias", "SimFaults", "SimLatency", "SimSeed", "Temperature", "Structured",
@@ -41,8 +41,9 @@ PANEL_RUN = "Run"
 PANEL_OUTPUT = "Output"
 PANEL_COST = "Cost"
 PANEL_SIM = "Simulated judge"
+PANEL_SIM_BATCH = "Simulated batches"
 PANEL_ORDER = (PANEL_DATA, PANEL_PROTOCOL, PANEL_STATS, PANEL_JUDGE, PANEL_RUN, PANEL_OUTPUT,
-               PANEL_COST, PANEL_SIM)
+               PANEL_COST, PANEL_SIM, PANEL_SIM_BATCH)
 
 #: API key variables, as ``providers.spec.PROVIDERS`` reads them (a test keeps them equal).
 API_KEY_VARIABLES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY", "VLLM_API_KEY")
