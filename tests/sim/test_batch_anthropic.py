@@ -141,3 +141,29 @@ def test_the_anthropic_sdk_creates_polls_reads_lists_and_cancels():
     assert canceling.processing_status == "canceling"
     assert canceling.cancel_initiated_at is not None and canceling.request_counts.canceled == 3
     assert [b.id for b in listed.data] == [canceling.id] and listed.has_more is True
+
+
+def test_the_list_pages_newest_first_both_ways():
+    async def go(root):
+        async with aiohttp.ClientSession() as http:
+            ids = []
+            for i in range(3):
+                async with http.post(f"{root}/v1/messages/batches", json={"requests": [
+                        {"custom_id": f"r{i}", "params": _params(ITEMS[i])}]}) as resp:
+                    ids.append((await resp.json())["id"])
+            pages = []
+            for query in ({"limit": "2"}, {"limit": "2", "after_id": ids[1]},
+                          {"limit": "1", "before_id": ids[0]}, {"limit": "0"}):
+                async with http.get(f"{root}/v1/messages/batches", params=query) as resp:
+                    pages.append((resp.status, await resp.json()))
+            return ids, pages
+    with _serve() as server:
+        ids, pages = asyncio.run(go(_root(server)))
+    newest, after, before, bad = pages
+    assert [b["id"] for b in newest[1]["data"]] == [ids[2], ids[1]]
+    assert (newest[1]["has_more"], newest[1]["first_id"], newest[1]["last_id"]) == (
+        True, ids[2], ids[1])
+    assert [b["id"] for b in after[1]["data"]] == [ids[0]] and after[1]["has_more"] is False
+    # before ids[0] (the oldest) come ids[2], ids[1]; a page of 1 is the adjacent one
+    assert [b["id"] for b in before[1]["data"]] == [ids[1]] and before[1]["has_more"] is True
+    assert bad[0] == 400 and bad[1]["error"]["type"] == "invalid_request_error"

@@ -27,7 +27,7 @@ from ..runner.retry import RetryPolicy
 
 __all__ = ["ENV_EPILOG", "FAULTS_HELP", "PANEL_COST", "PANEL_DATA", "PANEL_JUDGE",
            "PANEL_ORDER", "PANEL_OUTPUT", "PANEL_PROTOCOL", "PANEL_RUN", "PANEL_SIM",
-           "PANEL_STATS", "PANEL_BATCH", "BatchFallbackOpt", "BatchFilesOpt",
+           "PANEL_STATS", "PANEL_BATCH", "PANEL_SIM_BATCH", "BatchFallbackOpt", "BatchFilesOpt",
            "BatchMaxTokensOpt", "BatchOpt", "BatchPollOpt",
            "API_KEY_VARIABLES", "Attempts", "BaseUrl", "Cache", "Concurrency", "DryRun",
            "MaxTokens", "Model", "model_for", "NoCache", "Out", "PriceBatch", "PriceIn",
@@ -46,8 +46,9 @@ PANEL_OUTPUT = "Output"
 PANEL_COST = "Cost"
 PANEL_SIM = "Simulated judge"
 PANEL_BATCH = "Batch"
+PANEL_SIM_BATCH = "Simulated batches"
 PANEL_ORDER = (PANEL_DATA, PANEL_PROTOCOL, PANEL_STATS, PANEL_JUDGE, PANEL_RUN, PANEL_OUTPUT,
-               PANEL_COST, PANEL_BATCH, PANEL_SIM)
+               PANEL_COST, PANEL_BATCH, PANEL_SIM, PANEL_SIM_BATCH)
 
 #: API key variables, as ``providers.spec.PROVIDERS`` reads them (a test keeps them equal).
 API_KEY_VARIABLES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY", "VLLM_API_KEY")

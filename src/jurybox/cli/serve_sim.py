@@ -8,7 +8,8 @@ import typer
 
 from ..errors import ConfigError
 from ._common import console, fail_cleanly
-from ._options import FAULTS_HELP, MAX_SEED, PANEL_DATA, PANEL_RUN, PANEL_SIM, SimSeed
+from ._options import (FAULTS_HELP, MAX_SEED, PANEL_DATA, PANEL_RUN, PANEL_SIM,
+                       PANEL_SIM_BATCH, SimSeed)
 from .bench import check_bias, parse_faults
 
 
@@ -41,25 +42,24 @@ def serve_sim(
                                         rich_help_panel=PANEL_SIM, help=FAULTS_HELP)] = "",
     sim_seed: SimSeed = 0,
     batch_delay: Annotated[float, typer.Option(
-        envvar="JURYBOX_BATCH_DELAY", min=0.0, metavar="SECONDS",
-        rich_help_panel=PANEL_SIM, help="How long a batch stays in progress after its "
-        "creation, seconds (at most a day); its requests end evenly spread over that time."
-        )] = 0.5,
+        envvar="JURYBOX_BATCH_DELAY", min=0.0, max=86_400.0, metavar="SECONDS",
+        rich_help_panel=PANEL_SIM_BATCH, help="How long a batch stays in progress after its "
+        "creation, seconds; its requests end evenly spread over that time.")] = 0.5,
     batch_error_rate: Annotated[float, typer.Option(
         envvar="JURYBOX_BATCH_ERROR_RATE", min=0.0, max=1.0, metavar="R",
-        rich_help_panel=PANEL_SIM, help="Share of a batch's requests that end errored "
+        rich_help_panel=PANEL_SIM_BATCH, help="Share of a batch's requests that end errored "
         "(HTTP 500).")] = 0.0,
     batch_expire_share: Annotated[float, typer.Option(
         envvar="JURYBOX_BATCH_EXPIRE_SHARE", min=0.0, max=1.0, metavar="R",
-        rich_help_panel=PANEL_SIM, help="Share of a batch's requests not run, "
+        rich_help_panel=PANEL_SIM_BATCH, help="Share of a batch's requests not run, "
         "coming back expired (with --batch-error-rate at most 1).")] = 0.0,
     batch_reject: Annotated[bool, typer.Option(
-        "--batch-reject", envvar="JURYBOX_BATCH_REJECT", rich_help_panel=PANEL_SIM,
+        "--batch-reject", envvar="JURYBOX_BATCH_REJECT", rich_help_panel=PANEL_SIM_BATCH,
         help="Refuse every batch (OpenAI: failed at validation; Anthropic: HTTP 400).")
     ] = False,
     batch_seed: Annotated[int, typer.Option(
         envvar="JURYBOX_BATCH_SEED", min=0, max=MAX_SEED, metavar="N",
-        rich_help_panel=PANEL_SIM, help="Seeds which batch requests error or expire, "
+        rich_help_panel=PANEL_SIM_BATCH, help="Seeds which batch requests error or expire, "
         "and the order of a batch's results.")] = 0,
 ) -> None:
     """Serve the simulated judge (OpenAI-compatible /v1/chat/completions, Anthropic's
