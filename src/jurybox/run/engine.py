@@ -239,10 +239,14 @@ class Engine:
         ``blocking`` runs the long file work (inline on a loop of the engine's own; off the
         loop on the caller's)."""
         try:
-            if not self.offline:
+            files = self.options.batch is not None and self.options.batch.files
+            if not self.offline and not files:  # batch files: no server is asked anything
                 await self.provider.check()
                 if self.options.batch is not None:  # no batch API: one line, before any work
                     await batch_api_for(self.provider, job.out, self.options.batch).check()
+            elif files:
+                assert self.options.batch is not None
+                batch_api_for(self.provider, job.out, self.options.batch)  # one for files?
             sim_before = await _sim_stats(self.provider)
             # the cache first: a file that cannot be one is refused before the run directory
             # is touched
