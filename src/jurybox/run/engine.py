@@ -246,7 +246,8 @@ class Engine:
                     await batch_api_for(self.provider, job.out, self.options.batch).check()
             elif files:
                 assert self.options.batch is not None
-                batch_api_for(self.provider, job.out, self.options.batch)  # one for files?
+                # an OpenAI-compatible judge, or one line before any work
+                batch_api_for(self.provider, job.out, self.options.batch)
             sim_before = await _sim_stats(self.provider)
             # the cache first: a file that cannot be one is refused before the run directory
             # is touched
