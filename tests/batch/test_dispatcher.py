@@ -44,6 +44,17 @@ def make(tmp_path: Path, server: FakeServer, *, session: int = 0,
     return provider, runner, cache
 
 
+def settled(provider: BatchProvider, runner: Runner, *texts: str) -> list[str | None]:
+    """Ask ``texts`` through ``runner`` on a fresh loop, then stop ``provider``'s pollers."""
+    async def main() -> list[str | None]:
+        try:
+            return await ask(runner, *texts)
+        finally:
+            await provider.stop()
+
+    return asyncio.run(main())
+
+
 async def ask(runner: Runner, *texts: str) -> list[str | None]:
     outcomes = await asyncio.gather(*(runner.run(Job(req(t), str)) for t in texts))
     return [o.value if o.failure is None else f"FAILED {o.failure.kind}: {o.failure.message}"
@@ -80,13 +91,7 @@ def test_identical_requests_are_sent_once(tmp_path: Path) -> None:
     server = FakeServer()
     provider, runner, _ = make(tmp_path, server)
 
-    async def main() -> list[str | None]:
-        try:
-            return await ask(runner, "same", "same", "other")
-        finally:
-            await provider.stop()
-
-    assert asyncio.run(main()) == ["SAME", "SAME", "OTHER"]
+    assert settled(provider, runner, "same", "same", "other") == ["SAME", "SAME", "OTHER"]
     assert sorted(server.submitted.values()) == [1, 1]
 
 
@@ -94,13 +99,7 @@ def test_a_round_over_the_limit_is_split(tmp_path: Path) -> None:
     server = FakeServer()
     provider, runner, _ = make(tmp_path, server, limits=BatchLimits(2, 10**9))
 
-    async def main() -> list[str | None]:
-        try:
-            return await ask(runner, *"abcde")
-        finally:
-            await provider.stop()
-
-    assert asyncio.run(main()) == list("ABCDE")
+    assert settled(provider, runner, *"abcde") == list("ABCDE")
     assert [len(b.lines) for b in server.batches.values()] == [2, 2, 1]
 
 
@@ -143,14 +142,8 @@ def test_a_batch_created_but_not_journalled_is_found_again(tmp_path: Path) -> No
     journal.write("file", entry.batch, file_id="file-0-1")
     server.create(entry.batch, [{"custom_id": key("x"), "text": "x"}])
 
-    async def main() -> list[str | None]:
-        provider, runner, _ = make(tmp_path, server, session=1)
-        try:
-            return await ask(runner, "x")
-        finally:
-            await provider.stop()
-
-    assert asyncio.run(main()) == ["X"]
+    provider, runner, _ = make(tmp_path, server, session=1)
+    assert settled(provider, runner, "x") == ["X"]
     assert server.submitted[key("x")] == 1
     assert read_journal(tmp_path / "batches.jsonl")["0-1"].batch_id == "b1"
 
@@ -160,14 +153,8 @@ def test_an_intent_never_created_is_lost_and_sent_again(tmp_path: Path) -> None:
     journal = BatchJournal(tmp_path, endpoint_digest(FakeOnline().cache_identity()), 0)
     journal.intent("fake", [key("x")])  # killed before the upload
 
-    async def main() -> list[str | None]:
-        provider, runner, _ = make(tmp_path, server, session=1)
-        try:
-            return await ask(runner, "x")
-        finally:
-            await provider.stop()
-
-    assert asyncio.run(main()) == ["X"]
+    provider, runner, _ = make(tmp_path, server, session=1)
+    assert settled(provider, runner, "x") == ["X"]
     entries = read_journal(tmp_path / "batches.jsonl")
     assert [(b.batch, b.state) for b in entries.values()] == [("0-1", "lost"),
                                                              ("1-1", "completed")]
@@ -185,14 +172,8 @@ def test_an_ended_batch_not_yet_cached_is_read_again(tmp_path: Path) -> None:
                   batch_id=server.create(entry.batch, [{"custom_id": key("x"), "text": "x"}]))
     journal.write("ended", entry.batch, state="completed", counts={"done": 1})
 
-    async def main() -> list[str | None]:
-        provider, runner, _ = make(tmp_path, server, session=1)
-        try:
-            return await ask(runner, "x")
-        finally:
-            await provider.stop()
-
-    assert asyncio.run(main()) == ["X"]
+    provider, runner, _ = make(tmp_path, server, session=1)
+    assert settled(provider, runner, "x") == ["X"]
     assert server.submitted[key("x")] == 1
 
 
@@ -206,13 +187,7 @@ def test_expired_requests_go_in_the_next_batch(tmp_path: Path) -> None:
     server = FakeServer(outcome=outcome)
     provider, runner, _ = make(tmp_path, server)
 
-    async def main() -> list[str | None]:
-        try:
-            return await ask(runner, "x", "y")
-        finally:
-            await provider.stop()
-
-    assert asyncio.run(main()) == ["X", "Y"]
+    assert settled(provider, runner, "x", "y") == ["X", "Y"]
     assert [len(b.lines) for b in server.batches.values()] == [2, 1]
     assert server.submitted[key("y")] == 2
     assert provider.stats.as_dict() == {"batches": 2, "requests": 3, "not_answered": 1}
@@ -225,13 +200,7 @@ def test_fallback_online_sends_what_a_batch_did_not_answer_online(tmp_path: Path
                                    options=BatchOptions(poll_s=0.01, poll_max_s=0.02,
                                                         quiet_s=0.05, fallback="online"))
 
-    async def main() -> list[str | None]:
-        try:
-            return await ask(runner, "x", "y")
-        finally:
-            await provider.stop()
-
-    assert asyncio.run(main()) == ["X", "Y"]
+    assert settled(provider, runner, "x", "y") == ["X", "Y"]
     assert online.calls == 1 and len(server.batches) == 1
     assert cache.get(key("y")).batch is False and cache.get(key("x")).batch is True
 
@@ -240,13 +209,7 @@ def test_a_request_never_answered_is_a_failure_not_a_score(tmp_path: Path) -> No
     server = FakeServer(outcome=lambda cid: "expired")
     provider, runner, cache = make(tmp_path, server)
 
-    async def main() -> list[str | None]:
-        try:
-            return await ask(runner, "x")
-        finally:
-            await provider.stop()
-
-    (result,) = asyncio.run(main())
+    (result,) = settled(provider, runner, "x")
     assert result is not None and result.startswith("FAILED api: gave up after 3 attempts")
     assert "request expired" in result
     assert server.submitted[key("x")] == 3 and cache.get(key("x")) is None
@@ -256,13 +219,7 @@ def test_a_refused_batch_makes_recorded_failures_and_the_run_goes_on(tmp_path: P
     server = FakeServer(reject=True)
     provider, runner, _ = make(tmp_path, server)
 
-    async def main() -> list[str | None]:
-        try:
-            return await ask(runner, *[f"r{i}" for i in range(30)])  # more than abort_after
-        finally:
-            await provider.stop()
-
-    results = asyncio.run(main())
+    results = settled(provider, runner, *[f"r{i}" for i in range(30)])
     assert len(results) == 30 and all(r is not None and r.startswith("FAILED api") and
                                       "invalid_request: line 1 is not valid" in r
                                       for r in results)
@@ -273,13 +230,7 @@ def test_results_for_requests_never_sent_are_ignored_and_counted(tmp_path: Path)
     server = FakeServer(extra_results=[BatchResult("f" * 64, "succeeded")])
     provider, runner, _ = make(tmp_path, server)
 
-    async def main() -> list[str | None]:
-        try:
-            return await ask(runner, "x")
-        finally:
-            await provider.stop()
-
-    assert asyncio.run(main()) == ["X"]
+    assert settled(provider, runner, "x") == ["X"]
     assert provider.stats.unknown_results == 1
 
 
