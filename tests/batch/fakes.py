@@ -3,13 +3,14 @@ state lives in a :class:`FakeServer` that outlives a dispatcher (a restart after
 
 from __future__ import annotations
 
+import asyncio
 from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from jurybox.batch.api import BatchLimits, BatchResult, BatchStatus, Submitted
-from jurybox.errors import BatchRejectedError
+from jurybox.errors import BatchRejectedError, RetryableProviderError
 from jurybox.providers import ChatRequest, ChatResponse, Usage
 
 
@@ -38,6 +39,7 @@ class FakeServer:
     batches: dict[str, FakeBatch] = field(default_factory=dict)
     submitted: Counter[str] = field(default_factory=Counter)
     extra_results: list[BatchResult] = field(default_factory=list)
+    find_fails: bool = False
 
     def create(self, tag: str, lines: list[dict[str, Any]]) -> str:
         batch_id = f"b{len(self.batches) + 1}"
@@ -97,6 +99,9 @@ class FakeAPI:
 
     async def find(self, tag: str, file_id: str | None, n_requests: int,
                    created_after: float) -> str | None:
+        await asyncio.sleep(0.01)  # a round trip: other asks run meanwhile
+        if self.server.find_fails:
+            raise RetryableProviderError("HTTP 503: busy")
         for batch in self.server.batches.values():
             if batch.tag == tag:
                 return batch.id

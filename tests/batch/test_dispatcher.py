@@ -148,6 +148,52 @@ def test_a_batch_created_but_not_journalled_is_found_again(tmp_path: Path) -> No
     assert read_journal(tmp_path / "batches.jsonl")["0-1"].batch_id == "b1"
 
 
+def test_asks_during_the_lookup_wait_for_it(tmp_path: Path) -> None:
+    """Two requests of a batch journalled without its id, asked at once: the second waits
+    for the lookup the first started, instead of queueing a request of its own."""
+    server = FakeServer()
+    journal = BatchJournal(tmp_path, endpoint_digest(FakeOnline().cache_identity()), 0)
+    entry = journal.intent("fake", [key("x"), key("y")])
+    server.create(entry.batch, [{"custom_id": key("x"), "text": "x"},
+                                {"custom_id": key("y"), "text": "y"}])
+    provider, runner, _ = make(tmp_path, server, session=1)
+    assert settled(provider, runner, "x", "y") == ["X", "Y"]
+    assert dict(server.submitted) == {key("x"): 1, key("y"): 1}
+
+
+def test_a_batch_that_cannot_be_looked_up_fails_its_requests_not_hangs(tmp_path: Path) -> None:
+    server = FakeServer(find_fails=True)
+    journal = BatchJournal(tmp_path, endpoint_digest(FakeOnline().cache_identity()), 0)
+    journal.intent("fake", [key("x")])
+    provider, runner, _ = make(tmp_path, server, session=1)
+    (result,) = settled(provider, runner, "x")
+    assert result is not None and result.startswith("FAILED api: batch 0-1 may hold this")
+    assert server.submitted[key("x")] == 0
+
+
+def test_requests_queued_while_waiting_for_room_are_sent(tmp_path: Path) -> None:
+    """An enqueued-token limit below two requests: one batch at a time, and a stage-2
+    request queued while the flush waits for room still goes out (no hang)."""
+    server = FakeServer()
+    provider, runner, _ = make(tmp_path, server, limits=BatchLimits(1, 10**9),
+                               options=BatchOptions(poll_s=0.01, poll_max_s=0.02,
+                                                    quiet_s=0.05, max_enqueued_tokens=2))
+
+    async def item(n: int) -> str | None:
+        (first,) = await ask(runner, f"a{n}")
+        (second,) = await ask(runner, f"then {first}")
+        return second
+
+    async def main() -> list[str | None]:
+        try:
+            return list(await asyncio.wait_for(asyncio.gather(item(0), item(1)), 10))
+        finally:
+            await provider.stop()
+
+    assert asyncio.run(main()) == ["THEN A0", "THEN A1"]
+    assert len(server.batches) == 4 and max(server.submitted.values()) == 1
+
+
 def test_an_intent_never_created_is_lost_and_sent_again(tmp_path: Path) -> None:
     server = FakeServer()
     journal = BatchJournal(tmp_path, endpoint_digest(FakeOnline().cache_identity()), 0)

@@ -118,9 +118,11 @@ class BatchProvider:
         self._flusher: asyncio.Task[None] | None = None
         self._last_add = 0.0
         self._enqueued = 0
+        self._tokens: dict[str, int] = {}  # journal id -> its enqueued tokens (estimated)
         self._room = asyncio.Condition()
         self._online = asyncio.Semaphore(online_concurrency)
-        self._started = False
+        self._start: asyncio.Task[None] | None = None
+        self._unresolved: dict[str, JournalBatch] = {}  # key -> a batch not found, not lost
         self._fatal: BatchUnavailableError | None = None
 
     # --- the Provider interface -------------------------------------------------------
@@ -165,6 +167,11 @@ class BatchProvider:
         key = cache_key(self._identity, request)
         if key in self._ready:
             return self._ready.pop(key)
+        if key in self._unresolved:
+            entry = self._unresolved[key]
+            raise ProviderError(f"batch {entry.batch} may hold this request, and the provider "
+                                f"could not be asked whether it was created; rerun the command "
+                                f"to ask again (nothing is sent twice)")
         if self.options.fallback == "online" and key in self._retry_online:
             self.stats.online += 1
             async with self._online:
@@ -174,7 +181,7 @@ class BatchProvider:
         if key in self._live:
             pass  # a batch in flight will answer it: never sent twice
         elif key in self._collectable:
-            self._spawn(self._reread(self._collectable[key]))
+            self._reread(self._collectable[key])
         elif key not in self._pending:
             self._pending[key] = request
             self._last_add = asyncio.get_running_loop().time()
@@ -187,10 +194,13 @@ class BatchProvider:
     # --- re-attaching after a restart ---------------------------------------------------
     async def start(self) -> None:
         """Read the journal once: batches in flight are polled again, batches whose id was
-        never written are looked up, ended ones are re-read only when asked for."""
-        if self._started:
-            return
-        self._started = True
+        never written are looked up, ended ones are re-read only when asked for. Every
+        caller waits for it to finish (no request is queued before its batch is known)."""
+        if self._start is None:
+            self._start = asyncio.ensure_future(self._reattach())
+        await asyncio.shield(self._start)
+
+    async def _reattach(self) -> None:
         for entry in list(self.journal.batches.values()):
             if not entry.ended and entry.batch_id is None:
                 await self._find(entry)
@@ -211,11 +221,11 @@ class BatchProvider:
             found = await self.api.find(entry.batch, entry.file_id, len(entry.custom_ids),
                                         entry.at)
         except RetryableProviderError as exc:
-            # unknown: keep its requests out of new batches for this session (never twice)
+            # unknown: its requests are not sent this session (never twice), and fail
             log.warning("batch %s: could not look it up (%s); its %d requests wait for the "
                         "next run", entry.batch, exc, len(entry.custom_ids))
             for key in entry.custom_ids:
-                self._live.setdefault(key, entry)
+                self._unresolved[key] = entry
             return
         if found is None:
             self.journal.write("lost", entry.batch, reason="no batch was created for it")
@@ -233,12 +243,16 @@ class BatchProvider:
         return min(limit, self.options.max_requests or limit)
 
     async def _flush_when_quiet(self) -> None:
+        """Send the queue once no request has been added for ``quiet_s``; again while
+        requests were queued during a send (one waiting for room, for instance)."""
         loop = asyncio.get_running_loop()
         while True:
             await asyncio.sleep(self.options.quiet_s)
-            if loop.time() - self._last_add >= self.options.quiet_s:
-                break
-        await self._flush()
+            if loop.time() - self._last_add < self.options.quiet_s:
+                continue
+            await self._flush()
+            if not self._pending:
+                return
 
     async def _flush(self) -> None:
         """Send every queued request, in batches within the limits."""
@@ -295,7 +309,7 @@ class BatchProvider:
             return
         self.stats.batches += 1
         self.stats.requests += len(keys)
-        entry.counts["tokens"] = tokens
+        self._tokens[entry.batch] = tokens
         self._event(entry, "submitted", BatchStatus("submitted", False, total=len(keys)))
         self._spawn(self._poll(entry))
 
@@ -346,7 +360,14 @@ class BatchProvider:
 
     # --- waiting and reading ---------------------------------------------------------------
     async def _poll(self, entry: JournalBatch) -> None:
-        """Poll ``entry`` until it ends, then hand its results to their waiters."""
+        """Poll ``entry`` until it ends, then hand its results to their waiters; its
+        enqueued tokens are freed however that ends."""
+        try:
+            await self._watch(entry)
+        finally:
+            await self._release_room(self._tokens.pop(entry.batch, 0))
+
+    async def _watch(self, entry: JournalBatch) -> None:
         assert entry.batch_id is not None
         delay, last = self.options.poll_s, None
         while True:
@@ -384,7 +405,6 @@ class BatchProvider:
                                                    f"{last.rejected}"))
         else:
             await self._collect(entry, last)
-        await self._release_room(entry.counts.get("tokens", 0))
 
     async def _collect(self, entry: JournalBatch, status: BatchStatus) -> None:
         """Read an ended batch's results; every request of it is answered or failed."""
@@ -423,12 +443,15 @@ class BatchProvider:
             return None
         return seen
 
-    async def _reread(self, entry: JournalBatch) -> None:
-        """Read again a batch that ended before a restart (its answers were not cached)."""
-        keys = [k for k, e in self._collectable.items() if e is entry]
-        for key in keys:
-            self._collectable.pop(key, None)
+    def _reread(self, entry: JournalBatch) -> None:
+        """Read again a batch that ended before a restart (its answers were not cached):
+        its keys wait on it from now (a second ask does not read it twice)."""
+        for key in [k for k, e in self._collectable.items() if e is entry]:
+            del self._collectable[key]
             self._live[key] = entry
+        self._spawn(self._read_again(entry))
+
+    async def _read_again(self, entry: JournalBatch) -> None:
         seen = await self._read(entry)
         if seen is not None:
             self._settle(entry, RetryableProviderError(
