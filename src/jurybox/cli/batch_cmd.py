@@ -72,7 +72,7 @@ def _status(run: Path) -> None:
         table.add_row(e.batch, e.batch_id or "-", f"{len(e.custom_ids):,}", state, ended,
                       safe_text(note))
     print_table(table)
-    waiting = [r for r in rows if not r.entry.ended]
+    waiting = [r for r in rows if not (r.live.ended if r.live else r.entry.ended)]
     files = any((r.entry.batch_id or "").startswith("file:") for r in waiting)
     next_step = (f": `jurybox batch export {run}`, run them, `jurybox batch import {run} "
                  f"FILE`, then rerun the run's command" if files else
