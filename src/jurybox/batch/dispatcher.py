@@ -120,7 +120,7 @@ class BatchProvider:
         self._enqueued = 0
         self._room = asyncio.Condition()
         self._online = asyncio.Semaphore(online_concurrency)
-        self._started = False
+        self._started: asyncio.Future[None] | None = None
         self._fatal: BatchUnavailableError | None = None
 
     # --- the Provider interface -------------------------------------------------------
@@ -134,7 +134,9 @@ class BatchProvider:
 
     async def stop(self) -> None:
         """Stop polling and sending (batches in flight stay at the provider, journalled)."""
-        tasks = list(self._tasks)
+        tasks: list[asyncio.Future[Any]] = list(self._tasks)
+        if self._started is not None and not self._started.done():
+            tasks.append(self._started)
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
@@ -187,10 +189,14 @@ class BatchProvider:
     # --- re-attaching after a restart ---------------------------------------------------
     async def start(self) -> None:
         """Read the journal once: batches in flight are polled again, batches whose id was
-        never written are looked up, ended ones are re-read only when asked for."""
-        if self._started:
-            return
-        self._started = True
+        never written are looked up, ended ones are re-read only when asked for. Every
+        caller waits until that is done (a request asked while a batch is looked up must
+        wait on that batch, not go into a new one)."""
+        if self._started is None:
+            self._started = asyncio.ensure_future(self._start())
+        await asyncio.shield(self._started)
+
+    async def _start(self) -> None:
         for entry in list(self.journal.batches.values()):
             if not entry.ended and entry.batch_id is None:
                 await self._find(entry)
