@@ -30,7 +30,7 @@ A trial passes when
   and every session before the last says ``killed``.
 
 Scenarios: ``pcf`` listwise direct+PCF (K=7) on 200 TruthfulQA items, openai/gpt-4o-mini (the
-OpenAI Batch API); ``anthropic`` the same on 100 items, anthropic/claude-sonnet-4-6 (Message
+OpenAI Batch API); ``anthropic`` the same on 100 items, anthropic/claude-sonnet-4-0 (Message
 Batches); ``apoc`` APOC on 50 JudgeBench pairs (both orders, then the keyed check); ``adaptive``
 PCF ``--adaptive exact`` on 100 TruthfulQA items (later orders are later rounds).
 
@@ -78,7 +78,7 @@ class Scenario:
 SCENARIOS = {s.name: s for s in (
     Scenario("pcf", "truthfulqa", "openai/gpt-4o-mini", 200,
              ("--protocols", "direct,pcf", "--k", "7")),
-    Scenario("anthropic", "truthfulqa", "anthropic/claude-sonnet-4-6", 100,
+    Scenario("anthropic", "truthfulqa", "anthropic/claude-sonnet-4-0", 100,
              ("--protocols", "direct,pcf", "--k", "7"), anthropic=True),
     Scenario("apoc", "judgebench", "openai/gpt-4o-mini", 25, ("--protocols", "apoc")),
     Scenario("adaptive", "truthfulqa", "openai/gpt-4o-mini", 100,
@@ -306,6 +306,8 @@ def main() -> None:
     parser.add_argument("--scenarios", default=",".join(SCENARIOS))
     parser.add_argument("--quick", action="store_true", help="3 trials per scenario")
     args = parser.parse_args()
+    # SIGTERM unwinds the with-blocks, which stop the servers this script started
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     trials = 3 if args.quick else args.trials
     rng = random.Random(args.seed)
     rows, refs = [], {}
