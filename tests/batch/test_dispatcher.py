@@ -194,6 +194,45 @@ def test_requests_queued_while_waiting_for_room_are_sent(tmp_path: Path) -> None
     assert len(server.batches) == 4 and max(server.submitted.values()) == 1
 
 
+class SlowFind(FakeAPI):
+    """A batch API whose look-up takes a while, as an HTTP call does."""
+
+    async def find(self, tag: str, file_id: str | None, n_requests: int,
+                   created_after: float) -> str | None:
+        await asyncio.sleep(0.05)
+        return await super().find(tag, file_id, n_requests, created_after)
+
+
+def test_requests_asked_while_the_restart_looks_a_batch_up_wait_for_it(tmp_path: Path
+                                                                       ) -> None:
+    """Killed between creating the batch and writing its id; the rerun's first request looks
+    the batch up at the provider; requests asked meanwhile must wait for the look-up, not
+    go into a new batch (found by benchmarks/batch_kill.py: 1,334 requests paid twice)."""
+    server = FakeServer()
+    online = FakeOnline()
+    journal = BatchJournal(tmp_path, endpoint_digest(online.cache_identity()), 0)
+    entry = journal.intent("fake", [key("x"), key("y")])
+    journal.write("file", entry.batch, file_id="file-0-1")
+    server.create(entry.batch, [{"custom_id": key(t), "text": t} for t in "xy"])
+
+    async def main() -> list[str | None]:
+        journal = BatchJournal(tmp_path, endpoint_digest(online.cache_identity()), 1)
+        cache = ResponseCache(tmp_path / "cache.sqlite")
+        provider = BatchProvider(online, SlowFind(server), journal, FAST,
+                                 answered=lambda k: cache.get(k) is not None)
+        runner = Runner(provider, cache=cache, concurrency=100,
+                        retry=RetryPolicy(attempts=3, base_s=0), abort_after=None)
+        try:
+            return await ask(runner, "x", "y")
+        finally:
+            await provider.stop()
+            cache.close()
+
+    assert asyncio.run(main()) == ["X", "Y"]
+    assert len(server.batches) == 1  # the batch found, none created
+    assert dict(server.submitted) == {key("x"): 1, key("y"): 1}
+
+
 def test_an_intent_never_created_is_lost_and_sent_again(tmp_path: Path) -> None:
     server = FakeServer()
     journal = BatchJournal(tmp_path, endpoint_digest(FakeOnline().cache_identity()), 0)

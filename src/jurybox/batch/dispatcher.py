@@ -136,7 +136,9 @@ class BatchProvider:
 
     async def stop(self) -> None:
         """Stop polling and sending (batches in flight stay at the provider, journalled)."""
-        tasks = list(self._tasks)
+        tasks: list[asyncio.Future[Any]] = list(self._tasks)
+        if self._start is not None and not self._start.done():
+            tasks.append(self._start)
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)

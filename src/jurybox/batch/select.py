@@ -6,7 +6,7 @@ from ..errors import ConfigError
 from ..providers import OpenAICompatibleProvider, Provider
 from .api import BatchAPI
 
-__all__ = ["batch_api"]
+__all__ = ["batch_api", "no_batch_api"]
 
 
 def batch_api(provider: Provider) -> BatchAPI:
@@ -26,6 +26,12 @@ def batch_api(provider: Provider) -> BatchAPI:
         from .openai import OpenAIBatchAPI
 
         return OpenAIBatchAPI(provider)
-    raise ConfigError(f"--batch: the {provider.name} judge has no batch API (batch mode "
-                      f"needs openai/..., anthropic/... or an OpenAI-compatible server that "
-                      f"serves /v1/batches); drop --batch to judge online")
+    raise no_batch_api(provider.name)
+
+
+def no_batch_api(name: str) -> ConfigError:
+    """The one-line error for ``--batch`` with a judge that has no batch API (``name``: its
+    provider, e.g. ``local``)."""
+    return ConfigError(f"--batch: the {name} judge has no batch API (batch mode needs "
+                       f"openai/..., anthropic/... or an OpenAI-compatible server that serves "
+                       f"/v1/batches); drop --batch to judge online")

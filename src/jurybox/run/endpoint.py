@@ -63,6 +63,10 @@ def open_endpoint(model: str, *, base_url: str | None, options: RunOptions,
         with SimServer(sim()) as server:
             yield server.provider(timeout_s=options.timeout_s, transport=options.transport)
     elif spec.provider == "local":
+        if options.batch is not None and not options.batch.files:
+            from ..batch.select import no_batch_api
+
+            raise no_batch_api("local")  # before llama.cpp loads a model
         gguf = Path(spec.model) if spec.model.endswith(".gguf") else None
         with LocalServer(gguf, alias=None if gguf or not spec.model else spec.model) as server:
             # a CPU judge takes seconds a call (a 7B GGUF, minutes): --timeout is a floor

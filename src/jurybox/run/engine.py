@@ -35,7 +35,8 @@ from ..cache import ResponseCache
 from ..cost.spent import run_cost
 from ..protocols import JudgingProtocol
 from ..providers import Provider, redact_text
-from ..errors import BatchFilesWritten, DataError, JuryboxError, write_error
+from ..errors import (BatchFilesWritten, ConfigError, DataError, JuryboxError, ProviderError,
+                      write_error)
 from ..reports import write_report
 from ..rundir import FailedUnits, Records, RunDir, RunLock, read_manifest
 from ..runner import AnswerStore, CallRecord, Runner, Totals
@@ -239,15 +240,15 @@ class Engine:
         ``blocking`` runs the long file work (inline on a loop of the engine's own; off the
         loop on the caller's)."""
         try:
-            files = self.options.batch is not None and self.options.batch.files
-            if not self.offline and not files:  # batch files: no server is asked anything
+            if self.options.batch is not None and self.options.batch.files:
+                # an OpenAI-compatible judge, or one line before any work; its server may not
+                # run (vllm run-batch needs none): asked when it answers, to know it as online
+                batch_api_for(self.provider, job.out, self.options.batch)
+                await _check_if_served(self.provider)
+            elif not self.offline:
                 await self.provider.check()
                 if self.options.batch is not None:  # no batch API: one line, before any work
                     await batch_api_for(self.provider, job.out, self.options.batch).check()
-            elif files:
-                assert self.options.batch is not None
-                # an OpenAI-compatible judge, or one line before any work
-                batch_api_for(self.provider, job.out, self.options.batch)
             sim_before = await _sim_stats(self.provider)
             # the cache first: a file that cannot be one is refused before the run directory
             # is touched
@@ -464,6 +465,15 @@ async def _all_or_none(coros: list[Any]) -> None:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def _check_if_served(provider: Provider) -> None:
+    """``provider.check()`` when its server answers (what it learns, a served simulated
+    judge, is then the same as online); an unreachable server is no error (batch files)."""
+    try:
+        await provider.check()
+    except (ProviderError, ConfigError) as exc:
+        log.info("batch files: the judge's server was not asked (%s)", exc)
 
 
 async def _sim_stats(provider: Provider) -> dict[str, Any] | None:

@@ -160,6 +160,11 @@ class Batch:
                 request.outcome = "canceled"
 
     def ended(self, now: float) -> bool:
+        """Whether processing has ended at ``now``; the batch is advanced to ``now`` first,
+        so an ended batch never holds a request still processing (a handler that advanced
+        it at an earlier clock reading, then asks at a later one past the end, sees every
+        request ended)."""
+        self.advance(now)
         return not self.errors and now >= self.ends_at
 
     def counts(self) -> Counter[str]:
