@@ -118,6 +118,7 @@ class BatchProvider:
         self._flusher: asyncio.Task[None] | None = None
         self._last_add = 0.0
         self._enqueued = 0
+        self._tokens: dict[str, int] = {}  # journal id -> its enqueued tokens, until it ends
         self._room = asyncio.Condition()
         self._online = asyncio.Semaphore(online_concurrency)
         self._started = False
@@ -192,8 +193,8 @@ class BatchProvider:
             return
         self._started = True
         for entry in list(self.journal.batches.values()):
-            if not entry.ended and entry.batch_id is None:
-                await self._find(entry)
+            if not entry.ended and entry.batch_id is None and not await self._find(entry):
+                continue  # unknown for now: looked up again, its requests wait for it
             if entry.ended:
                 if entry.state not in ("rejected", "lost") and entry.batch_id:
                     for key in entry.custom_ids:
@@ -205,22 +206,64 @@ class BatchProvider:
             self._event(entry, "reattached", BatchStatus("reattached", False,
                                                          total=len(entry.custom_ids)))
 
-    async def _find(self, entry: JournalBatch) -> None:
-        """Settle a batch journalled without its id: found at the provider, or lost."""
+    async def _find(self, entry: JournalBatch) -> bool:
+        """Settle a batch journalled without its id: found at the provider, or lost. False
+        when the provider could not be asked: its requests are kept out of new batches
+        (never sent twice) and it is looked up again until the provider answers."""
         try:
             found = await self.api.find(entry.batch, entry.file_id, len(entry.custom_ids),
                                         entry.at)
-        except RetryableProviderError as exc:
-            # unknown: keep its requests out of new batches for this session (never twice)
-            log.warning("batch %s: could not look it up (%s); its %d requests wait for the "
-                        "next run", entry.batch, exc, len(entry.custom_ids))
+        except ProviderError as exc:
+            log.warning("batch %s: could not look it up (%s); its %d requests wait until it "
+                        "is found", entry.batch, exc, len(entry.custom_ids))
             for key in entry.custom_ids:
                 self._live.setdefault(key, entry)
-            return
+            self.stats.reattached += 1
+            self._spawn(self._find_later(entry))
+            return False
+        self._found(entry, found)
+        return True
+
+    def _found(self, entry: JournalBatch, found: str | None) -> None:
         if found is None:
             self.journal.write("lost", entry.batch, reason="no batch was created for it")
         else:
             self.journal.write("created", entry.batch, batch_id=found)
+
+    async def _find_later(self, entry: JournalBatch) -> None:
+        """Look a batch up until the provider answers (a transient error: forever, as
+        polling; any other error: SUBMIT_ATTEMPTS times, then the run stops); poll it when
+        found, send its requests again when it was never created."""
+        delay, errors = self.options.poll_s, 1
+        while True:
+            await asyncio.sleep(delay)
+            delay = min(delay * 1.5, self.options.poll_max_s)
+            try:
+                found = await self.api.find(entry.batch, entry.file_id,
+                                            len(entry.custom_ids), entry.at)
+            except RetryableProviderError as exc:
+                log.warning("batch %s: could not look it up (%s); asking again", entry.batch,
+                            exc)
+                continue
+            except ProviderError as exc:
+                errors += 1
+                if errors < SUBMIT_ATTEMPTS:
+                    log.warning("batch %s: could not look it up (%s); asking again",
+                                entry.batch, exc)
+                    continue
+                self._fatal = BatchUnavailableError(f"batch {entry.batch} cannot be looked up "
+                                                    f"at the provider: {exc}")
+                self._settle(entry, self._fatal)
+                return
+            break
+        self._found(entry, found)
+        if found is None:
+            self._settle(entry, RetryableProviderError(
+                f"batch {entry.batch} was never created: its requests are sent again"))
+            return
+        self._event(entry, "reattached", BatchStatus("reattached", False,
+                                                     total=len(entry.custom_ids)))
+        await self._poll(entry)
 
     def _attach(self, entry: JournalBatch) -> None:
         for key in entry.custom_ids:
@@ -295,7 +338,7 @@ class BatchProvider:
             return
         self.stats.batches += 1
         self.stats.requests += len(keys)
-        entry.counts["tokens"] = tokens
+        self._tokens[entry.batch] = tokens
         self._event(entry, "submitted", BatchStatus("submitted", False, total=len(keys)))
         self._spawn(self._poll(entry))
 
@@ -346,7 +389,14 @@ class BatchProvider:
 
     # --- waiting and reading ---------------------------------------------------------------
     async def _poll(self, entry: JournalBatch) -> None:
-        """Poll ``entry`` until it ends, then hand its results to their waiters."""
+        """Poll ``entry`` until it ends, then hand its results to their waiters; however
+        that ends (vanished, refused, stopped), its enqueued tokens are given back."""
+        try:
+            await self._watch(entry)
+        finally:
+            await self._release_room(self._tokens.pop(entry.batch, 0))
+
+    async def _watch(self, entry: JournalBatch) -> None:
         assert entry.batch_id is not None
         delay, last = self.options.poll_s, None
         while True:
@@ -384,7 +434,6 @@ class BatchProvider:
                                                    f"{last.rejected}"))
         else:
             await self._collect(entry, last)
-        await self._release_room(entry.counts.get("tokens", 0))
 
     async def _collect(self, entry: JournalBatch, status: BatchStatus) -> None:
         """Read an ended batch's results; every request of it is answered or failed."""
