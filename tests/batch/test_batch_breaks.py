@@ -228,3 +228,43 @@ def test_the_enqueued_token_limit_lets_the_next_round_go(tmp_path: Path) -> None
 
     assert asyncio.run(main()) == ["THEN " + "A" * 40]
     assert [len(b.lines) for b in server.batches.values()] == [1, 1]
+
+
+class ByCountAPI(FakeAPI):
+    """Anthropic's lookup: batches keep no metadata, so a batch is found by its request count
+    among the batches created since (newest first)."""
+
+    async def find(self, tag: str, file_id: str | None, n_requests: int,
+                   created_after: float) -> str | None:
+        for batch in reversed(list(self.server.batches.values())):
+            if len(batch.lines) == n_requests:
+                return batch.id
+        return None
+
+
+def test_an_intent_never_created_is_not_matched_to_its_sibling_batch(tmp_path: Path) -> None:
+    """A round split in two batches of one request each; killed after the first was created
+    and journalled, before the second was created. Looked up by request count (Anthropic),
+    the second intent matched the first batch: the journal gave both one batch id, the first
+    batch's answer was read twice (once as a "result this run never sent"). Now a batch id
+    the journal already holds is no match: the second intent is lost, its request sent."""
+    server = FakeServer()
+    journal = BatchJournal(tmp_path, endpoint_digest(FakeOnline().cache_identity()), 0)
+    first = journal.intent("fake", [key("x")])
+    journal.write("created", first.batch,
+                  batch_id=server.create(first.batch, [{"custom_id": key("x"), "text": "x"}]))
+    journal.intent("fake", [key("y")])  # killed here: never created
+    provider, runner = restart(tmp_path, ByCountAPI(server))
+
+    async def main() -> list[str | None]:
+        try:
+            return await asyncio.wait_for(ask(runner, "x", "y"), 10)
+        finally:
+            await provider.stop()
+
+    assert asyncio.run(main()) == ["X", "Y"]
+    entries = read_journal(tmp_path / "batches.jsonl")
+    assert [(b.batch, b.batch_id, b.state) for b in entries.values()] == [
+        ("0-1", "b1", "completed"), ("0-2", None, "lost"), ("1-1", "b2", "completed")]
+    assert provider.stats.unknown_results == 0
+    assert dict(server.submitted) == {key("x"): 1, key("y"): 1}

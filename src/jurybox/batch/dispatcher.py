@@ -211,8 +211,7 @@ class BatchProvider:
         when the provider could not be asked: its requests are kept out of new batches
         (never sent twice) and it is looked up again until the provider answers."""
         try:
-            found = await self.api.find(entry.batch, entry.file_id, len(entry.custom_ids),
-                                        entry.at)
+            found = await self._find_id(entry)
         except ProviderError as exc:
             log.warning("batch %s: could not look it up (%s); its %d requests wait until it "
                         "is found", entry.batch, exc, len(entry.custom_ids))
@@ -223,6 +222,18 @@ class BatchProvider:
             return False
         self._found(entry, found)
         return True
+
+    async def _find_id(self, entry: JournalBatch) -> str | None:
+        """The provider's id of ``entry``'s batch, looked up; never one the journal already
+        gives another batch (Anthropic's lookup by request count would match a sibling of
+        the same size created seconds before).
+
+        Raises:
+            ProviderError: the provider could not be asked."""
+        found = await self.api.find(entry.batch, entry.file_id, len(entry.custom_ids),
+                                    entry.at)
+        taken = {b.batch_id for b in self.journal.batches.values() if b is not entry}
+        return None if found in taken else found
 
     def _found(self, entry: JournalBatch, found: str | None) -> None:
         if found is None:
@@ -239,8 +250,7 @@ class BatchProvider:
             await asyncio.sleep(delay)
             delay = min(delay * 1.5, self.options.poll_max_s)
             try:
-                found = await self.api.find(entry.batch, entry.file_id,
-                                            len(entry.custom_ids), entry.at)
+                found = await self._find_id(entry)
             except RetryableProviderError as exc:
                 log.warning("batch %s: could not look it up (%s); asking again", entry.batch,
                             exc)
@@ -382,8 +392,7 @@ class BatchProvider:
 
     async def _lookup(self, entry: JournalBatch) -> str | None:
         try:
-            return await self.api.find(entry.batch, entry.file_id, len(entry.custom_ids),
-                                       entry.at)
+            return await self._find_id(entry)
         except ProviderError:
             return None
 
