@@ -12,7 +12,7 @@ import pytest
 from jurybox.batch import BatchOptions, BatchProvider
 from jurybox.batch.api import BatchLimits, BatchResult
 from jurybox.cache import ResponseCache, cache_key
-from jurybox.errors import ConfigError
+from jurybox.errors import ConfigError, ProviderError
 from jurybox.providers import ChatRequest, Message
 from jurybox.rundir.batches import BatchJournal, endpoint_digest, read_journal
 from jurybox.runner import Job, Runner
@@ -323,3 +323,28 @@ def test_a_journal_of_another_judge_is_refused(tmp_path: Path) -> None:
     BatchJournal(tmp_path, "0123456789abcdef", 0).intent("fake", ["k"])
     with pytest.raises(ConfigError, match=r"batches.jsonl: batch 0-1 was sent to another judge"):
         BatchJournal(tmp_path, endpoint_digest(FakeOnline().cache_identity()), 1)
+
+
+class UnreadableOnce(FakeAPI):
+    """The first batch's output file is gone (HTTP 404) when it is read."""
+
+    async def results(self, batch_id: str):  # type: ignore[no-untyped-def]
+        if batch_id == "b1":
+            raise ProviderError(f"GET /files/out-{batch_id}/content: HTTP 404", status=404)
+        async for result in super().results(batch_id):
+            yield result
+
+
+def test_a_batch_whose_results_are_gone_ends_and_is_not_waited_on_again(tmp_path: Path) -> None:
+    server = FakeServer()
+    online = FakeOnline()
+    journal = BatchJournal(tmp_path, endpoint_digest(online.cache_identity()), 0)
+    provider = BatchProvider(online, UnreadableOnce(server), journal, FAST)
+    runner = Runner(provider, cache=None, concurrency=100,
+                    retry=RetryPolicy(attempts=3, base_s=0), abort_after=None)
+    assert settled(provider, runner, "x") == ["X"]  # sent again in b2, answered there
+    entries = read_journal(tmp_path / "batches.jsonl")
+    assert [(b.batch_id, b.state) for b in entries.values()] == [("b1", "lost"),
+                                                                ("b2", "completed")]
+    assert entries["0-1"].reason is not None and "HTTP 404" in entries["0-1"].reason
+    assert provider.in_flight() == {}

@@ -41,6 +41,8 @@ log = logging.getLogger(__name__)
 
 #: Attempts at creating one batch (upload and create) before its requests fail retryably.
 SUBMIT_ATTEMPTS = 5
+#: Attempts at looking up a batch journalled without its id, on transient failures.
+LOOKUP_ATTEMPTS = 4
 
 
 @dataclass(frozen=True)
@@ -206,6 +208,8 @@ class BatchProvider:
         for entry in list(self.journal.batches.values()):
             if not entry.ended and entry.batch_id is None:
                 await self._find(entry)
+                if entry.batch_id is None and not entry.ended:
+                    continue  # not found, not lost: its requests fail this session
             if entry.ended:
                 if entry.state not in ("rejected", "lost") and entry.batch_id:
                     for key in entry.custom_ids:
@@ -218,14 +222,15 @@ class BatchProvider:
                                                          total=len(entry.custom_ids)))
 
     async def _find(self, entry: JournalBatch) -> None:
-        """Settle a batch journalled without its id: found at the provider, or lost."""
+        """Settle a batch journalled without its id: found at the provider, or lost. A
+        transient failure (429, 5xx, a dropped connection) is asked again
+        (:data:`LOOKUP_ATTEMPTS` in all); if the provider still cannot say, the batch is
+        unknown: its requests are not sent this session (never twice), and fail."""
         try:
-            found = await self.api.find(entry.batch, entry.file_id, len(entry.custom_ids),
-                                        entry.at)
-        except RetryableProviderError as exc:
-            # unknown: its requests are not sent this session (never twice), and fail
+            found = await self._find_with_retries(entry)
+        except ProviderError as error:
             log.warning("batch %s: could not look it up (%s); its %d requests wait for the "
-                        "next run", entry.batch, exc, len(entry.custom_ids))
+                        "next run", entry.batch, error, len(entry.custom_ids))
             for key in entry.custom_ids:
                 self._unresolved[key] = entry
             return
@@ -233,6 +238,32 @@ class BatchProvider:
             self.journal.write("lost", entry.batch, reason="no batch was created for it")
         else:
             self.journal.write("created", entry.batch, batch_id=found)
+
+    async def _find_with_retries(self, entry: JournalBatch) -> str | None:
+        """:meth:`_find_id`, asked again after a transient failure.
+
+        Raises:
+            ProviderError: the last failure (or one asking again will not help: a body that
+                is not JSON)."""
+        delay = min(self.options.poll_s, 1.0)
+        for attempt in range(LOOKUP_ATTEMPTS - 1):
+            try:
+                return await self._find_id(entry)
+            except RetryableProviderError:
+                await asyncio.sleep(delay * 2 ** attempt)
+        return await self._find_id(entry)
+
+    async def _find_id(self, entry: JournalBatch) -> str | None:
+        """The provider's id of ``entry``'s batch, looked up; never one the journal already
+        gives another batch (Anthropic's lookup by request count would match a sibling of
+        the same size created seconds before).
+
+        Raises:
+            ProviderError: the provider could not be asked."""
+        found = await self.api.find(entry.batch, entry.file_id, len(entry.custom_ids),
+                                    entry.at)
+        taken = {b.batch_id for b in self.journal.batches.values() if b is not entry}
+        return None if found in taken else found
 
     def _attach(self, entry: JournalBatch) -> None:
         for key in entry.custom_ids:
@@ -355,8 +386,7 @@ class BatchProvider:
 
     async def _lookup(self, entry: JournalBatch) -> str | None:
         try:
-            return await self.api.find(entry.batch, entry.file_id, len(entry.custom_ids),
-                                       entry.at)
+            return await self._find_id(entry)
         except ProviderError:
             return None
 
@@ -431,19 +461,28 @@ class BatchProvider:
         custom ids seen. None when the results cannot be read (the waiters were failed)."""
         assert entry.batch_id is not None
         ids, seen = set(entry.custom_ids), set()
-        try:
-            async for result in self.api.results(entry.batch_id):
-                if result.custom_id not in ids:
-                    self.stats.unknown_results += 1
-                    continue
-                seen.add(result.custom_id)
-                self._deliver(entry, result)
-        except ProviderError as exc:
-            log.warning("batch %s: its results could not be read: %s", entry.batch, exc)
-            self._settle(entry, RetryableProviderError(
-                f"the results of batch {entry.batch} could not be read: {exc}"))
-            return None
-        return seen
+        delay = min(self.options.poll_s, 1.0)
+        for attempt in range(LOOKUP_ATTEMPTS):
+            try:
+                async for result in self.api.results(entry.batch_id):
+                    if result.custom_id not in ids:
+                        self.stats.unknown_results += 1
+                        continue
+                    seen.add(result.custom_id)
+                    self._deliver(entry, result)
+                return seen
+            except RetryableProviderError as exc:
+                error: ProviderError = exc
+                await asyncio.sleep(delay * 2 ** attempt)  # a transient failure: read again
+            except ProviderError as exc:  # gone (a 404 for its output file): asking won't help
+                error = exc
+                break
+        log.warning("batch %s: its results could not be read: %s", entry.batch, error)
+        # ended for good: a rerun does not wait on it; its requests unanswered are sent again
+        self.journal.write("lost", entry.batch, reason=f"its results could not be read: {error}")
+        self._settle(entry, RetryableProviderError(
+            f"the results of batch {entry.batch} could not be read: {error}"))
+        return None
 
     def _reread(self, entry: JournalBatch) -> None:
         """Read again a batch that ended before a restart (its answers were not cached):

@@ -112,7 +112,8 @@ async def cancel_batches(folder: str | Path) -> list[BatchRow]:
     batches = journal_of(folder)
     rows = []
     with lock_run_dir(folder):
-        waiting = [b for b in batches.values() if not b.ended and b.batch_id]
+        waiting = [b for b in batches.values() if not b.ended and b.batch_id
+                   and not b.batch_id.startswith("file:")]  # batch files: no provider
         if not waiting:
             return []
         journal = BatchJournal(folder, waiting[0].endpoint, -1)
@@ -167,7 +168,10 @@ class ImportResult:
 def import_results(folder: str | Path, results: Path) -> ImportResult:
     """Split an output file of ``vllm run-batch`` (OpenAI batch output lines: ``{custom_id,
     response: {status_code, body}}``) by batch into ``<run>/batches/<id>.output.jsonl``; the
-    rerun of the command reads them as the batches' results.
+    rerun of the command reads them as the batches' results. Answers imported before for a
+    batch are kept (a batch run in parts is imported part by part); one line a request: a
+    repeated ``custom_id`` keeps its later line, unless the earlier one was an answer
+    (HTTP 200) and the later one is not.
 
     Raises:
         DataError: the file cannot be read, or a line is not a JSON object with a
@@ -180,7 +184,7 @@ def import_results(folder: str | Path, results: Path) -> ImportResult:
         if (entry.batch_id or "").startswith("file:"):
             for key in entry.custom_ids:
                 owner[key] = entry.batch
-    grouped: dict[str, list[str]] = {}
+    grouped: dict[str, dict[str, str]] = {}
     outcome = ImportResult()
     for line_no, line in _lines(results):
         try:
@@ -194,17 +198,51 @@ def import_results(folder: str | Path, results: Path) -> ImportResult:
         if batch is None:
             outcome.unknown += 1
             continue
-        grouped.setdefault(batch, []).append(line)
-    with lock_run_dir(folder):
-        for batch, lines in grouped.items():
-            write_text_atomic(output_path(folder, batch), "\n".join(lines) + "\n")
-            outcome.by_batch[batch] = len(lines)
+        _keep(grouped.setdefault(batch, {}), record["custom_id"], line)
     expected: dict[str, int] = {}
     for batch in owner.values():
         expected[batch] = expected.get(batch, 0) + 1
-    outcome.incomplete = {b: expected[b] - n for b, n in outcome.by_batch.items()
-                          if n < expected[b]}
+    with lock_run_dir(folder):
+        for batch, lines in grouped.items():
+            path = output_path(folder, batch)
+            merged = _answers(path)
+            for custom_id, line in lines.items():
+                _keep(merged, custom_id, line)
+            write_text_atomic(path, "\n".join(merged.values()) + "\n")
+            outcome.by_batch[batch] = len(lines)
+            if len(merged) < expected[batch]:
+                outcome.incomplete[batch] = expected[batch] - len(merged)
     return outcome
+
+
+def _answered(line: str) -> bool:
+    """Whether an output line is an answer (HTTP 200)."""
+    try:
+        record = json.loads(line)
+    except (ValueError, RecursionError):
+        return False
+    return _object(_object(record).get("response")).get("status_code") == 200
+
+
+def _keep(lines: dict[str, str], custom_id: str, line: str) -> None:
+    """Keep ``line`` for ``custom_id`` unless it would replace an answer with a failure."""
+    if custom_id not in lines or _answered(line) or not _answered(lines[custom_id]):
+        lines[custom_id] = line
+
+
+def _answers(path: Path) -> dict[str, str]:
+    """The lines of an output file imported before, by custom_id ({} when there is none)."""
+    merged: dict[str, str] = {}
+    if not path.is_file():
+        return merged
+    for _, line in _lines(path):
+        try:
+            custom_id = _object(json.loads(line)).get("custom_id")
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(custom_id, str):
+            _keep(merged, custom_id, line)
+    return merged
 
 
 def _object(value: Any) -> dict[str, Any]:

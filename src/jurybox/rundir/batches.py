@@ -15,7 +15,7 @@ Append-only JSON lines, one event each, flushed and fsynced as written:
 - ``cancel``: ``jurybox batch cancel`` asked the provider to cancel it.
 
 :func:`read_journal` folds the events into one :class:`JournalBatch` per id. A line cut
-short by a kill is skipped.
+short by a kill is skipped, and dropped before the next session appends to the journal.
 """
 
 from __future__ import annotations
@@ -142,6 +142,34 @@ def _apply(path: Path, line_no: int, batches: dict[str, JournalBatch], event: An
         raise DataError(path, f"unknown event {kind!r}", line=line_no, field="event")
 
 
+def _end_cut_line(path: Path) -> None:
+    """Make the journal end with a whole line before anything is appended to it: a last
+    line cut short by a kill (no newline) is dropped when it is not a whole event (it was
+    written before its batch was sent, so nothing was sent for it), else given its newline.
+    Without this the next event would be glued to the cut line, a damaged line in the middle
+    of the journal that every later run stops on."""
+    try:
+        with path.open("rb") as fh:
+            data = fh.read()
+    except FileNotFoundError:
+        return
+    if not data or data.endswith(b"\n"):
+        return
+    cut = data.rfind(b"\n") + 1
+    try:
+        whole = isinstance(json.loads(data[cut:]), dict)
+    except (ValueError, RecursionError):
+        whole = False
+    with path.open("r+b") as fh:
+        if whole:
+            fh.seek(0, os.SEEK_END)
+            fh.write(b"\n")
+        else:
+            fh.truncate(cut)
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
 class BatchJournal:
     """Appends events to a run directory's ``batches.jsonl`` (the run holds its lock).
 
@@ -159,6 +187,7 @@ class BatchJournal:
     def __init__(self, folder: Path, endpoint: str, session: int) -> None:
         self.path = Path(folder) / BATCHES_FILE
         self.endpoint, self.session = endpoint, session
+        _end_cut_line(self.path)
         self.batches = read_journal(self.path)
         for entry in self.batches.values():
             if entry.endpoint != endpoint:
