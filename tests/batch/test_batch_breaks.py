@@ -10,6 +10,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from jurybox.batch import BatchOptions, BatchProvider
 from jurybox.batch.api import BatchLimits, BatchStatus
 from jurybox.cache import ResponseCache
@@ -271,3 +273,20 @@ def test_an_intent_never_created_is_not_matched_to_its_sibling_batch(tmp_path: P
         ("0-1", "b1", "completed"), ("0-2", None, "lost"), ("1-1", "b2", "completed")]
     assert provider.stats.unknown_results == 0
     assert dict(server.submitted) == {key("x"): 1, key("y"): 1}
+
+
+def test_export_and_import_on_a_provider_batch_run_say_there_are_no_files(tmp_path: Path) -> None:
+    from jurybox.batch.manage import export_requests, import_results
+    from jurybox.errors import DataError
+
+    (tmp_path / "run.json").write_text('{"status": "complete"}')
+    journal = BatchJournal(tmp_path, "0123456789abcdef", 0)
+    entry = journal.intent("openai", ["k" * 64])
+    journal.write("created", entry.batch, batch_id="batch_abc")
+    results = tmp_path / "results.jsonl"
+    results.write_text('{"custom_id": "' + "k" * 64 + '"}\n')
+    for act in (lambda: export_requests(tmp_path, tmp_path / "out.jsonl"),
+                lambda: import_results(tmp_path, results)):
+        with pytest.raises(DataError, match=r"sent its batches to the provider \(--batch\), not "
+                                            r"to files \(--batch-files\)"):
+            act()

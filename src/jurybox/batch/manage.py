@@ -128,6 +128,22 @@ async def cancel_batches(folder: str | Path) -> list[BatchRow]:
     return rows
 
 
+def _file_batches(folder: Path) -> list[JournalBatch]:
+    """The run's batch files (``--batch-files``), in journal order.
+
+    Raises:
+        DataError: the run sent its batches to the provider (``--batch``): there are no
+            files to export or import.
+    """
+    batches = journal_of(folder).values()
+    files = [b for b in batches if (b.batch_id or "").startswith("file:")]
+    if batches and not files:
+        raise DataError(folder, "sent its batches to the provider (--batch), not to files "
+                        "(--batch-files): there is nothing to export or import; "
+                        "`jurybox batch status` shows them")
+    return files
+
+
 def export_requests(folder: str | Path, out: Path) -> tuple[int, int]:
     """Write the requests of every batch file not yet answered into ``out`` (OpenAI batch
     lines, what ``vllm run-batch -i`` reads): (requests, batches).
@@ -136,9 +152,7 @@ def export_requests(folder: str | Path, out: Path) -> tuple[int, int]:
         DataError: no batch file waits for its answers.
     """
     folder = Path(folder)
-    waiting = [b for b in journal_of(folder).values()
-               if (b.batch_id or "").startswith("file:")
-               and not output_path(folder, b.batch).is_file()]
+    waiting = [b for b in _file_batches(folder) if not output_path(folder, b.batch).is_file()]
     lines: list[str] = []
     for entry in waiting:
         path = input_path(folder, entry.batch)
@@ -180,10 +194,9 @@ def import_results(folder: str | Path, results: Path) -> ImportResult:
     """
     folder, results = Path(folder), Path(results)
     owner: dict[str, str] = {}
-    for entry in journal_of(folder).values():
-        if (entry.batch_id or "").startswith("file:"):
-            for key in entry.custom_ids:
-                owner[key] = entry.batch
+    for entry in _file_batches(folder):
+        for key in entry.custom_ids:
+            owner[key] = entry.batch
     grouped: dict[str, dict[str, str]] = {}
     outcome = ImportResult()
     for line_no, line in _lines(results):
