@@ -57,6 +57,7 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parents[1] / "src"
 sys.path.insert(0, str(SRC))
 
+from _killing import kill_when  # noqa: E402
 from jurybox.rundir import read_jsonl  # noqa: E402
 from jurybox.rundir.batches import read_journal  # noqa: E402
 from jurybox.runner import Totals  # noqa: E402
@@ -179,16 +180,7 @@ def kill_at(args: list[str], out: Path, phase: str, jitter: float) -> bool:
     ``created`` (polling) journal line; False if it finished first."""
     kind = "intent" if phase == "submission" else "created"
     seen = journal_events(out, kind)
-    proc = subprocess.Popen(args, env=env(), stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    while proc.poll() is None and journal_events(out, kind) <= seen:
-        time.sleep(0.005)
-    time.sleep(jitter)
-    if proc.poll() is not None:
-        return False
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
-    return True
+    return kill_when(args, env(), lambda: journal_events(out, kind) > seen, jitter)
 
 
 def decisions(out: Path) -> dict[tuple[str, str], dict]:

@@ -25,7 +25,6 @@ import argparse
 import json
 import os
 import random
-import signal
 import subprocess
 import sys
 import tempfile
@@ -36,6 +35,7 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 sys.path.insert(0, str(SRC))
 
 from jurybox.rundir import read_jsonl  # noqa: E402
+from _killing import kill_when  # noqa: E402
 from jurybox.runner import Totals  # noqa: E402
 
 
@@ -65,16 +65,8 @@ def lines(path: Path) -> int:
 def kill_at(out: Path, cache: Path, target: int, jitter: float) -> bool:
     """Start the bench and SIGKILL it ``jitter`` s after items.jsonl reaches ``target`` lines
     (so the kill lands mid-run, mid-call); False if it finished first."""
-    proc = subprocess.Popen(bench_args(out, cache), env=env(), stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    while proc.poll() is None and lines(out / "items.jsonl") < target:
-        time.sleep(0.005)
-    time.sleep(jitter)
-    if proc.poll() is not None:
-        return False
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
-    return True
+    return kill_when(bench_args(out, cache), env(),
+                     lambda: lines(out / "items.jsonl") >= target, jitter)
 
 
 def decisions(out: Path) -> dict[tuple[str, str], dict]:
