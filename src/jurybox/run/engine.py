@@ -35,6 +35,7 @@ from ..cache import ResponseCache
 from ..cost.spent import run_cost
 from ..protocols import JudgingProtocol
 from ..providers import Provider, redact_text
+from ..providers.pool import AFFINITY
 from ..errors import (BatchFilesWritten, ConfigError, DataError, JuryboxError, ProviderError,
                       write_error)
 from ..reports import write_report
@@ -300,6 +301,9 @@ class Engine:
                     judged = await self._judge(job, runner, rundir, formats)
                 finally:  # the mode in effect at the end, and any fallback taken
                     session["structured"] = formats.state()
+                    replicas = getattr(self.provider, "replica_stats", None)
+                    if replicas is not None:  # an endpoint pool: each replica's share
+                        session["replicas"] = replicas()
                     if batch is not None:
                         session["batch"] = batch.stats.as_dict()
                         await close_batches(batch, rundir.path)
@@ -419,6 +423,7 @@ class Engine:
                 todo = [p for p in job.protocols if (key, p.name) not in rundir.done]
                 if not todo:
                     continue
+                AFFINITY.set(key)  # an endpoint pool keeps the item's calls on one replica
                 calls = ItemCalls(runner, key, formats)
                 decisions = await asyncio.gather(
                     *(p.judge(unit, calls.for_protocol(p.name)) for p in todo))
