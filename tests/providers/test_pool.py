@@ -88,7 +88,8 @@ def test_a_failing_replica_cools_down_and_its_items_move() -> None:
         with pytest.raises(ServerError):
             call(pool, "x")
     assert call(pool, "x") == "http://good/v1"  # the runner's next attempt: elsewhere
-    assert pool.replica_stats()[0]["cooldowns"] == 1 and pool.replica_stats()[0]["failures"] == FAIL_THRESHOLD
+    bad_stats = pool.replica_stats()[0]
+    assert bad_stats["cooldowns"] == 1 and bad_stats["failures"] == FAIL_THRESHOLD
     now[0] = COOLDOWN_S + 0.1  # back in: a new item may go to it again (a probe)
     assert {call(pool, f"n{i}") for i in range(20)} == {"http://bad/v1", "http://good/v1"}
 
