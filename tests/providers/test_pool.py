@@ -8,9 +8,10 @@ from typing import Any
 
 import pytest
 
-from jurybox.errors import ConfigError, ServerError
+from jurybox.errors import ConfigError, EndpointGoneError, RetryableProviderError, ServerError
 from jurybox.providers import ChatRequest, ChatResponse, Message
-from jurybox.providers.pool import AFFINITY, COOLDOWN_S, FAIL_THRESHOLD, PoolProvider
+from jurybox.providers.pool import (AFFINITY, COOLDOWN_S, FAIL_THRESHOLD, PoolProvider,
+                                    odd_replica)
 
 
 class Replica:
@@ -18,6 +19,8 @@ class Replica:
 
     def __init__(self, url: str, *, fail: int = 0, hold: asyncio.Event | None = None) -> None:
         self.base_url, self.fail, self.hold, self.calls = url, fail, hold, 0
+        self.retry_after: float | None = None
+        self.listed: list[str] | None = None
 
     def cache_identity(self) -> dict[str, Any]:
         return {"provider": "vllm", "base_url": self.base_url, "model": "judge"}
@@ -28,7 +31,7 @@ class Replica:
             await self.hold.wait()
         if self.fail > 0:
             self.fail -= 1
-            raise ServerError("HTTP 503: busy", status=503)
+            raise ServerError("HTTP 503: busy", status=503, retry_after=self.retry_after)
         return ChatResponse(text=self.base_url, latency_s=0.5)
 
     async def check(self) -> None:
@@ -79,19 +82,32 @@ def test_two_choices_send_a_new_item_to_the_less_loaded_replica() -> None:
     assert picked.count("http://b/v1") == 20 - picked.count("http://a/v1") >= 12
 
 
-def test_a_failing_replica_cools_down_and_its_items_move() -> None:
+def test_a_failed_call_moves_its_item_and_the_retry_after_is_not_waited_for() -> None:
+    bad, good = Replica("http://bad/v1", fail=1), Replica("http://good/v1")
+    bad.retry_after = 7.0
+    pool = PoolProvider([bad, good], rng=random.Random(0))
+    pool._affinity["x"] = pool._replicas[0]  # item x lives on the bad replica
+    with pytest.raises(ServerError) as failed:
+        call(pool, "x")
+    assert failed.value.retry_after is None  # another replica is healthy: no wait
+    assert [call(pool, "x") for _ in range(3)] == ["http://good/v1"] * 3  # x moved for good
+    assert pool._replicas[0].failed_in_a_row == 1 and pool._replicas[0].until == 0.0
+
+
+def test_a_replica_failing_three_times_in_a_row_cools_down_then_is_probed_back() -> None:
     now = [0.0]
     bad, good = Replica("http://bad/v1", fail=FAIL_THRESHOLD), Replica("http://good/v1")
     pool = PoolProvider([bad, good], rng=random.Random(0), clock=lambda: now[0])
-    pool._affinity["x"] = pool._replicas[0]  # item x lives on the bad replica
-    for _ in range(FAIL_THRESHOLD):
+    for item in ("a", "b", "c"):  # three items on the bad replica, one failure each
+        pool._affinity[item] = pool._replicas[0]
         with pytest.raises(ServerError):
-            call(pool, "x")
-    assert call(pool, "x") == "http://good/v1"  # the runner's next attempt: elsewhere
+            call(pool, item)
+    assert pool._replicas[0].until == COOLDOWN_S  # cooling down from t=0
+    assert {call(pool, f"n{i}") for i in range(20)} == {"http://good/v1"}
     bad_stats = pool.replica_stats()[0]
-    assert bad_stats["cooldowns"] == 1 and bad_stats["failures"] == FAIL_THRESHOLD
-    now[0] = COOLDOWN_S + 0.1  # back in: a new item may go to it again (a probe)
-    assert {call(pool, f"n{i}") for i in range(20)} == {"http://bad/v1", "http://good/v1"}
+    assert bad_stats["cooldowns"] == 1 and bad_stats["failures"] == FAIL_THRESHOLD == 3
+    now[0] = COOLDOWN_S + 0.1  # back in: new items may go to it again (a probe)
+    assert {call(pool, f"m{i}") for i in range(20)} == {"http://bad/v1", "http://good/v1"}
 
 
 def test_when_every_replica_cools_down_the_one_back_soonest_is_asked() -> None:
@@ -118,3 +134,81 @@ def test_a_pool_of_different_models_or_bad_weights_is_refused() -> None:
         PoolProvider([Replica("http://a/v1")], weights=[float("nan")])
     with pytest.raises(ConfigError, match="at least one replica"):
         PoolProvider([])
+
+
+class Gone(Replica):
+    async def complete(self, request: ChatRequest) -> ChatResponse:
+        self.calls += 1
+        raise EndpointGoneError(f"{self.base_url} exited with code -9")
+
+
+def test_a_replica_whose_server_exited_is_out_and_the_run_stops_only_when_all_are() -> None:
+    dead, alive = Gone("http://dead/v1"), Replica("http://alive/v1")
+    pool = PoolProvider([dead, alive], rng=random.Random(0))
+    pool._affinity["x"] = pool._replicas[0]
+    with pytest.raises(RetryableProviderError, match="http://dead/v1: http://dead/v1 exited"):
+        call(pool, "x")  # retryable: the runner's next attempt goes to the live replica
+    assert [call(pool, f"n{i}") for i in range(10)] == ["http://alive/v1"] * 10
+    assert dead.calls == 1 and pool.replica_stats()[0]["gone"] is True
+    both = PoolProvider([Gone("http://d1/v1"), Gone("http://d2/v1")], rng=random.Random(0))
+    with pytest.raises(RetryableProviderError):
+        call(both, None)
+    with pytest.raises(EndpointGoneError):  # the last one: the run stops
+        call(both, None)
+
+
+def test_a_replica_takes_at_most_its_limit_and_waiting_calls_count_as_load() -> None:
+    async def main() -> tuple[int, int, list[str]]:
+        gate = asyncio.Event()
+        a, b = Replica("http://a/v1", hold=gate), Replica("http://b/v1", hold=gate)
+        pool = PoolProvider([a, b], limits=[1, 3], rng=random.Random(0))
+        assert pool.max_concurrency == 4
+        tasks = [asyncio.create_task(pool.complete(REQ)) for _ in range(8)]
+        await asyncio.sleep(0.05)
+        started = (a.calls, b.calls)  # calls that reached the replica, not those waiting
+        loads = [r.in_flight for r in pool._replicas]
+        gate.set()
+        texts = [r.text for r in await asyncio.gather(*tasks)]
+        assert sum(loads) == 8
+        return started[0], started[1], texts
+    a_started, b_started, texts = asyncio.run(main())
+    assert a_started == 1 and b_started == 3  # the rest waited for a slot
+    assert len(texts) == 8
+    with pytest.raises(ConfigError, match="limits must be integers >= 1"):
+        PoolProvider([Replica("http://a/v1")], limits=[0])
+
+
+def test_check_names_the_replica_that_serves_another_model() -> None:
+    a, b, c = Replica("http://a/v1"), Replica("http://b/v1"), Replica("http://c/v1")
+    a.listed, b.listed, c.listed = ["judge"], ["judge"], ["qwen2.5-7b"]
+    with pytest.raises(ConfigError, match=r"^replica http://c/v1 does not serve 'judge': it "
+                                          r"lists qwen2.5-7b, while http://a/v1 lists 'judge'"):
+        asyncio.run(PoolProvider([a, b, c]).check())
+    c.listed = None  # a server without a model list is not compared
+    asyncio.run(PoolProvider([a, b, c]).check())
+
+
+def test_odd_replica_when_no_server_lists_the_model_by_name() -> None:
+    # llama.cpp lists its file, whatever name the call gives: the lists are compared
+    same = [("http://a/v1", ["smollm2.gguf"]), ("http://b/v1", ["smollm2.gguf"])]
+    assert odd_replica("local", same) is None
+    odd = odd_replica("local", [*same, ("http://c/v1", ["qwen.gguf"])])
+    assert odd == ("replica http://c/v1 lists other models (qwen.gguf) than http://a/v1 "
+                   "(smollm2.gguf); the replicas of a pool serve one model (check --base-url "
+                   "or the endpoints file)")
+    assert odd_replica("m", [("http://a/v1", ["m:latest"]), ("http://b/v1", ["m"])]) is None
+
+
+def test_pool_stats_count_items_whose_calls_stayed_on_one_replica() -> None:
+    bad, good = Replica("http://bad/v1", fail=1), Replica("http://good/v1")
+    pool = PoolProvider([bad, good], rng=random.Random(0))
+    pool._affinity["x"] = pool._replicas[0]
+    with pytest.raises(ServerError):
+        call(pool, "x")  # x's first call, on bad
+    call(pool, "x"), call(pool, "x")  # then good: x moved once
+    for item in ("y", "z"):
+        call(pool, item), call(pool, item)
+    stats = pool.pool_stats()
+    assert (stats["items"], stats["items_on_one_replica"]) == (3, 2)
+    assert [s["calls"] for s in stats["replicas"]] == [bad.calls, good.calls]
+    assert bad.calls + good.calls == 7

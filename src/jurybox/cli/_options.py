@@ -20,15 +20,16 @@ import typer
 from ..batch.options import DEFAULT_POLL_MAX_S, DEFAULT_POLL_S, BatchOptions
 from ..cost.prices import Price
 from ..errors import ConfigError
+from ..providers.endpoints import Replica
 from ..limits import (MAX_ATTEMPTS, MAX_CONCURRENCY, MAX_MAX_TOKENS, MAX_SEED,
                       MAX_TEMPERATURE, MAX_TIMEOUT_S)
-from ..run.options import RunOptions
+from ..run.options import MAX_REPLICAS, RunOptions
 from ..runner.retry import RetryPolicy
 
 __all__ = ["ENV_EPILOG", "FAULTS_HELP", "PANEL_COST", "PANEL_DATA", "PANEL_JUDGE",
            "PANEL_ORDER", "PANEL_OUTPUT", "PANEL_PROTOCOL", "PANEL_RUN", "PANEL_SIM",
            "PANEL_STATS", "PANEL_BATCH", "PANEL_SIM_BATCH", "BatchFallbackOpt", "BatchFilesOpt",
-           "BatchMaxTokensOpt", "BatchOpt", "BatchPollOpt",
+           "BatchMaxTokensOpt", "BatchOpt", "BatchPollOpt", "EndpointsOpt", "ReplicasOpt",
            "API_KEY_VARIABLES", "Attempts", "BaseUrl", "Cache", "Concurrency", "DryRun",
            "MaxTokens", "Model", "model_for", "NoCache", "Out", "PriceBatch", "PriceIn",
            "PriceOut", "Seed",
@@ -91,9 +92,22 @@ def model_for(model: str | None, data: str, *, bundled: bool,
     return require_model(model, data)
 
 
-BaseUrl = Annotated[Optional[str], typer.Option(
+BaseUrl = Annotated[Optional[list[str]], typer.Option(
     envvar="JURYBOX_BASE_URL", metavar="URL", rich_help_panel=PANEL_JUDGE,
-    help="Endpoint base URL, e.g. http://localhost:8000/v1 (default per provider).")]
+    help="Endpoint base URL, e.g. http://localhost:8000/v1 (default per provider). Given "
+    "several times (or comma-separated), the replicas of one model, judged through as one "
+    "endpoint pool: an item's calls stay on one replica, new items go to the less loaded of "
+    "two, a failing replica cools down; they share one cache.")]
+EndpointsOpt = Annotated[Optional[Path], typer.Option(
+    "--endpoints", envvar="JURYBOX_ENDPOINTS", metavar="FILE", rich_help_panel=PANEL_JUDGE,
+    help="An endpoint pool from a YAML file: a list of replicas with `url` and optional "
+    "`weight`, `max_concurrency` and `key_env` (the variable holding its API key); instead "
+    "of --base-url.")]
+ReplicasOpt = Annotated[int, typer.Option(
+    "--replicas", envvar="JURYBOX_REPLICAS", min=1, max=MAX_REPLICAS, metavar="N",
+    rich_help_panel=PANEL_JUDGE,
+    help="With --model local: start N llama.cpp servers (each with its share of the CPU "
+    "cores) and judge through them as one endpoint pool.")]
 Seed = Annotated[int, typer.Option(
     envvar="JURYBOX_SEED", min=0, max=MAX_SEED, metavar="N", rich_help_panel=PANEL_RUN,
     help="Run seed: everything random in jurybox's own work (item sample, shown orders, "
@@ -232,16 +246,41 @@ def batch_options(batch: bool, fallback: str = "batch", poll: float = DEFAULT_PO
 
 def run_options(*, concurrency: int, attempts: int, timeout: float, transport: str,
                 cache: Path | None, no_cache: bool, structured: str,
-                price: Price | None = None, batch: BatchOptions | None = None) -> RunOptions:
+                price: Price | None = None, batch: BatchOptions | None = None,
+                endpoints: tuple[Replica, ...] = (), replicas: int = 1,
+                model: str | None = None) -> RunOptions:
     """The typed options of a judging command's flags (cache: the default file unless
-    ``--no-cache``)."""
+    ``--no-cache``); with ``model``, the endpoint pool is checked against it (a dry run
+    refuses what a run refuses).
+
+    Raises:
+        ConfigError: an option out of range; a pool the judge cannot take
+            (:func:`~jurybox.run.endpoint.check_pool`).
+    """
+    from ..providers import parse_spec
+    from ..run.endpoint import check_pool
     from ._common import default_cache, warn
 
     if no_cache and cache is not None:  # --no-cache wins, saying so
         warn(f"--no-cache: the response cache {str(cache)!r} (--cache or JURYBOX_CACHE) is "
              f"neither read nor written")
-    return RunOptions(concurrency=concurrency, retry=RetryPolicy(attempts=attempts),
-                      timeout_s=timeout, transport=transport,  # type: ignore[arg-type]
-                      cache_path=None if no_cache else (cache or default_cache()),
-                      structured=structured, price=price,  # type: ignore[arg-type]
-                      batch=batch)
+    options = RunOptions(concurrency=concurrency, retry=RetryPolicy(attempts=attempts),
+                         timeout_s=timeout, transport=transport,  # type: ignore[arg-type]
+                         cache_path=None if no_cache else (cache or default_cache()),
+                         structured=structured, price=price,  # type: ignore[arg-type]
+                         batch=batch, endpoints=endpoints, replicas=replicas)
+    if model is not None:
+        check_pool(parse_spec(model), options)
+    return options
+
+
+def no_pool_with_jury(endpoints: tuple[Replica, ...], replicas: int) -> None:
+    """A jury names each judge's endpoint in its file: no pool options with ``--jury``.
+
+    Raises:
+        ConfigError: several --base-url values, --endpoints or --replicas with --jury.
+    """
+    if endpoints or replicas > 1:
+        raise ConfigError("--jury judges each judge at its own endpoint (the jury file's "
+                          "base_url); several --base-url values, --endpoints and --replicas "
+                          "are for one judge")

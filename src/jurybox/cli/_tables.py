@@ -13,10 +13,13 @@ from ._common import console
 from ._fit import print_table
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from ..compare import BenchResult, BenchSummary, ProtocolSummary
     from ..stats import LengthBias
 
-__all__ = ["length_line", "length_table", "print_bench_result", "listwise_table", "pairwise_tables"]
+__all__ = ["length_line", "length_table", "print_bench_result", "listwise_table", "pairwise_tables",
+           "print_pool"]
 
 
 def _missing(x: float | None) -> bool:
@@ -192,5 +195,22 @@ def print_bench_result(result: BenchResult, title: str) -> None:
         console.print(safe_text(f"run directory: {result.out}"), markup=False)
         return
     console.print(totals_note(t), highlight=False)
+    print_pool(result.out)
     console.print(safe_text(f"run directory: {result.out}  (run.json, calls.jsonl, "
                             f"items.jsonl, summary.json, report.html)"), markup=False)
+
+
+def print_pool(out: Path) -> None:
+    """After a run through an endpoint pool: each replica's calls, share, failures and mean
+    latency this session, and how many items kept every call on one replica (run.json's
+    last session); nothing for one endpoint."""
+    from ..reports.totals import pool_lines
+    from ..rundir import read_manifest
+
+    try:
+        manifest = read_manifest(out / "run.json") or {}
+    except (OSError, ValueError):
+        return
+    sessions = manifest.get("sessions") or [{}]
+    for line in pool_lines(sessions[-1] if isinstance(sessions[-1], dict) else {}):
+        console.print(data(line), highlight=False)

@@ -19,10 +19,11 @@ from ._protocol_options import (AdaptiveOpt, ConfidenceOpt, CriteriaOpt, K, MinK
                                TemplateOpt, Tolerance, VerdictFormatOpt, WeightsOpt)
 from ._options import (BatchFallbackOpt, BatchFilesOpt, BatchMaxTokensOpt, BatchOpt, BatchPollOpt,
                        batch_options,
-                       PANEL_DATA, PANEL_PROTOCOL, Attempts, BaseUrl, Cache, Concurrency,
+                       PANEL_DATA, PANEL_PROTOCOL, Attempts, BaseUrl, Cache,
+                       EndpointsOpt, ReplicasOpt, Concurrency,
                        DryRun, MaxTokens, Model, NoCache, Out, PriceIn, PriceBatch, PriceOut, Seed,
                        SimBias, SimFaults, SimLatency, SimSeed, Structured, Temperature,
-                       Timeout, TransportOpt, model_for, run_options)
+                       Timeout, TransportOpt, model_for, no_pool_with_jury, run_options)
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -126,6 +127,8 @@ def bench(
     cache: Cache = None,
     no_cache: NoCache = False,
     base_url: BaseUrl = None,
+    endpoints: EndpointsOpt = None,
+    replicas: ReplicasOpt = 1,
     concurrency: Concurrency = DEFAULT_CONCURRENCY,
     attempts: Attempts = DEFAULT_ATTEMPTS,
     timeout: Timeout = DEFAULT_TIMEOUT_S,
@@ -175,6 +178,9 @@ def bench(
     from ..datasets import BUNDLED
     from ..datasets.registry import dataset_format
 
+    from ..run.endpoint import split_endpoints
+
+    url, pool = split_endpoints(base_url, endpoints)  # one URL, or a pool
     sim = sim_options(sim_bias, sim_latency_ms, sim_faults, sim_seed)
     names = (None if protocols is None else
              tuple(p.strip() for p in protocols.split(",") if p.strip()))
@@ -198,12 +204,13 @@ def bench(
         baseline=baseline, k=k, limit=limit,
         seed=seed, subset=None if subset == "all" else subset, n_candidates=n_candidates,
         tolerance=tolerance, weights=parse_weights(weights), temperature=temperature,
-        max_tokens=max_tokens, base_url=base_url, verdict_format=verdict_format,
+        max_tokens=max_tokens, base_url=url, verdict_format=verdict_format,
         pairwise_rule=pairwise_rule, adaptive=adaptive, confidence=confidence, min_k=min_k,
         criteria=criteria,
         template=None if template is None else load_template(template, criteria=criteria),
         sim=sim)
     if panel is not None:
+        no_pool_with_jury(pool, replicas)
         _bench_jury(config, panel, out, dry_run=dry_run, price_in=price_in,
                     price_out=price_out, price_batch=price_batch, options=dict(
                         concurrency=concurrency, attempts=attempts, timeout=timeout,
@@ -219,7 +226,8 @@ def bench(
                           transport=transport, cache=cache, no_cache=no_cache,
                           structured=structured, price=price,
                           batch=batch_options(batch, batch_fallback, batch_poll,
-                                              batch_max_tokens, batch_files))
+                                              batch_max_tokens, batch_files),
+                          endpoints=pool, replicas=replicas, model=model)
     if dry_run:
         bench = prepare_bench(config)  # every check a run makes before its first call
         print_plan(plan_for(bench.selection, bench.protocols, model=model, price=price),

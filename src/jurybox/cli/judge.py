@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 
 from ..reports.notes import totals_note
+from ._tables import print_pool
 from ..batch.options import DEFAULT_POLL_S
 from ..run.options import (DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY, DEFAULT_STRUCTURED,
                            DEFAULT_TIMEOUT_S, DEFAULT_TRANSPORT)
@@ -17,11 +18,12 @@ from ._common import BenchProgress, console, exit_for_status, fail_cleanly, prin
 from ._options import PANEL_DATA, PANEL_PROTOCOL
 from ._options import (BatchFallbackOpt, BatchFilesOpt, BatchMaxTokensOpt, BatchOpt, BatchPollOpt,
                        batch_options,
-                       Attempts, BaseUrl, Cache, Concurrency, DryRun, MaxTokens, Model,
+                       Attempts, BaseUrl, Cache,
+                       EndpointsOpt, ReplicasOpt, Concurrency, DryRun, MaxTokens, Model,
                        NoCache, Out, PriceIn, PriceBatch, PriceOut, Seed, SimBias, SimFaults,
                        SimLatency,
                        SimSeed, Structured, Temperature, Timeout, TransportOpt, model_for,
-                       run_options)
+                       no_pool_with_jury, run_options)
 from ._jury import JuryOpt
 from ._plan import cost_line, plan_for, print_plan
 from ._protocol_options import (AdaptiveOpt, ConfidenceOpt, CriteriaOpt, K, MinK, PairwiseRuleOpt,
@@ -59,6 +61,8 @@ def judge(
     cache: Cache = None,
     no_cache: NoCache = False,
     base_url: BaseUrl = None,
+    endpoints: EndpointsOpt = None,
+    replicas: ReplicasOpt = 1,
     concurrency: Concurrency = DEFAULT_CONCURRENCY,
     attempts: Attempts = DEFAULT_ATTEMPTS,
     timeout: Timeout = DEFAULT_TIMEOUT_S,
@@ -104,19 +108,24 @@ def judge(
 
         raise ConfigError(f"--protocol takes one protocol, got {protocol!r}; to compare "
                           f"several, use jurybox bench --protocols {protocol}")
+    from ..run.endpoint import split_endpoints
+
+    url, pool = split_endpoints(base_url, endpoints)  # one URL, or a pool
     sim = sim_options(sim_bias, sim_latency_ms, sim_faults, sim_seed)
     panel = jury_for(jury, model)
     config = JudgeConfig(
         input=file, model="sim" if model is None or panel else model, protocol=protocol, k=k,
         limit=limit, seed=seed,
         tolerance=tolerance, weights=parse_weights(weights), temperature=temperature,
-        max_tokens=max_tokens, base_url=base_url, verdict_format=verdict_format,
+        max_tokens=max_tokens, base_url=url, verdict_format=verdict_format,
         pairwise_rule=pairwise_rule, adaptive=adaptive, confidence=confidence, min_k=min_k,
         criteria=criteria,
         template=None if template is None else load_template(template, criteria=criteria),
         sim=sim)
     if panel is not None:
         from ..jury.run import default_jury_out
+
+        no_pool_with_jury(pool, replicas)
         from ._jury import command_price, dry_run_jury, run_jury_command
 
         run = run_options(concurrency=concurrency, attempts=attempts, timeout=timeout,
@@ -138,7 +147,8 @@ def judge(
                           transport=transport, cache=cache, no_cache=no_cache,
                           structured=structured, price=price,
                           batch=batch_options(batch, batch_fallback, batch_poll,
-                                              batch_max_tokens, batch_files))
+                                              batch_max_tokens, batch_files),
+                          endpoints=pool, replicas=replicas, model=model)
     if dry_run:
         prepared = prepare_judge(config)  # every check a run makes before its first call
         print_plan(plan_for(prepared.selection, prepared.protocols, model=model, price=price),
@@ -221,6 +231,7 @@ def print_judge_result(result: JudgeResult) -> None:
         console.print(f"accuracy on the {acc.n} {labelled} judged: {100 * acc.accuracy:.1f}% "
                       f"({ci})", highlight=False)
     console.print(totals_note(result.totals), highlight=False)
+    print_pool(result.out)
     console.print(safe_text(f"judgments: {result.out / 'judgments.jsonl'} and "
                             f"{result.out / 'judgments.csv'}; report: "
                             f"{result.out / 'report.html'} (jurybox show {result.out} ITEM_ID "

@@ -21,9 +21,11 @@ from ..terminal import data, safe_text
 from ._common import BenchProgress, console, default_out, exit_for_status, fail_cleanly
 from ._fit import print_table
 from ._plan import cost_line, plan_for, print_plan
+from ._tables import print_pool
 from ._options import (BatchFallbackOpt, BatchFilesOpt, BatchMaxTokensOpt, BatchOpt, BatchPollOpt,
                        batch_options,
-                       PANEL_DATA, PANEL_PROTOCOL, Attempts, BaseUrl, Cache, Concurrency,
+                       PANEL_DATA, PANEL_PROTOCOL, Attempts, BaseUrl, Cache,
+                       EndpointsOpt, ReplicasOpt, Concurrency,
                        DryRun, Model, NoCache, Out, model_for, PriceIn, PriceBatch, PriceOut, Seed,
                        SimSeed, Structured, Timeout, TransportOpt, run_options)
 
@@ -81,6 +83,7 @@ def print_personalize(result: PersonalizeResult, title: str) -> None:
                            f"{r.dimension}, {r.n_pairs} rater pairs): "
                            f"{similarity_text(r.rho, *r.ci, r.reason)}"))
     t = result.totals
+    print_pool(result.out)
     console.print(safe_text(f"model calls this run: {t.model_calls}  cache hits: "
                             f"{t.cache_hits}  failed: {sum(t.failures.values())}  run "
                             f"directory: {result.out}"), markup=False)
@@ -135,6 +138,8 @@ def personalize(
     cache: Cache = None,
     no_cache: NoCache = False,
     base_url: BaseUrl = None,
+    endpoints: EndpointsOpt = None,
+    replicas: ReplicasOpt = 1,
     concurrency: Concurrency = DEFAULT_CONCURRENCY,
     attempts: Attempts = DEFAULT_ATTEMPTS,
     timeout: Timeout = DEFAULT_TIMEOUT_S,
@@ -167,6 +172,9 @@ def personalize(
     from ..protocols import RUBRIC_ANSWER_FORMATS
     from ..sim import SimConfig
 
+    from ..run.endpoint import split_endpoints
+
+    url, pool = split_endpoints(base_url, endpoints)  # one URL, or a pool
     if not rubric:
         raise ConfigError(f"--rubric is required: a YAML file or one of "
                           f"{', '.join(BUNDLED_RUBRICS)}")
@@ -194,7 +202,7 @@ def personalize(
         dimensions=None if dimensions is None else tuple(
             d.strip() for d in dimensions.split(",") if d.strip()),
         seed=seed, group_field=group_field or ("passage_id" if ratings == "squality" else None),
-        base_url=base_url, sim=SimConfig(bias="none", seed=sim_seed),
+        base_url=url, sim=SimConfig(bias="none", seed=sim_seed),
         answer_format=cast("RubricAnswerFormat", answer_format))
     model = model_for(model, ratings, bundled=ratings in BUNDLED_RATINGS
                       and items in BUNDLED_ITEMS, check=lambda: prepare_personalize(config))
@@ -204,7 +212,8 @@ def personalize(
                           transport=transport, cache=cache, no_cache=no_cache,
                           structured=structured, price=price,
                           batch=batch_options(batch, batch_fallback, batch_poll,
-                                              batch_max_tokens, batch_files))
+                                              batch_max_tokens, batch_files),
+                          endpoints=pool, replicas=replicas, model=model)
     if dry_run:
         prepared = prepare_personalize(config)  # every check a run makes before its first call
         print_plan(plan_for(prepared.units, prepared.judges, model=model, price=price),

@@ -55,6 +55,17 @@ ANY_MODEL_NAME = frozenset({"llamacpp", "local"})
 log = logging.getLogger(__name__)
 
 
+def listed_models(listing: object) -> list[str] | None:
+    """The sorted model ids of a ``GET /models`` body, or None (a body without a usable list).
+
+    >>> listed_models({"data": [{"id": "b"}, {"id": "a"}, {"id": 3}]}), listed_models({})
+    (['a', 'b'], None)
+    """
+    ids = sorted({m["id"] for m in _models(listing)
+                  if isinstance(m, dict) and isinstance(m.get("id"), str)})
+    return ids or None
+
+
 def unlisted_model(model: str, listing: object) -> list[str] | None:
     """The model ids a ``GET /models`` body lists when ``model`` is not among them, else None
     (listed, or a body without a usable list: nothing to say). Ollama's ``name:latest`` counts
@@ -65,8 +76,7 @@ def unlisted_model(model: str, listing: object) -> list[str] | None:
     >>> unlisted_model("llama3.1", {"data": [{"id": "llama3.1:latest"}]}) is None
     True
     """
-    ids = sorted({m["id"] for m in _models(listing)
-                  if isinstance(m, dict) and isinstance(m.get("id"), str)})
+    ids = listed_models(listing) or []
     if not ids or model in ids or f"{model}:latest" in ids:
         return None
     return ids
@@ -231,6 +241,8 @@ class OpenAICompatibleProvider:
         self._sim_knows: str | None = None  # set by check() when the server is serve-sim
         #: calls the server takes at once (None: no limit of its own); the local judge: 1
         self.max_concurrency: int | None = None
+        #: the model ids its ``GET /models`` listed (set by :meth:`check`; None: no list)
+        self.listed: list[str] | None = None
         #: how reports name the judge (None: the model spec)
         self.label: str | None = None
         self._max_connections = max_connections
@@ -376,6 +388,7 @@ class OpenAICompatibleProvider:
                     listing = _listing(await _read_limited(resp))
                     self.simulated = SIM_OWNER in _owners(listing)
                     self._sim_knows = _sim_knows(listing) if self.simulated else None
+                    self.listed = listed_models(listing)
                     self._warn_if_unlisted(listing)
         except (aiohttp.ClientError, asyncio.TimeoutError, ValueError) as exc:
             raise ProviderError(f"cannot reach {self.base_url} ({why_unreachable(exc)}); is "

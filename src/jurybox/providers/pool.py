@@ -14,26 +14,38 @@
   retryable error (refused connection, 5xx, 429, timeout) cools down for
   :data:`COOLDOWN_S` seconds (or the server's Retry-After, if longer), doubling at each new
   cooldown up to :data:`MAX_COOLDOWN_S`; then it is tried again (one call probes it back
-  in). The failed call is raised to the runner, whose next attempt goes to a healthy replica
-  (the same attempts budget). When every replica cools down, calls go to the one that is back
-  soonest.
+  in). A failed call is raised to the runner, whose next attempt (the same attempts budget)
+  goes to another healthy replica: the item moves there, and the replica's Retry-After is
+  not waited for while another replica is healthy. When every replica cools down, calls go
+  to the one that is back soonest. A replica whose server has exited (the local judge:
+  :class:`~jurybox.errors.EndpointGoneError`) is out for the rest of the run; the run stops
+  only when every replica is gone (or, as for one endpoint, after the runner's
+  ``abort_after`` calls in a row failed).
+- **One model.** :meth:`PoolProvider.check` checks every replica and compares what their
+  ``GET /models`` list (where a server lists them): a replica that does not list the model
+  the others list, or lists other models, is named in one ConfigError before any call.
+- **Capacity.** A replica may take at most ``max_concurrency`` calls at once (its own
+  limit, or the provider's, as the local judge's 1); calls beyond wait for it, and count
+  toward its load, so the two choices send new items elsewhere.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
+import math
 import random
 import time
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import ConfigError, RetryableProviderError
+from ..errors import ConfigError, EndpointGoneError, RetryableProviderError
 from .base import ChatRequest, ChatResponse, Provider
 
 __all__ = ["AFFINITY", "COOLDOWN_S", "FAIL_THRESHOLD", "MAX_COOLDOWN_S", "PoolProvider",
-           "ReplicaStats"]
+           "ReplicaStats", "odd_replica"]
 
 #: The item the current call belongs to (set by the engine for each item; None: no affinity).
 AFFINITY: contextvars.ContextVar[str | None] = contextvars.ContextVar("jurybox_affinity",
@@ -57,6 +69,7 @@ class ReplicaStats:
         calls: calls sent to it; failures: of those, the ones that raised.
         latency_s: summed latency of its answered calls, seconds.
         cooldowns: times it was cooled down.
+        gone: its server exited during the run (it took no call after that).
     """
 
     url: str
@@ -64,6 +77,7 @@ class ReplicaStats:
     failures: int = 0
     latency_s: float = 0.0
     cooldowns: int = 0
+    gone: bool = False
 
     def as_dict(self, total_calls: int) -> dict[str, Any]:
         """For run.json: calls, failures, mean latency (s) and share of the pool's calls."""
@@ -71,17 +85,24 @@ class ReplicaStats:
         return {"url": self.url, "calls": self.calls, "failures": self.failures,
                 "mean_latency_s": round(self.latency_s / answered, 4) if answered else None,
                 "share": round(self.calls / total_calls, 4) if total_calls else 0.0,
-                "cooldowns": self.cooldowns}
+                "cooldowns": self.cooldowns, "gone": self.gone}
 
 
 class _Replica:
     """A replica's provider, weight, load and health."""
 
-    def __init__(self, provider: Provider, weight: float) -> None:
-        self.provider, self.weight = provider, weight
+    def __init__(self, provider: Provider, weight: float, limit: int | None) -> None:
+        self.provider, self.weight, self.limit = provider, weight, limit
         self.in_flight = self.failed_in_a_row = self.cooldowns = 0
-        self.until = 0.0  # cooling down until this clock reading
-        self.stats = ReplicaStats(str(getattr(provider, "base_url", provider.name)))
+        self.until = 0.0  # cooling down until this clock reading (inf: gone)
+        self.stats = ReplicaStats(_shown(provider))
+        self._slots: asyncio.Semaphore | None = None
+
+    def slots(self) -> asyncio.Semaphore | None:
+        """Its capacity, made on first use (on the loop that judges)."""
+        if self.limit is not None and self._slots is None:
+            self._slots = asyncio.Semaphore(self.limit)
+        return self._slots
 
     def load(self) -> float:
         return self.in_flight / self.weight
@@ -93,15 +114,18 @@ class PoolProvider:
     Args:
         replicas: the replicas' providers (at least one; the same provider kind and model).
         weights: relative capacity per replica (default 1 each), finite and > 0.
+        limits: most calls in flight per replica (None for a replica: its provider's own
+            ``max_concurrency``, else no limit).
         rng: random generator for the two choices (seeded in tests).
         clock: monotonic seconds (tests pass their own).
 
     Raises:
-        ConfigError: no replica, replicas of different models or providers, or a bad weight.
+        ConfigError: no replica, replicas of different models or providers, a bad weight or
+            limit.
     """
 
     def __init__(self, replicas: Sequence[Provider], *, weights: Sequence[float] | None = None,
-                 rng: random.Random | None = None,
+                 limits: Sequence[int | None] | None = None, rng: random.Random | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         if not replicas:
             raise ConfigError("an endpoint pool needs at least one replica")
@@ -116,24 +140,48 @@ class PoolProvider:
                 raise ConfigError(f"the replicas of a pool serve one model: "
                                   f"{_shown(r)} is {r.name}/{r.model}, {_shown(first)} is "
                                   f"{first.name}/{first.model}")
-        self._replicas = [_Replica(p, float(w)) for p, w in zip(replicas, weights)]
+        limits = list(limits) if limits is not None else [None] * len(replicas)
+        if len(limits) != len(replicas) or not all(
+                x is None or (isinstance(x, int) and x >= 1) for x in limits):
+            raise ConfigError(f"replica limits must be integers >= 1 (or None), one per "
+                              f"replica; got {limits!r}")
+        limits = [x if x is not None else getattr(p, "max_concurrency", None)
+                  for x, p in zip(limits, replicas)]
+        self._replicas = [_Replica(p, float(w), x) for p, w, x in zip(replicas, weights, limits)]
         self.name, self.model, self.simulated = first.name, first.model, first.simulated
         self.label: str | None = getattr(first, "label", None)
-        limits = [getattr(p, "max_concurrency", None) for p in replicas]
         self.max_concurrency: int | None = (None if any(x is None for x in limits)
                                             else sum(x for x in limits if x is not None))
         self._rng, self._clock = rng or random.Random(), clock
         self._affinity: OrderedDict[str, _Replica] = OrderedDict()
+        self._items = 0  # items the pool has seen
+        self._moved = 0  # of those, items whose calls went to several replicas
+        # an item's first replica, and whether a call of it went elsewhere
+        self._first: OrderedDict[str, tuple[_Replica, bool]] = OrderedDict()
 
     def cache_identity(self) -> dict[str, Any]:
         """The first replica's identity without its base URL: the model, not the address."""
         identity = self._replicas[0].provider.cache_identity()
         return {k: v for k, v in identity.items() if k != "base_url"}
 
+    @property
+    def replicas(self) -> list[Provider]:
+        """The replicas' providers, in the order given."""
+        return [r.provider for r in self._replicas]
+
     async def check(self) -> None:
-        for r in self._replicas:
-            await r.provider.check()
+        """Check every replica (at once), then that they serve one model.
+
+        Raises:
+            ProviderError: a replica cannot be reached or refuses (its message names it).
+            ConfigError: a replica lists other models than the rest (:func:`odd_replica`).
+        """
+        await asyncio.gather(*(r.provider.check() for r in self._replicas))
         self.simulated = self._replicas[0].provider.simulated
+        problem = odd_replica(self.model, [(r.stats.url, getattr(r.provider, "listed", None))
+                                           for r in self._replicas])
+        if problem:
+            raise ConfigError(problem)
 
     async def aclose(self) -> None:
         for r in self._replicas:
@@ -144,6 +192,13 @@ class PoolProvider:
         total = sum(r.stats.calls for r in self._replicas)
         return [r.stats.as_dict(total) for r in self._replicas]
 
+    def pool_stats(self) -> dict[str, Any]:
+        """For run.json's session: ``replicas`` (:meth:`replica_stats`), ``items`` (items
+        whose calls went through the pool) and ``items_on_one_replica`` (of those, the ones
+        whose every call went to one replica: item affinity held)."""
+        return {"replicas": self.replica_stats(), "items": self._items,
+                "items_on_one_replica": self._items - self._moved}
+
     async def complete(self, request: ChatRequest) -> ChatResponse:
         """Send ``request`` to the item's replica (or the better of two).
 
@@ -151,14 +206,31 @@ class PoolProvider:
             RetryableProviderError, ProviderError: the replica's error (a retryable one also
                 counts toward cooling it down; the runner's next attempt is routed again).
         """
-        replica = self._route(AFFINITY.get())
+        item = AFFINITY.get()
+        replica = self._route(item)
+        if item is not None:
+            self._note(item, replica)
         replica.in_flight += 1
-        replica.stats.calls += 1
         try:
-            response = await replica.provider.complete(request)
+            slots = replica.slots()
+            if slots is None:
+                replica.stats.calls += 1
+                response = await replica.provider.complete(request)
+            else:
+                async with slots:
+                    replica.stats.calls += 1
+                    response = await replica.provider.complete(request)
+        except EndpointGoneError as exc:
+            replica.stats.failures += 1
+            self._gone(replica, item)
+            if any(r.until < math.inf for r in self._replicas):
+                raise RetryableProviderError(f"{replica.stats.url}: {exc}") from None
+            raise  # every replica is gone: the run stops
         except RetryableProviderError as exc:
             replica.stats.failures += 1
             self._failed(replica, exc.retry_after)
+            if self._move(item, replica):  # another replica takes the next attempt now
+                exc.retry_after = None
             raise
         except BaseException:
             replica.stats.failures += 1
@@ -172,7 +244,7 @@ class PoolProvider:
     def _route(self, item: str | None) -> _Replica:
         now = self._clock()
         healthy = [r for r in self._replicas if r.until <= now]
-        if not healthy:  # every replica cools down: the one back soonest
+        if not healthy:  # every replica cools down: the one back soonest (gone: never)
             return min(self._replicas, key=lambda r: r.until)
         if item is not None:
             kept = self._affinity.get(item)
@@ -195,6 +267,35 @@ class PoolProvider:
         a, b = self._rng.choices(healthy, weights=weights, k=2)
         return b if b.load() < a.load() else a
 
+    def _note(self, item: str, replica: _Replica) -> None:
+        """Count ``item`` (once) and whether its calls stay on its first replica."""
+        seen = self._first.get(item)
+        if seen is None:
+            self._items += 1
+            self._first[item] = (replica, False)
+            if len(self._first) > AFFINITY_SIZE:  # an old item: its count stays
+                self._first.popitem(last=False)
+        elif seen[0] is not replica and not seen[1]:
+            self._moved += 1
+            self._first[item] = (seen[0], True)
+
+    def _move(self, item: str | None, failed: _Replica) -> bool:
+        """After ``failed`` failed a call of ``item``: give the item another healthy replica
+        (True), or keep it (False: no other is healthy)."""
+        now = self._clock()
+        others = [r for r in self._replicas if r is not failed and r.until <= now]
+        if not others:
+            return False
+        if item is not None:
+            self._affinity[item] = self._two_choices(others)
+            self._affinity.move_to_end(item)
+        return True
+
+    def _gone(self, replica: _Replica, item: str | None) -> None:
+        """``replica``'s server exited: it takes no more calls."""
+        replica.until, replica.stats.gone = math.inf, True
+        self._move(item, replica)
+
     def _failed(self, replica: _Replica, retry_after: float | None) -> None:
         replica.failed_in_a_row += 1
         if replica.failed_in_a_row < FAIL_THRESHOLD:
@@ -206,5 +307,47 @@ class PoolProvider:
         replica.failed_in_a_row = 0
 
 
+def odd_replica(model: str, listings: Sequence[tuple[str, list[str] | None]]) -> str | None:
+    """Why the replicas do not serve one model (one line naming the odd replica), or None.
+
+    ``listings`` holds each replica's URL (as shown) and the model ids its ``GET /models``
+    listed (None: it lists none; it is then not compared). A replica that lacks ``model``
+    (``model:latest`` counts, as Ollama names it) where another lists it is odd; when none
+    lists ``model`` (servers that take any name, as llama.cpp), a replica whose list differs
+    from the most common one is.
+
+    >>> odd_replica("m", [("http://a/v1", ["m"]), ("http://b/v1", ["n"])])[:40]
+    "replica http://b/v1 does not serve 'm': "
+    >>> odd_replica("m", [("http://a/v1", ["x.gguf"]), ("http://b/v1", None)]) is None
+    True
+    """
+    listed = [(url, ids) for url, ids in listings if ids is not None]
+    if len(listed) < 2:
+        return None
+
+    def shown(ids: list[str]) -> str:
+        return ", ".join(ids[:5]) + (f", ... ({len(ids)} in all)" if len(ids) > 5 else "")
+
+    serving = [url for url, ids in listed if model in ids or f"{model}:latest" in ids]
+    if serving and len(serving) < len(listed):
+        url, ids = next((u, i) for u, i in listed if u not in serving)
+        return (f"replica {url} does not serve {model!r}: it lists {shown(ids)}, while "
+                f"{serving[0]} lists {model!r}; the replicas of a pool serve one model (check "
+                f"--base-url or the endpoints file)")
+    if serving:
+        return None
+    common, _ = Counter(tuple(ids) for _, ids in listed).most_common(1)[0]
+    odd = next(((u, i) for u, i in listed if tuple(i) != common), None)
+    if odd is None:
+        return None
+    first = next(u for u, i in listed if tuple(i) == common)
+    return (f"replica {odd[0]} lists other models ({shown(odd[1])}) than {first} "
+            f"({shown(list(common))}); the replicas of a pool serve one model (check "
+            f"--base-url or the endpoints file)")
+
+
 def _shown(provider: Provider) -> str:
-    return str(getattr(provider, "base_url", provider.name))
+    """The provider's base URL with secrets hidden (its name when it has none)."""
+    from .urls import redact_url
+
+    return str(redact_url(getattr(provider, "base_url", None)) or provider.name)

@@ -23,7 +23,8 @@ from typing import Any
 from .notes import comparison_notes, jury_spent_note, number, partial_note, spent_note
 from .sections import Table, protocol_label
 
-__all__ = ["RunTotals", "jury_totals", "run_totals", "run_warnings", "when"]
+__all__ = ["RunTotals", "jury_totals", "pool_lines", "replicas_table", "run_totals",
+           "run_warnings", "when"]
 
 _COLUMNS = ["", "status", "seconds", "model calls", "cache hits", "retries", "re-asks",
             "failed judgments", "tokens", "prefix-cached"]
@@ -39,11 +40,13 @@ class RunTotals:
             tokens the provider's prefix cache served, USD.
         sessions: a row per session when the run was resumed (else None).
         caption: what the figures count, and the price the cost is at.
+        replicas: a row per replica of an endpoint pool (:func:`replicas_table`), or None.
     """
 
     figures: list[tuple[str, str]]
     sessions: Table | None
     caption: str
+    replicas: Table | None = None
 
 
 def _dict(value: Any) -> dict[str, Any]:
@@ -135,7 +138,68 @@ def run_totals(manifest: Mapping[str, Any], summary: Mapping[str, Any]) -> RunTo
     figures = _figures(totals, None if usd != usd else usd)
     if usd != usd and simulated:
         figures[-1] = ("USD", "0 (simulated)")
-    return RunTotals(figures, table, _caption(totals, cost, simulated))
+    return RunTotals(figures, table, _caption(totals, cost, simulated),
+                     replicas_table(sessions))
+
+
+def _replicas(session: Mapping[str, Any]) -> list[dict[str, Any]]:
+    return [r for r in session.get("replicas") or () if isinstance(r, dict)]
+
+
+def _affinity(items: int, on_one: int) -> str:
+    return (f"{on_one:,} of {items:,} items ({100 * on_one / items:.1f}%) kept every call on "
+            f"one replica" if items else "")
+
+
+def pool_lines(session: Mapping[str, Any]) -> list[str]:
+    """The terminal's lines for a session judged through an endpoint pool (run.json's
+    ``replicas``, ``items``, ``items_on_one_replica``): [] for one endpoint."""
+    replicas = _replicas(session)
+    if not replicas:
+        return []
+    affinity = _affinity(_count(session, "items"), _count(session, "items_on_one_replica"))
+    lines = [f"endpoint pool: {len(replicas)} replicas" + (f"; {affinity}" if affinity else "")]
+    for r in replicas:
+        latency = number(r.get("mean_latency_s"))
+        share = number(r.get("share"))
+        lines.append(
+            f"  {r.get('url')}: {_count(r, 'calls'):,} calls"
+            + ("" if share != share else f" ({100 * share:.0f}%)")
+            + f", {_count(r, 'failures'):,} failed"
+            + ("" if latency != latency else f", mean latency {1000 * latency:,.0f} ms")
+            + (f", cooled down {_count(r, 'cooldowns'):,}x" if _count(r, "cooldowns") else "")
+            + (", its server exited" if r.get("gone") is True else ""))
+    return lines
+
+
+def replicas_table(sessions: Sequence[Mapping[str, Any]]) -> Table | None:
+    """Each replica's calls, share, failures, mean latency and cooldowns over every session
+    judged through an endpoint pool (a replica is its URL as recorded); None when no session
+    was."""
+    rows: dict[str, list[float]] = {}  # url -> calls, failures, latency sum, cooldowns
+    items = on_one = 0
+    for s in sessions:
+        for r in _replicas(s):
+            row = rows.setdefault(str(r.get("url")), [0, 0, 0.0, 0])
+            calls, failures = _count(r, "calls"), _count(r, "failures")
+            latency = number(r.get("mean_latency_s"))
+            row[0] += calls
+            row[1] += failures
+            row[2] += 0.0 if latency != latency else latency * (calls - failures)
+            row[3] += _count(r, "cooldowns")
+        items += _count(s, "items")
+        on_one += _count(s, "items_on_one_replica")
+    if not rows:
+        return None
+    total = sum(row[0] for row in rows.values())
+    body = [[url, f"{int(c):,}", f"{100 * c / total:.1f}%" if total else "—", f"{int(f):,}",
+             f"{1000 * lat / (c - f):,.0f}" if c > f else "—", f"{int(cool):,}"]
+            for url, (c, f, lat, cool) in rows.items()]
+    affinity = _affinity(items, on_one)
+    return Table(["replica", "calls", "share", "failed", "mean latency (ms)", "cooldowns"],
+                 body, "The endpoint pool: model calls sent to each replica over the run's "
+                 "sessions (failed: calls that raised; a failed call is retried, usually on "
+                 "another replica)" + (f"; {affinity}." if affinity else "."))
 
 
 def _caption(totals: Mapping[str, Any], cost: Mapping[str, Any], simulated: bool) -> str:

@@ -1,18 +1,25 @@
-"""Open the endpoint a run judges with: real, or the simulated judge on a loopback port."""
+"""Open the endpoint a run judges with: real, or the simulated judge on a loopback port; an
+endpoint pool (several replicas of one model: ``--base-url`` given several times,
+``--endpoints FILE``, ``--model local --replicas N``) is one
+:class:`~jurybox.providers.pool.PoolProvider`."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+import os
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from ..errors import ConfigError
 from ..providers import LocalServer, ModelSpec, Provider, make_provider, parse_spec
+from ..providers.endpoints import Replica, load_endpoints, parse_base_urls
+from ..providers.pool import PoolProvider
 from ..providers.urls import base_url_problem
 from ..sim import SimJudge, SimServer
 from .options import RunOptions
 
-__all__ = ["LOCAL_TIMEOUT_S", "check_endpoint", "open_endpoint"]
+__all__ = ["LOCAL_TIMEOUT_S", "check_endpoint", "check_pool", "open_endpoint",
+           "split_endpoints"]
 
 #: The shortest per-request timeout the local judge gets, seconds.
 LOCAL_TIMEOUT_S = 600.0
@@ -48,6 +55,52 @@ def check_endpoint(model: str, base_url: str | None) -> ModelSpec:
     return spec
 
 
+def split_endpoints(base_urls: str | Sequence[str] | None, endpoints: str | Path | None
+                    ) -> tuple[str | None, tuple[Replica, ...]]:
+    """``--base-url`` (given once or several times, or comma-separated) and ``--endpoints
+    FILE`` as a run takes them: one base URL for the run's configuration, or an endpoint pool
+    (a tuple of replicas, for :attr:`RunOptions.endpoints`) with no base URL.
+
+    Raises:
+        ConfigError: both given; an empty or malformed URL; a URL given twice.
+        DataError: a bad endpoints file (file, line, endpoint and field named).
+    """
+    if endpoints is not None:
+        if base_urls:
+            raise ConfigError("give --base-url or --endpoints, not both (the endpoints file "
+                              "lists every replica)")
+        return None, tuple(load_endpoints(endpoints))
+    if base_urls is None or isinstance(base_urls, str) and "," not in base_urls:
+        return base_urls, ()
+    values = [base_urls] if isinstance(base_urls, str) else list(base_urls)
+    if len(values) == 1 and "," not in values[0]:
+        return values[0], ()
+    replicas = tuple(parse_base_urls(values))
+    return (replicas[0].url, ()) if len(replicas) == 1 else (None, replicas)
+
+
+def check_pool(spec: ModelSpec, options: RunOptions) -> None:
+    """The checks of an endpoint pool that need no endpoint (a dry run makes them too).
+
+    Raises:
+        ConfigError: replicas given for the simulated or local judge (``--replicas`` is the
+            local judge's), ``--replicas`` for a served judge, or a pool with ``--batch``.
+    """
+    if options.endpoints and spec.provider in ("sim", "local"):
+        judge = "the simulated judge" if spec.provider == "sim" else "the local judge"
+        more = " (--replicas N starts N local judges)" if spec.provider == "local" else ""
+        raise ConfigError(f"several --base-url values (or --endpoints) are replicas of a "
+                          f"served model, and {judge} serves itself{more}; use --model "
+                          f"openai/<name> (or vllm/, llamacpp/, ...) for the replicas")
+    if options.replicas > 1 and spec.provider != "local":
+        raise ConfigError(f"--replicas starts local judges (--model local); for replicas of "
+                          f"{spec}, give --base-url once per replica or --endpoints FILE")
+    if (options.endpoints or options.replicas > 1) and options.batch is not None \
+            and not options.batch.files:
+        raise ConfigError("--batch sends the calls to one provider's batch API; an endpoint "
+                          "pool judges online (leave out --batch, or give one --base-url)")
+
+
 @contextmanager
 def open_endpoint(model: str, *, base_url: str | None, options: RunOptions,
                   sim: Callable[[], SimJudge]) -> Iterator[Provider]:
@@ -59,6 +112,7 @@ def open_endpoint(model: str, *, base_url: str | None, options: RunOptions,
         ConfigError: a bad spec, a missing API key, or a local judge that cannot start.
     """
     spec = check_endpoint(model, base_url)
+    check_pool(spec, options)
     if spec.provider == "sim":
         with SimServer(sim()) as server:
             yield server.provider(timeout_s=options.timeout_s, transport=options.transport)
@@ -68,10 +122,34 @@ def open_endpoint(model: str, *, base_url: str | None, options: RunOptions,
 
             raise no_batch_api("local")  # before llama.cpp loads a model
         gguf = Path(spec.model) if spec.model.endswith(".gguf") else None
-        with LocalServer(gguf, alias=None if gguf or not spec.model else spec.model) as server:
+        n = options.replicas
+        # N servers share the machine's cores (each its own share, at least one thread)
+        threads = max(1, (os.cpu_count() or 1) // n) if n > 1 else None
+        with ExitStack() as stack:
+            servers = [stack.enter_context(LocalServer(
+                gguf, alias=None if gguf or not spec.model else spec.model, threads=threads))
+                for _ in range(n)]
             # a CPU judge takes seconds a call (a 7B GGUF, minutes): --timeout is a floor
-            yield server.provider(timeout_s=max(options.timeout_s, LOCAL_TIMEOUT_S),
-                                  transport=options.transport)
+            local = [server.provider(timeout_s=max(options.timeout_s, LOCAL_TIMEOUT_S),
+                                     transport=options.transport) for server in servers]
+            yield local[0] if n == 1 else PoolProvider(local)
+    elif options.endpoints:
+        yield served_pool(spec, options.endpoints, options)
     else:
         yield make_provider(spec, base_url=base_url, timeout_s=options.timeout_s,
                             transport=options.transport)
+
+
+def served_pool(spec: ModelSpec, replicas: Sequence[Replica], options: RunOptions
+                ) -> PoolProvider:
+    """One provider per replica of a served model (each with its own key, if it names a
+    variable), as one pool weighted and limited as the replicas say.
+
+    Raises:
+        ConfigError: a missing API key (naming the replica's variable, or the provider's).
+    """
+    providers = [make_provider(spec, base_url=r.url, api_key=r.api_key(),
+                               timeout_s=options.timeout_s, transport=options.transport)
+                 for r in replicas]
+    return PoolProvider(providers, weights=[r.weight for r in replicas],
+                        limits=[r.max_concurrency for r in replicas])

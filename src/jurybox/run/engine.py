@@ -301,9 +301,9 @@ class Engine:
                     judged = await self._judge(job, runner, rundir, formats)
                 finally:  # the mode in effect at the end, and any fallback taken
                     session["structured"] = formats.state()
-                    replicas = getattr(self.provider, "replica_stats", None)
-                    if replicas is not None:  # an endpoint pool: each replica's share
-                        session["replicas"] = replicas()
+                    pool = getattr(self.provider, "pool_stats", None)
+                    if pool is not None:  # an endpoint pool: each replica's share, affinity
+                        session.update(pool())
                     if batch is not None:
                         session["batch"] = batch.stats.as_dict()
                         await close_batches(batch, rundir.path)

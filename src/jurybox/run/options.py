@@ -18,12 +18,13 @@ from ..cost.prices import Price
 from ..errors import ConfigError
 from ..fields import check_fields
 from ..limits import MAX_CONCURRENCY, MAX_TIMEOUT_S, MAX_WINDOW
+from ..providers.endpoints import Replica
 from ..providers.transport import Transport
 from ..runner.retry import RetryPolicy
 
 __all__ = ["RunOptions", "DEFAULT_CONCURRENCY", "DEFAULT_TIMEOUT_S", "DEFAULT_ATTEMPTS",
            "DEFAULT_ABORT_AFTER", "DEFAULT_STRUCTURED", "DEFAULT_TRANSPORT", "MAX_CONCURRENCY",
-           "MAX_TIMEOUT_S", "MAX_WINDOW"]
+           "MAX_REPLICAS", "MAX_TIMEOUT_S", "MAX_WINDOW"]
 
 #: Model calls in flight at once.
 DEFAULT_CONCURRENCY = 16
@@ -31,6 +32,8 @@ DEFAULT_CONCURRENCY = 16
 DEFAULT_TIMEOUT_S = 60.0
 #: Attempts per call, the first included (429, 5xx and timeouts are retried).
 DEFAULT_ATTEMPTS = RetryPolicy().attempts
+#: Most local judges one run starts (``--replicas``): each loads the model into memory.
+MAX_REPLICAS = 16
 #: A run stops when this many calls in a row fail at the API after their retries.
 DEFAULT_ABORT_AFTER = 25
 #: HTTP client for OpenAI-compatible endpoints: the lean aiohttp POST.
@@ -62,6 +65,12 @@ class RunOptions:
         price: USD per million tokens, for the summary's cost line (None: no USD figure).
         batch: send the calls as provider batches (:mod:`jurybox.batch`), or None (online).
             The window is then :data:`~jurybox.batch.options.BATCH_WINDOW` unless given.
+        endpoints: replicas of the judge's model, judged through as one endpoint pool
+            (:class:`~jurybox.providers.pool.PoolProvider`; ``--base-url`` several times or
+            ``--endpoints FILE``: :func:`~jurybox.run.endpoint.split_endpoints`); empty: the
+            config's one base URL.
+        replicas: local judges to start for ``--model local`` (1 to :data:`MAX_REPLICAS`),
+            judged through as one pool.
 
     Raises:
         ConfigError: a value out of range (the message names the parameter).
@@ -77,6 +86,8 @@ class RunOptions:
     price: Price | None = None
     structured: StructuredMode = DEFAULT_STRUCTURED
     batch: BatchOptions | None = None
+    endpoints: tuple[Replica, ...] = ()
+    replicas: int = 1
 
     def __post_init__(self) -> None:
         check_fields(self)  # ConfigError naming a field of the wrong kind
@@ -94,6 +105,9 @@ class RunOptions:
         if self.window is not None and not 1 <= self.window <= MAX_WINDOW:
             raise ConfigError(f"window must be between 1 and {MAX_WINDOW:,}, got "
                               f"{self.window:,}")
+        if not 1 <= self.replicas <= MAX_REPLICAS:
+            raise ConfigError(f"replicas must be between 1 and {MAX_REPLICAS}, got "
+                              f"{self.replicas:,}")
         if self.structured not in STRUCTURED_MODES:
             raise ConfigError(f"structured must be one of {', '.join(STRUCTURED_MODES)}, got "
                               f"{self.structured!r}")
