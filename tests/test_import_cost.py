@@ -35,6 +35,7 @@ def test_the_command_line_and_its_help_import_no_heavy_library():
 
 
 @pytest.mark.parametrize("name", ["jurybox.run.options", "jurybox.limits",
+                                  "jurybox.providers.endpoints",
                                   "jurybox.providers.transport", "jurybox.reports.freshness",
                                   "jurybox.reports.index"])
 def test_light_modules_stay_light(name):

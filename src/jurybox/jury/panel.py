@@ -32,11 +32,10 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ..errors import ConfigError, DataError
@@ -218,7 +217,7 @@ def load_jury(path: str | Path) -> Jury:
             given twice included), or an invalid jury (unknown key, bad value, repeated
             judge, all weights 0), naming the file, the line and the field.
     """
-    from ..rubrics.model import read_yaml
+    from ..yamlfile import node_line, read_yaml
 
     path = Path(path)
     data, node = read_yaml(path, MAX_JURY_BYTES, "jury")
@@ -227,7 +226,7 @@ def load_jury(path: str | Path) -> Jury:
                         "judge --help)", line=1)
     if not isinstance(data["judges"], list):
         raise DataError(path, f"'judges' must be a list of judges, got "
-                        f"{type(data['judges']).__name__}", line=_line(node, ("judges",)),
+                        f"{type(data['judges']).__name__}", line=node_line(node, ("judges",)),
                         field="judges")
     try:
         jury = Jury.model_validate(data)
@@ -241,36 +240,12 @@ def load_jury(path: str | Path) -> Jury:
                 if len(loc) == 3 else "")
         elif first["type"] != "value_error" and "input" in first:
             message += f", got {first['input']!r:.80}"
-        raise DataError(path, message, line=_line(node, loc),
+        raise DataError(path, message, line=node_line(node, loc),
                         field=".".join(map(str, loc)) or None) from None
 
     def where(index: int | None, field: str, message: str) -> DataError:
         loc: tuple[Any, ...] = ("judges",) if index is None else ("judges", index, field)
-        return DataError(path, message, line=_line(node, loc) or _line(node, loc[:2]),
+        return DataError(path, message, line=node_line(node, loc) or node_line(node, loc[:2]),
                          field=".".join(map(str, loc)))
 
     return _check(jury, where)
-
-
-def _line(node: Any, loc: Sequence[Any]) -> int | None:
-    """The 1-based line of the YAML node at ``loc`` (keys and list indices), or of the
-    deepest node on the way there."""
-    line = None
-    for part in loc:
-        if node is None:
-            break
-        line = node.start_mark.line + 1
-        if isinstance(node, yaml.MappingNode):
-            nxt = None
-            for key, value in node.value:
-                if key.value == str(part):
-                    line, nxt = key.start_mark.line + 1, value
-                    break
-            node = nxt
-        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) \
-                and part < len(node.value):
-            node = node.value[part]
-            line = node.start_mark.line + 1
-        else:
-            node = None
-    return line

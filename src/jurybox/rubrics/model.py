@@ -36,16 +36,16 @@ from __future__ import annotations
 import operator
 import re
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
-import yaml
 from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, StrictInt,
                       ValidationError, model_validator)
 
 from ..datasets import BUNDLED_RUBRICS, resolve_bundled
-from ..datasets._validate import read_bounded, text_problem
+from ..datasets._validate import text_problem
 from ..fields import check_arguments
 from ..errors import DataError
+from ..yamlfile import read_yaml
 
 __all__ = ["Scale", "Exclusion", "Dimension", "Rubric", "load_rubric", "Threshold",
            "MAX_RUBRIC_BYTES", "MAX_SCALE_LEVELS"]
@@ -258,69 +258,6 @@ def _order(by_name: dict[str, Dimension]) -> list[str]:
     for name in by_name:
         visit(name, [])
     return done
-
-
-class _RepeatedKey(yaml.constructor.ConstructorError):
-    """A key given twice in one YAML mapping."""
-
-    def __init__(self, key: object, node: yaml.Node, key_node: yaml.Node) -> None:
-        super().__init__("while constructing a mapping", node.start_mark,
-                         f"key {key!r:.80} appears twice in one mapping; give each key once",
-                         key_node.start_mark)
-        self.key = str(key)[:80]
-
-
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """PyYAML's safe loader, refusing a key given twice in one mapping (PyYAML keeps the
-    last). Keys merged in with ``<<`` may still be overridden, as YAML intends."""
-
-    def construct_mapping(self, node: yaml.MappingNode,
-                          deep: bool = False) -> dict[Any, Any]:
-        seen: set[Any] = set()
-        for key_node, _ in node.value:
-            if key_node.tag == "tag:yaml.org,2002:merge":
-                continue
-            key = self.construct_object(key_node, deep=True)
-            try:
-                repeated = key in seen
-            except TypeError:  # an unhashable key: the base class says so
-                continue
-            if repeated:
-                raise _RepeatedKey(key, node, key_node)
-            seen.add(key)
-        return super().construct_mapping(node, deep=deep)
-
-
-def read_yaml(path: Path, limit: int, what: str) -> tuple[Any, Any]:
-    """A YAML file read safely: (the value, its node tree for line numbers).
-
-    Bounded (``limit`` bytes, a regular file only), UTF-8 (a BOM allowed), a key given twice
-    in one mapping refused; what the rubric and the jury files share.
-
-    Raises:
-        DataError: the file cannot be read, is too large, is not UTF-8 (naming the line),
-            is not YAML (naming the line, and the key given twice), is nested too deeply,
-            or holds a value YAML cannot build (an integer of more than 4300 digits).
-    """
-    raw = read_bounded(path, limit, what)
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise DataError(path, f"not UTF-8 text ({exc.reason} at byte {exc.start})",
-                        line=raw.count(b"\n", 0, exc.start) + 1) from None
-    try:
-        node = yaml.compose(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader
-        data: Any = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise DataError(path, f"invalid YAML: {getattr(exc, 'problem', exc)}",
-                        line=mark.line + 1 if mark else None,
-                        field=exc.key if isinstance(exc, _RepeatedKey) else None) from None
-    except RecursionError:
-        raise DataError(path, "invalid YAML: nested too deeply to read") from None
-    except ValueError as exc:  # a scalar YAML resolves but cannot build (a huge int, a date)
-        raise DataError(path, f"invalid YAML value: {exc}") from None
-    return data, node
 
 
 def load_rubric(path: str | Path) -> Rubric:
