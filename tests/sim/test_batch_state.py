@@ -116,7 +116,8 @@ def test_a_script_with_shares_over_one_is_refused():
 def test_serve_sim_passes_its_batch_options(monkeypatch):
     seen = {}
     monkeypatch.setattr("jurybox.sim.serve_forever",
-                        lambda judge, *, port, batch: seen.update(port=port, batch=batch))
+                        lambda judge, *, port, batch, max_concurrency: seen.update(
+                            port=port, batch=batch))
     result = CliRunner().invoke(app, [
         "serve-sim", "--dataset", "none", "--port", "9001", "--batch-delay", "2.5",
         "--batch-error-rate", "0.1", "--batch-expire-share", "0.2", "--batch-reject",

@@ -35,7 +35,9 @@ def test_the_server_counts_unknown_candidates(sim, caplog):
     known, other = make_items(1), make_items(2, n=3)[1:]  # q1 is not among the known items
     with sim(known) as server:
         assert _stats(server) == {"known_items": 1, "prompts": 0, "unknown_prompts": 0,
-                                  "unknown_candidates": 0}
+                                  "unknown_candidates": 0, "max_concurrency": None,
+                                  "in_flight": 0, "max_in_flight": 0, "queued": 0,
+                                  "queued_max": 0}
         item = known[0]
         assert _post(server, listwise_request(item.prompt, list(item.candidates),
                                               tag="00aa00aa", seed=1)) == "0"
@@ -43,7 +45,9 @@ def test_the_server_counts_unknown_candidates(sim, caplog):
         assert _post(server, listwise_request(item.prompt, list(item.candidates),
                                               tag="00aa00aa", seed=1)) == "3"
         assert _stats(server) == {"known_items": 1, "prompts": 2, "unknown_prompts": 1,
-                                  "unknown_candidates": 3}
+                                  "unknown_candidates": 3, "max_concurrency": None,
+                                  "in_flight": 0, "max_in_flight": 1, "queued": 0,
+                                  "queued_max": 0}
     (message,) = [r.getMessage() for r in caplog.records if r.name == "jurybox.sim.server"]
     assert "asked about 1 prompt(s) whose candidates or responses it does not know" in message
     assert "loaded with 1 items" in message

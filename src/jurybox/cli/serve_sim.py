@@ -37,9 +37,17 @@ def serve_sim(
                     ] = "primacy",
     latency_ms: Annotated[float, typer.Option(envvar="JURYBOX_SIM_LATENCY_MS", min=0.0,
                                               metavar="MS", rich_help_panel=PANEL_SIM,
-                                              help="Answer delay, ms.")] = 0.0,
+                                              help="Answer delay, ms: the service time a "
+                                              "request holds its --max-concurrency slot.")
+                    ] = 0.0,
     faults: Annotated[str, typer.Option(envvar="JURYBOX_SIM_FAULTS", metavar="FAULTS",
                                         rich_help_panel=PANEL_SIM, help=FAULTS_HELP)] = "",
+    max_concurrency: Annotated[Optional[int], typer.Option(
+        envvar="JURYBOX_SIM_MAX_CONCURRENCY", min=1, metavar="N", rich_help_panel=PANEL_SIM,
+        help="Capacity, as a GPU server's: at most N online answers (chat completions, "
+        "messages) at once, each holding its slot for --latency-ms; further requests wait "
+        "in arrival order. Batches are not limited. Counters at /v1/sim/stats. Default: "
+        "unlimited.")] = None,
     sim_seed: SimSeed = 0,
     batch_delay: Annotated[float, typer.Option(
         envvar="JURYBOX_BATCH_DELAY", min=0.0, max=86_400.0, metavar="SECONDS",
@@ -84,9 +92,12 @@ def serve_sim(
                        faults=parse_faults(faults, "--faults"), seed=sim_seed)
     console.print(f"simulated judge on http://127.0.0.1:{port}/v1 (model 'judge', "
                   f"{len(known)} items" + (f", {len(table)} ratings" if knowledge else "")
-                  + f", bias {bias}); Ctrl-C stops it")
+                  + f", bias {bias}"
+                  + (f", {max_concurrency} at once" if max_concurrency else "")
+                  + "); Ctrl-C stops it")
     try:
-        serve_forever(SimJudge(known, config, rubric=knowledge), port=port, batch=batch)
+        serve_forever(SimJudge(known, config, rubric=knowledge), port=port, batch=batch,
+                      max_concurrency=max_concurrency)
     except OSError as exc:
         raise ConfigError(f"cannot listen on 127.0.0.1:{port} ({exc.strerror or exc}); "
                           f"choose another --port") from None

@@ -53,7 +53,8 @@ class SimAnswer:
 
 @dataclass
 class SimStats:
-    """What the simulated judge was asked, since it started (``GET /v1/sim/stats``).
+    """What the simulated judge was asked, since it started (``GET /v1/sim/stats``, which
+    adds the server's capacity counters: :meth:`jurybox.sim.capacity.Capacity.stats`).
 
     Attributes:
         known_items: items it was loaded with.

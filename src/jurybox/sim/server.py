@@ -9,7 +9,11 @@ JSON), which a run reads before and after judging to warn in its summary. Anthro
 ``POST /v1/messages`` is answered by the same judge. The batch APIs of both (OpenAI's
 ``/v1/files`` and ``/v1/batches``, Anthropic's ``/v1/messages/batches``) give each request
 the answer the online endpoint gives for the same body (:mod:`.batch_openai`,
-:mod:`.batch_anthropic`, scripted by :class:`BatchScript`). :class:`SimServer` runs it in
+:mod:`.batch_anthropic`, scripted by :class:`BatchScript`). With ``max_concurrency`` N, at
+most N online answers (``/v1/chat/completions`` and ``/v1/messages``, each held for its
+latency) are served at once and the others queue in arrival order, as on a GPU server
+(:class:`~jurybox.sim.capacity.Capacity`; its counters join ``/v1/sim/stats``); the batch
+endpoints are not limited. :class:`SimServer` runs it in
 a background thread with its own event loop, so the caller's loop (and its client CPU) stays
 separate.
 """
@@ -31,22 +35,32 @@ from .answering import (SIM_MODEL, UNKNOWN_HEADER, Answerer, PrefixCache, Reply,
 from .batch_anthropic import add_anthropic_batch_routes
 from .batch_openai import add_openai_batch_routes
 from .batch_state import BATCH_STATS_PATH, BatchScript, BatchStore
+from .capacity import Capacity
 from .judge import SimJudge
 
 __all__ = ["make_app", "SimServer", "SIM_MODEL", "UNKNOWN_HEADER", "STATS_PATH",
            "BATCH_STATS_PATH", "BatchScript", "PrefixCache", "serve_forever"]
 
-#: The judge's counters (:class:`~jurybox.sim.judge.SimStats`), under the base URL's ``/v1``.
+#: The judge's counters (:class:`~jurybox.sim.judge.SimStats`) and the server's capacity
+#: counters (:meth:`~jurybox.sim.capacity.Capacity.stats`), under the base URL's ``/v1``.
 STATS_PATH = "/v1/sim/stats"
 
 
-def make_app(judge: SimJudge, *, batch: BatchScript | None = None) -> web.Application:
+def make_app(judge: SimJudge, *, batch: BatchScript | None = None,
+             max_concurrency: int | None = None) -> web.Application:
     """An aiohttp application serving ``judge``: online, and in batches (OpenAI's
     ``/v1/files`` and ``/v1/batches``, Anthropic's ``/v1/messages/batches``) as ``batch``
     scripts (default :class:`BatchScript`), with the batch counters at
-    :data:`BATCH_STATS_PATH`."""
+    :data:`BATCH_STATS_PATH`. ``max_concurrency``: online answers served at once (each held
+    for its latency, ``SimConfig.latency_ms``), the others queued first in, first out;
+    ``None`` (default) for unlimited.
+
+    Raises:
+        ValueError: ``max_concurrency`` below 1.
+    """
     answerer = Answerer(judge)
     store = BatchStore(batch)
+    capacity = Capacity(max_concurrency)
 
     async def completions(request: web.Request) -> web.Response:
         raw = await request.read()
@@ -54,7 +68,8 @@ def make_app(judge: SimJudge, *, batch: BatchScript | None = None) -> web.Applic
             body = json.loads(raw)
         except json.JSONDecodeError:
             return web.json_response({"error": {"message": "invalid JSON body"}}, status=400)
-        return await _send(answerer.chat(body, body_key(raw)))
+        async with capacity.slot():
+            return await _send(answerer.chat(body, body_key(raw)))
 
     async def messages(request: web.Request) -> web.Response:
         """Anthropic's ``/v1/messages``, answered by the same judge (a loopback fake for the
@@ -65,10 +80,11 @@ def make_app(judge: SimJudge, *, batch: BatchScript | None = None) -> web.Applic
         except json.JSONDecodeError:
             return web.json_response(anthropic_error_body("invalid_request_error",
                                                           "invalid JSON body"), status=400)
-        return await _send(answerer.messages(body, body_key(raw)))
+        async with capacity.slot():
+            return await _send(answerer.messages(body, body_key(raw)))
 
     async def stats(_: web.Request) -> web.Response:
-        return web.json_response(asdict(judge.stats))
+        return web.json_response({**asdict(judge.stats), **capacity.stats()})
 
     async def batch_stats(request: web.Request) -> web.Response:
         detail = request.query.get("detail", "0") not in ("", "0", "false")
@@ -111,11 +127,18 @@ class SimServer:
         judge: the behaviour.
         port: TCP port, 0 for any free port (read ``server.port`` after start).
         batch: how its batch endpoints behave (default :class:`BatchScript`).
+        max_concurrency: online answers served at once (a replica's capacity), the others
+            queued first in, first out; ``None`` (default) for unlimited.
+
+    Raises:
+        ValueError: ``max_concurrency`` below 1.
     """
 
     def __init__(self, judge: SimJudge, *, host: str = "127.0.0.1", port: int = 0,
-                 batch: BatchScript | None = None) -> None:
+                 batch: BatchScript | None = None, max_concurrency: int | None = None) -> None:
+        Capacity(max_concurrency)  # refuses a bad value here, not in the server's thread
         self.judge, self.host, self.port, self.batch = judge, host, port, batch
+        self.max_concurrency = max_concurrency
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._runner: web.AppRunner | None = None
@@ -162,7 +185,9 @@ class SimServer:
         return self
 
     async def _start_site(self) -> None:
-        self._runner = web.AppRunner(make_app(self.judge, batch=self.batch), access_log=None)
+        self._runner = web.AppRunner(make_app(self.judge, batch=self.batch,
+                                              max_concurrency=self.max_concurrency),
+                                     access_log=None)
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.host, self.port)
         await site.start()
@@ -182,7 +207,8 @@ class SimServer:
 
 
 def serve_forever(judge: SimJudge, *, host: str = "127.0.0.1", port: int = 8765,
-                  batch: BatchScript | None = None) -> None:
-    """Serve in the foreground until interrupted (``jurybox serve-sim``)."""
-    web.run_app(make_app(judge, batch=batch), host=host, port=port, access_log=None,
-                print=None)
+                  batch: BatchScript | None = None, max_concurrency: int | None = None) -> None:
+    """Serve in the foreground until interrupted (``jurybox serve-sim``); ``max_concurrency``
+    as in :func:`make_app` (raises ValueError below 1)."""
+    web.run_app(make_app(judge, batch=batch, max_concurrency=max_concurrency), host=host,
+                port=port, access_log=None, print=None)
