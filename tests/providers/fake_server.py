@@ -37,11 +37,11 @@ def completion(content: Any = None, *, finish_reason: Any = "stop", usage: Any =
 @contextmanager
 def fake_server(chat: Callable[[dict], str] | str, *,
                 models: str = '{"data": [{"id": "m", "owned_by": "test"}]}',
-                seen: list[str] | None = None) -> Iterator[str]:
+                seen: list[str] | None = None, status: int = 200) -> Iterator[str]:
     """Serve ``chat`` (a body, or request JSON -> body) at ``/v1/chat/completions`` and
-    ``/v1/messages``, and ``models`` at ``/v1/models``, on 127.0.0.1 in a thread; yields the
-    base URL (``http://127.0.0.1:PORT/v1``). ``seen`` collects each request's path and
-    query."""
+    ``/v1/messages`` with HTTP ``status``, and ``models`` at ``/v1/models``, on 127.0.0.1 in
+    a thread; yields the base URL (``http://127.0.0.1:PORT/v1``). ``seen`` collects each
+    request's path and query."""
     loop = asyncio.new_event_loop()
     ready = threading.Event()
     state: dict[str, Any] = {}
@@ -50,7 +50,7 @@ def fake_server(chat: Callable[[dict], str] | str, *,
         if seen is not None:
             seen.append(str(request.rel_url))
         body = chat if isinstance(chat, str) else chat(await request.json())
-        return web.Response(text=body, content_type="application/json")
+        return web.Response(text=body, content_type="application/json", status=status)
 
     async def listing(request: web.Request) -> web.Response:
         if seen is not None:

@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -154,3 +155,20 @@ def test_a_server_killed_mid_run_is_one_error_line_and_the_same_command_resumes(
     answered = {c["key"] for c in calls if c["error"] is None}
     assert not [c for c in read_jsonl(out / "calls.jsonl")[len(calls):]
                 if c["key"] in answered and not c["cached"]], "an answered call paid twice"
+
+
+def test_two_local_replicas_judge_as_one_pool_and_share_its_cache(tmp_path):
+    config = BenchConfig(dataset="truthfulqa", model="local", protocols=("pcf",), k=2,
+                         limit=4, max_tokens=400)
+    pooled = replace(_options(tmp_path), replicas=2)
+    first = run_bench(config, tmp_path / "pool", options=pooled)
+    calls = _every_call_parsed_or_recorded(first.out)
+    session = json.loads((first.out / "run.json").read_text())["sessions"][-1]
+    urls = [r["url"] for r in session["replicas"]]
+    assert len(set(urls)) == 2 and all(u.startswith("http://127.0.0.1:") for u in urls)
+    assert sum(r["calls"] for r in session["replicas"]) == first.totals.model_calls == len(calls)
+    assert session["items"] == 4
+    # one judge identity (the GGUF's sha256, not a port): one server answers from the cache
+    again = run_bench(config, tmp_path / "one", options=_options(tmp_path))
+    assert again.totals.model_calls == 0
+    assert again.summary.protocols == first.summary.protocols

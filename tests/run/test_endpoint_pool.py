@@ -1,0 +1,140 @@
+"""An endpoint pool end to end: ``jurybox bench`` through several replicas of one model (each
+a :class:`SimServer` in this process, or a loopback server that fails), against the same
+command through one endpoint; bad pools refused in one line before any call."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from jurybox.cli import app
+from jurybox.datasets import load_dataset
+from jurybox.rundir import read_jsonl
+from jurybox.sim import SimConfig, SimJudge, SimServer
+
+from ..cli_checks import one_line_error
+from ..providers.fake_server import fake_server
+
+#: 6 TruthfulQA items, direct and PCF with K=3
+SMALL = ["--limit", "6", "--k", "3", "--model", "vllm/judge"]
+
+
+@contextmanager
+def replicas(n: int) -> Iterator[list[str]]:
+    """``n`` simulated judges knowing every TruthfulQA item: their base URLs."""
+    items = load_dataset("truthfulqa").items
+    with ExitStack() as stack:
+        yield [stack.enter_context(SimServer(SimJudge(items, SimConfig()))).base_url
+               for _ in range(n)]
+
+
+def bench(*args: str) -> object:
+    return CliRunner().invoke(app, ["bench", "truthfulqa", *SMALL, *args])
+
+
+def decisions(out: Path) -> dict[tuple[str, str], object]:
+    """Each (item, protocol): its winners, C_i and top picks per order."""
+    return {(r["item_id"], r["protocol"]): (r["winners"], r["combined"], r["top_picks"])
+            for r in read_jsonl(out / "items.jsonl")}
+
+
+def last_session(out: Path) -> dict:
+    return json.loads((out / "run.json").read_text())["sessions"][-1]
+
+
+def test_a_pool_decides_as_one_endpoint_and_a_rerun_through_another_pool_is_free(
+        tmp_path: Path) -> None:
+    one, pool, again = tmp_path / "one", tmp_path / "pool", tmp_path / "again"
+    cache = ["--cache", str(tmp_path / "pool.sqlite")]
+    with replicas(3) as (a, b, c):
+        assert bench("--base-url", a, "--no-cache", "--out", str(one)).exit_code == 0
+        done = bench("--base-url", a, "--base-url", b, *cache, "--out", str(pool))
+        assert done.exit_code == 0, done.output
+        rerun = bench("--base-url", f"{c},{b}", *cache, "--out", str(again))
+        assert rerun.exit_code == 0, rerun.output
+    assert decisions(pool) == decisions(one) and len(decisions(one)) == 12
+    session = last_session(pool)
+    calls = session["totals"]["model_calls"]
+    assert [r["url"] for r in session["replicas"]] == [a, b]
+    assert sum(r["calls"] for r in session["replicas"]) == calls > 0
+    assert sum(r["share"] for r in session["replicas"]) == pytest.approx(1.0, abs=1e-3)
+    assert session["items"] == session["items_on_one_replica"] == 6  # affinity held
+    assert "endpoint pool: 2 replicas; 6 of 6 items (100.0%) kept every call on one " \
+           "replica" in done.output
+    # the same model through replicas c and b: every answer from the pool's cache
+    again_session = last_session(again)
+    assert again_session["totals"]["model_calls"] == 0
+    assert again_session["totals"]["cache_hits"] == calls
+    assert decisions(again) == decisions(one)
+    html = (pool / "report.html").read_text()
+    assert "The endpoint pool: model calls sent to each replica" in html and b in html
+
+
+def test_a_replica_that_answers_503_cools_down_and_every_item_is_judged(
+        tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    with replicas(1) as (good,), fake_server("busy", status=503,
+                                             models='{"data": [{"id": "judge"}]}') as bad:
+        done = bench("--base-url", f"{bad},{good}", "--no-cache", "--out", str(out))
+    assert done.exit_code == 0, done.output
+    session = last_session(out)
+    bad_stats, good_stats = session["replicas"]
+    assert bad_stats["url"] == bad and bad_stats["calls"] == bad_stats["failures"] >= 1
+    assert good_stats["failures"] == 0
+    totals = session["totals"]
+    assert totals["failures"] == {} or not any(totals["failures"].values())
+    # each failed call was retried (on the good replica): retries are the bad one's failures
+    assert totals["retries"] == bad_stats["failures"]
+    assert len(decisions(out)) == 12 and all(d[0] for d in decisions(out).values())
+
+
+def test_replicas_serving_another_model_are_refused_in_one_line_naming_it(
+        tmp_path: Path) -> None:
+    with fake_server("{}", models='{"data": [{"id": "judge"}]}') as a, \
+            fake_server("{}", models='{"data": [{"id": "qwen2.5-7b"}]}') as b:
+        result = bench("--base-url", a, "--base-url", b, "--no-cache", "--out",
+                       str(tmp_path / "out"))
+    one_line_error(result, f"replica {b} does not serve 'judge': it lists qwen2.5-7b, while "
+                           f"{a} lists 'judge'")
+    assert not (tmp_path / "out" / "calls.jsonl").exists()
+
+
+@pytest.mark.parametrize(("args", "fragment"), [
+    (["--model", "sim", "--base-url", "http://127.0.0.1:9/v1,http://127.0.0.1:8/v1"],
+     "the simulated judge serves itself"),
+    (["--replicas", "2"], "--replicas starts local judges (--model local)"),
+    (["--base-url", "http://127.0.0.1:9/v1,http://127.0.0.1:8/v1", "--batch"],
+     "an endpoint pool judges online"),
+    (["--base-url", "http://127.0.0.1:9/v1", "--endpoints", "pool.yaml"],
+     "give --base-url or --endpoints, not both"),
+    (["--base-url", "http://127.0.0.1:9/v1,http://127.0.0.1:9/v1/"],
+     "--base-url entries 1 and 2 are the same endpoint"),
+])
+def test_a_pool_the_judge_cannot_take_is_refused_in_one_line(
+        args: list[str], fragment: str, tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["bench", "truthfulqa", "--limit", "2", "--model",
+                                      "vllm/judge", *args, "--dry-run"])
+    one_line_error(result, fragment)
+
+
+def test_a_bad_endpoints_file_is_one_line_naming_file_line_and_field(tmp_path: Path) -> None:
+    pool = tmp_path / "pool.yaml"
+    pool.write_text("endpoints:\n  - url: http://127.0.0.1:9/v1\n  - url: http://127.0.0.1:8/v1\n"
+                    "    weight: 0\n")
+    result = bench("--endpoints", str(pool), "--dry-run")
+    one_line_error(result, f"{pool}:4: endpoint 2:", "weight")
+
+
+def test_a_jury_takes_no_pool(tmp_path: Path) -> None:
+    jury = tmp_path / "jury.yaml"
+    jury.write_text("judges:\n  - model: sim\n  - model: sim\n    name: other\n"
+                    "    sim: {bias: none}\n")
+    result = CliRunner().invoke(app, ["bench", "truthfulqa", "--limit", "2", "--jury",
+                                      str(jury), "--base-url",
+                                      "http://127.0.0.1:9/v1,http://127.0.0.1:8/v1"])
+    one_line_error(result, "--jury judges each judge at its own endpoint")
