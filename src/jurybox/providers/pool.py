@@ -139,6 +139,11 @@ class PoolProvider:
         for r in self._replicas:
             await r.provider.aclose()
 
+    def replicas(self) -> list[tuple[Provider, float]]:
+        """The replicas' providers and weights, in the order given (the Ray executor rebuilds
+        the pool from them in each actor)."""
+        return [(r.provider, r.weight) for r in self._replicas]
+
     def replica_stats(self) -> list[dict[str, Any]]:
         """Per replica: calls, failures, mean latency, share of calls, cooldowns."""
         total = sum(r.stats.calls for r in self._replicas)

@@ -58,6 +58,9 @@ def open_endpoint(model: str, *, base_url: str | None, options: RunOptions,
     Raises:
         ConfigError: a bad spec, a missing API key, or a local judge that cannot start.
     """
+    if options.executor == "ray":  # the calls are made by Ray actors (jurybox.ray)
+        yield from _on_ray(model, base_url=base_url, options=options, sim=sim)
+        return
     spec = check_endpoint(model, base_url)
     if spec.provider == "sim":
         with SimServer(sim()) as server:
@@ -75,3 +78,12 @@ def open_endpoint(model: str, *, base_url: str | None, options: RunOptions,
     else:
         yield make_provider(spec, base_url=base_url, timeout_s=options.timeout_s,
                             transport=options.transport)
+
+
+def _on_ray(model: str, *, base_url: str | None, options: RunOptions,
+            sim: Callable[[], SimJudge]) -> Iterator[Provider]:
+    """:func:`open_endpoint` with ``executor="ray"``: :func:`jurybox.ray.ray_endpoint`."""
+    from ..ray.endpoint import ray_endpoint
+
+    with ray_endpoint(model, base_url=base_url, options=options, sim=sim) as provider:
+        yield provider
