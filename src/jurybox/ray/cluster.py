@@ -92,20 +92,21 @@ def address_problem(address: str, timeout_s: float = CONNECT_TIMEOUT_S) -> str |
 def connect(address: str | None, *, num_cpus: int | None = None) -> None:
     """Join the Ray cluster at ``address`` (``host:port``, ``ray://host:port``, ``auto``), or
     start a local Ray (``num_cpus``, default all of this machine's; no dashboard) when
-    ``address`` is None. Nothing happens when Ray is already initialized in this process
-    (a notebook's own ``ray.init``, a test session's).
+    ``address`` is None. When Ray is already initialized in this process (a notebook's own
+    ``ray.init``, a test session's) that connection is used, after the same check of
+    ``address``.
 
     Raises:
         ConfigError: Ray is not installed; nothing listens at ``address``; ``ray.init``
             fails to connect (one line naming the address).
     """
-    ray = require_ray()
-    if ray.is_initialized():
-        return
-    if address is not None and (problem := address_problem(address)):
+    if address is not None and (problem := address_problem(address)):  # before Ray's import
         raise ConfigError(f"--ray-address {address}: {problem}; is the cluster up (ray start "
                           f"--head)? give the head node's address (host:6379) or "
                           f"ray://host:10001, or leave --ray-address unset for a local Ray")
+    ray = require_ray()
+    if ray.is_initialized():
+        return
     quiet = {"include_dashboard": False, "logging_level": logging.WARNING}
     try:
         if address is None:

@@ -26,7 +26,7 @@ import asyncio
 import hashlib
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,7 +37,7 @@ from .actor import JudgeActor, RemoteError
 from .cluster import require_ray
 from .recipe import ProviderRecipe
 
-__all__ = ["DEFAULT_MAX_RESTARTS", "REVIVE_S", "RayProvider"]
+__all__ = ["DEFAULT_MAX_RESTARTS", "REVIVE_S", "RayProvider", "actor_for"]
 
 #: Times Ray restarts a lost actor before it is dropped for good.
 DEFAULT_MAX_RESTARTS = 3
@@ -68,6 +68,13 @@ def _score(item: str, index: int) -> int:
     """The rendezvous weight of (item, actor): a stable 64-bit hash."""
     digest = hashlib.blake2b(f"{index}\x00{item}".encode(), digest_size=8).digest()
     return int.from_bytes(digest, "big")
+
+
+def actor_for(item: str, live: Sequence[int]) -> int:
+    """The actor (of the ``live`` actor numbers, not empty) that judges ``item``: the highest
+    rendezvous weight. Stable across runs and processes; when an actor leaves ``live``, only
+    its own items move (each to its next choice), and they come back when it returns."""
+    return max(live, key=lambda index: _score(item, index))
 
 
 class RayProvider:
@@ -223,7 +230,8 @@ class RayProvider:
             if live:
                 if item is None:
                     return min(live, key=lambda s: s.in_flight)
-                return max(live, key=lambda s: _score(item, s.index))
+                chosen = actor_for(item, [s.index for s in live])
+                return self._slots[chosen]
             if all(s.gone for s in self._slots):
                 raise EndpointGoneError(
                     f"every Ray actor was lost ({len(self._slots)} actors, each restarted up "
