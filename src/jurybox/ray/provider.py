@@ -188,9 +188,14 @@ class RayProvider:
         return answer
 
     async def aclose(self) -> None:
-        """Close the driver's judge and end the actors."""
+        """Close the driver's judge and the actors' connections, then end the actors."""
         try:
             await self.inner.aclose()
+            if not self._closed:
+                live = [s.handle.aclose.remote() for s in self._slots if s.live]
+                await asyncio.wait_for(asyncio.gather(*live, return_exceptions=True), 10)
+        except asyncio.TimeoutError:
+            pass
         finally:
             self.close()
 
