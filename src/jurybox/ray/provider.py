@@ -25,7 +25,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -45,6 +44,8 @@ DEFAULT_MAX_RESTARTS = 3
 REVIVE_S = 60.0
 #: Seconds between pings of a lost actor.
 PING_EVERY_S = 0.25
+#: How long a lost actor answering from its old process must keep answering to be back, s.
+STEADY_S = 2.0
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +63,7 @@ class _Slot:
     losses: int = 0  # times the actor was lost
     in_flight: int = 0
     probe: asyncio.Task[None] | None = None
+    pid: int | None = None  # the actor's process when last seen working
 
 
 def _score(item: str, index: int) -> int:
@@ -156,6 +158,9 @@ class RayProvider:
             if isinstance(answer, BaseException):
                 raise ConfigError(f"Ray actor {slot.index} could not start: "
                                   f"{_reason(answer)}") from None
+        pings = await asyncio.gather(*(s.handle.ping.remote() for s in self._slots))
+        for slot, ping in zip(self._slots, pings):
+            slot.pid = ping["pid"]
 
     async def complete(self, request: ChatRequest) -> ChatResponse:
         """Send ``request`` to its item's actor.
@@ -255,16 +260,28 @@ class RayProvider:
         slot.probe = asyncio.ensure_future(self._revive(slot))
 
     async def _revive(self, slot: _Slot) -> None:
-        """Ping ``slot`` until it answers (live again) or :data:`REVIVE_S` passes (gone)."""
-        deadline = time.monotonic() + REVIVE_S
-        while time.monotonic() < deadline:
+        """Ping ``slot`` until it is back (live again) or :data:`REVIVE_S` passes (gone).
+
+        Back means answering from a new process (Ray restarted it), or from its old process
+        for :data:`STEADY_S` in a row (it was unreachable for a while, not dead): a process
+        that Ray is still ending may answer a ping or two before it dies."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + REVIVE_S
+        steady_since: float | None = None
+        while loop.time() < deadline:
             try:
-                await asyncio.wait_for(_awaited(slot.handle.ping.remote()),
-                                       max(0.1, deadline - time.monotonic()))
+                ping = await asyncio.wait_for(_awaited(slot.handle.ping.remote()),
+                                              max(0.1, deadline - loop.time()))
             except (asyncio.TimeoutError, self._ray.exceptions.RayError):
+                steady_since = None
                 await asyncio.sleep(PING_EVERY_S)
                 continue
-            slot.live = True
+            if ping["pid"] == slot.pid:
+                steady_since = loop.time() if steady_since is None else steady_since
+                if loop.time() - steady_since < STEADY_S:
+                    await asyncio.sleep(PING_EVERY_S)
+                    continue
+            slot.pid, slot.live = ping["pid"], True
             log.warning("Ray actor %d is back", slot.index)
             return
         slot.gone = True
