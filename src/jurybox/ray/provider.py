@@ -64,6 +64,7 @@ class _Slot:
     in_flight: int = 0
     probe: asyncio.Task[None] | None = None
     pid: int | None = None  # the actor's process when last seen working
+    generation: int = 0  # times it came back: a late error of an earlier life is ignored
 
 
 def _score(item: str, index: int) -> int:
@@ -175,11 +176,13 @@ class RayProvider:
         slot = await self._route(item)
         slot.calls += 1
         slot.in_flight += 1
+        generation = slot.generation
         try:
             answer = await slot.handle.complete.remote(request, item)
         except self._lost_errors as exc:
             slot.lost_calls += 1
-            self._lost(slot, exc)
+            if generation == slot.generation:  # not a late error of the actor's earlier life
+                self._lost(slot, exc)
             raise RetryableProviderError(
                 f"Ray actor {slot.index} was lost with the call in flight "
                 f"({type(exc).__name__}); the call goes to another actor") from None
@@ -282,6 +285,7 @@ class RayProvider:
                     await asyncio.sleep(PING_EVERY_S)
                     continue
             slot.pid, slot.live = ping["pid"], True
+            slot.generation += 1
             log.warning("Ray actor %d is back", slot.index)
             return
         slot.gone = True
