@@ -2,7 +2,8 @@
 
 The simulated judge runs in its own process (``python -m jurybox serve-sim --dataset
 truthfulqa``) on 127.0.0.1, answering each call after ``--latency-ms``. Ray starts once in
-this process (``ray.init(num_cpus=<cores>, include_dashboard=False)``, timed apart). Each run
+this process (``ray.init(num_cpus=<cores>, include_dashboard=False)``, timed apart) after the
+local run, so Ray's own threads do not count in the local run's CPU. Each run
 is ``jurybox bench truthfulqa`` (protocols direct and pcf, K orders) through the library
 (``run_bench``) with ``--model vllm/judge --base-url <the server>``, no cache, the same
 ``--concurrency``:
@@ -163,19 +164,19 @@ def main() -> None:
                 break
             except OSError:
                 time.sleep(0.1)
-        start = time.perf_counter()
-        ray.init(num_cpus=os.cpu_count() or 1, include_dashboard=False,
-                 logging_level="WARNING")
-        print(f"machine: {os.cpu_count()} cores; ray {ray.__version__}; ray.init "
-              f"{time.perf_counter() - start:.1f} s")
-        print(f"bench truthfulqa: {args.items} items, direct + pcf K={args.k}, simulated judge "
-              f"at {args.latency_ms:g} ms a call, concurrency {args.concurrency}, "
-              f"{args.actors} Ray actors")
         with tempfile.TemporaryDirectory() as tmp:
             root = Path(tmp)
             before = sim_prompts(base_url)
-            local = one_run(args, base_url, root / "local", "local")
+            local = one_run(args, base_url, root / "local", "local")  # before Ray's threads
             local_prompts = sim_prompts(base_url) - before
+            start = time.perf_counter()
+            ray.init(num_cpus=os.cpu_count() or 1, include_dashboard=False,
+                     logging_level="WARNING")
+            print(f"machine: {os.cpu_count()} cores; ray {ray.__version__}; ray.init "
+                  f"{time.perf_counter() - start:.1f} s")
+            print(f"bench truthfulqa: {args.items} items, direct + pcf K={args.k}, simulated "
+                  f"judge at {args.latency_ms:g} ms a call, concurrency {args.concurrency}, "
+                  f"{args.actors} Ray actors")
             on_ray = one_run(args, base_url, root / "ray", "ray")
             same = decisions(root / "ray") == decisions(root / "local")
             for row in (local, on_ray):
