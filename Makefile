@@ -3,8 +3,8 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 
-.PHONY: demo test test-real local lint typecheck check docs docs-deps bench-throughput \
-        bench-krippendorff bench-scale bench-real bench-adaptive bench-kill clean
+.PHONY: demo test test-ray test-real local lint typecheck check docs docs-deps bench-throughput \
+        bench-krippendorff bench-scale bench-real bench-adaptive bench-kill bench-ray clean
 
 $(BIN)/jurybox: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -17,6 +17,16 @@ demo: $(BIN)/jurybox
 
 test: $(BIN)/jurybox
 	$(BIN)/python -m pytest -q
+
+# the Ray backend (--executor ray, jurybox.ray.judge_dataset): the [ray] extra (ray[data], about
+# 630 MB) in its own step, then the tests marked ray on a local ray.init(num_cpus=2) (about 9 s
+# to start on 2 cores); make test stays Ray-free
+$(VENV)/.ray-extra: $(BIN)/jurybox pyproject.toml
+	$(BIN)/python -m pip install --quiet -e '.[ray]'
+	touch $@
+
+test-ray: $(VENV)/.ray-extra
+	$(BIN)/python -m pytest -q -m ray tests/ray
 
 # the real local judge (llama.cpp + SmolLM2-135M): llama.cpp is built portably (AVX2, never
 # a native build, whatever CPU builds it: GGML_NATIVE=OFF, AVX/AVX2/FMA/F16C on,
@@ -49,8 +59,8 @@ docs-deps: $(VENV)/.docs-extra
 docs: $(VENV)/.docs-extra
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
 
-# what CI runs: lint, types, the docs site, tests, the real-judge tests
-check: lint typecheck docs test test-real
+# what CI runs: lint, types, the docs site, tests, the Ray tests, the real-judge tests
+check: lint typecheck docs test test-ray test-real
 
 bench-throughput: $(BIN)/jurybox
 	$(BIN)/python benchmarks/throughput.py
@@ -67,6 +77,10 @@ bench-real: $(VENV)/.local-extra
 # simulated judge, 5 position biases x 790 items (a few minutes); add --real for the local judge
 bench-adaptive: $(BIN)/jurybox
 	$(BIN)/python benchmarks/adaptive.py
+
+# 2 Ray actors vs the local executor on one simulated endpoint, and a killed actor
+bench-ray: $(VENV)/.ray-extra
+	$(BIN)/python benchmarks/ray_executor.py
 
 bench-kill: $(BIN)/jurybox
 	$(BIN)/python benchmarks/kill_resume.py --trials 10 --kills 1

@@ -34,7 +34,8 @@ __all__ = ["ENV_EPILOG", "FAULTS_HELP", "PANEL_COST", "PANEL_DATA", "PANEL_JUDGE
            "MaxTokens", "Model", "model_for", "NoCache", "Out", "PriceBatch", "PriceIn",
            "PriceOut", "Seed",
            "SimBias", "SimFaults", "SimLatency", "SimSeed", "Temperature", "Structured",
-           "Timeout", "TransportOpt", "run_options"]
+           "Timeout", "TransportOpt", "run_options",
+           "ExecutorOpt", "RayActorsOpt", "RayAddressOpt", "with_executor"]
 
 #: The panels ``--help`` groups options in, the same names in every command (typer's
 #: ``rich_help_panel``); ``--help`` itself stays in typer's first panel, "Options".
@@ -284,3 +285,34 @@ def no_pool_with_jury(endpoints: tuple[Replica, ...], replicas: int) -> None:
         raise ConfigError("--jury judges each judge at its own endpoint (the jury file's "
                           "base_url); several --base-url values, --endpoints and --replicas "
                           "are for one judge")
+
+
+# -- where the calls are made (the Ray backend: jurybox.ray) ----------------------------------
+
+ExecutorOpt = Annotated[str, typer.Option(
+    "--executor", envvar="JURYBOX_EXECUTOR", metavar="WHERE", rich_help_panel=PANEL_RUN,
+    help="Where the judge's calls are made: local (this process) or ray (Ray actors, an "
+    "item's calls on one actor; this process still keeps the cache, the run directory and "
+    "every decision, so they are those of a local run; pip install 'jurybox[ray]').")]
+RayAddressOpt = Annotated[Optional[str], typer.Option(
+    "--ray-address", envvar="JURYBOX_RAY_ADDRESS", metavar="ADDRESS",
+    rich_help_panel=PANEL_RUN,
+    help="With --executor ray: the Ray cluster to join (the head node, host:6379; "
+    "ray://host:10001; auto) (default: start a local Ray on this machine).")]
+RayActorsOpt = Annotated[int, typer.Option(
+    "--ray-actors", envvar="JURYBOX_RAY_ACTORS", metavar="N", rich_help_panel=PANEL_RUN,
+    help="With --executor ray: Ray actors making the calls (at least 1).")]
+
+
+def with_executor(options: RunOptions, executor: str, ray_address: str | None,
+                  ray_actors: int) -> RunOptions:
+    """``options`` with ``--executor``, ``--ray-address`` and ``--ray-actors``.
+
+    Raises:
+        ConfigError: an unknown executor, fewer than 1 actor, a Ray option without
+            ``--executor ray``, or ``--executor ray`` without Ray installed (the pip line).
+    """
+    from dataclasses import replace
+
+    return replace(options, executor=executor, ray_address=ray_address,  # type: ignore[arg-type]
+                   ray_actors=ray_actors)

@@ -11,12 +11,14 @@ from ..errors import ConfigError, did_you_mean
 from ..batch.options import DEFAULT_POLL_S
 from ..run.options import (DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY, DEFAULT_STRUCTURED,
                            DEFAULT_TIMEOUT_S, DEFAULT_TRANSPORT)
+from ..run.options import DEFAULT_EXECUTOR, DEFAULT_RAY_ACTORS
 from ._common import (BenchProgress, default_out, exit_for_status, fail_cleanly,
                       print_warnings)
 from ._jury import JuryOpt
 from ._plan import cost_line, plan_for, print_plan
 from ._protocol_options import (AdaptiveOpt, ConfidenceOpt, CriteriaOpt, K, MinK, PairwiseRuleOpt,
                                TemplateOpt, Tolerance, VerdictFormatOpt, WeightsOpt)
+from ._options import ExecutorOpt, RayActorsOpt, RayAddressOpt, with_executor
 from ._options import (BatchFallbackOpt, BatchFilesOpt, BatchMaxTokensOpt, BatchOpt, BatchPollOpt,
                        batch_options,
                        PANEL_DATA, PANEL_PROTOCOL, Attempts, BaseUrl, Cache,
@@ -165,6 +167,9 @@ def bench(
     batch_poll: BatchPollOpt = DEFAULT_POLL_S,
     batch_max_tokens: BatchMaxTokensOpt = None,
     batch_files: BatchFilesOpt = False,
+    executor: ExecutorOpt = DEFAULT_EXECUTOR,
+    ray_address: RayAddressOpt = None,
+    ray_actors: RayActorsOpt = DEFAULT_RAY_ACTORS,
 ) -> None:
     """Judge a dataset with several protocols and compare them with paired statistics:
     listwise (best-of-N: direct vs permutation consensus) or pairwise (JudgeBench: one call,
@@ -216,7 +221,8 @@ def bench(
                         concurrency=concurrency, attempts=attempts, timeout=timeout,
                         transport=transport, cache=cache, no_cache=no_cache,
                         structured=structured, batch=batch_options(
-                            batch, batch_fallback, batch_poll, batch_max_tokens, batch_files)))
+                            batch, batch_fallback, batch_poll, batch_max_tokens, batch_files)),
+                    executor=(executor, ray_address, ray_actors))
         return
     model = model_for(model, dataset, bundled=dataset in BUNDLED,
                       check=lambda: prepare_bench(config))
@@ -228,6 +234,7 @@ def bench(
                           batch=batch_options(batch, batch_fallback, batch_poll,
                                               batch_max_tokens, batch_files),
                           endpoints=pool, replicas=replicas, model=model)
+    options = with_executor(options, executor, ray_address, ray_actors)
     if dry_run:
         bench = prepare_bench(config)  # every check a run makes before its first call
         print_plan(plan_for(bench.selection, bench.protocols, model=model, price=price),
@@ -248,12 +255,13 @@ def bench(
 
 def _bench_jury(config: BenchConfig, panel: Jury, out: Path | None, *, dry_run: bool,
                 price_in: float | None, price_out: float | None, price_batch: float | None,
-                options: dict[str, Any]) -> None:
+                options: dict[str, Any], executor: tuple[str, str | None, int]) -> None:
     """``bench --jury``: every judge benches the protocols, then the jury decides."""
     from ..jury.run import default_jury_out
     from ._jury import command_price, dry_run_jury, run_jury_command
 
-    run = run_options(**options, price=command_price(price_in, price_out, price_batch))
+    run = with_executor(run_options(**options, price=command_price(price_in, price_out,
+                                                                   price_batch)), *executor)
     folder = out or default_jury_out("bench", config.as_dict(), panel)
     if dry_run:
         from ..jury import plan_jury

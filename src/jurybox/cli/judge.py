@@ -13,9 +13,11 @@ from ._tables import print_pool
 from ..batch.options import DEFAULT_POLL_S
 from ..run.options import (DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY, DEFAULT_STRUCTURED,
                            DEFAULT_TIMEOUT_S, DEFAULT_TRANSPORT)
+from ..run.options import DEFAULT_EXECUTOR, DEFAULT_RAY_ACTORS
 from ._fit import print_table
 from ._common import BenchProgress, console, exit_for_status, fail_cleanly, print_warnings
 from ._options import PANEL_DATA, PANEL_PROTOCOL
+from ._options import ExecutorOpt, RayActorsOpt, RayAddressOpt, with_executor
 from ._options import (BatchFallbackOpt, BatchFilesOpt, BatchMaxTokensOpt, BatchOpt, BatchPollOpt,
                        batch_options,
                        Attempts, BaseUrl, Cache,
@@ -90,6 +92,9 @@ def judge(
     batch_poll: BatchPollOpt = DEFAULT_POLL_S,
     batch_max_tokens: BatchMaxTokensOpt = None,
     batch_files: BatchFilesOpt = False,
+    executor: ExecutorOpt = DEFAULT_EXECUTOR,
+    ray_address: RayAddressOpt = None,
+    ray_actors: RayActorsOpt = DEFAULT_RAY_ACTORS,
 ) -> None:
     """Judge candidates that have no gold: per item the winner(s), every candidate's C_i and
     its components, how often the permutations agreed with the pick, and flags (flipped,
@@ -134,6 +139,7 @@ def judge(
                                                                   price_batch),
                           batch=batch_options(batch, batch_fallback, batch_poll,
                                               batch_max_tokens, batch_files))
+        run = with_executor(run, executor, ray_address, ray_actors)
         folder = out or default_jury_out("judge", config.as_dict(), panel)
         if dry_run:
             dry_run_jury(config, panel, folder, run, f"{file}, protocol {protocol}")
@@ -149,6 +155,7 @@ def judge(
                           batch=batch_options(batch, batch_fallback, batch_poll,
                                               batch_max_tokens, batch_files),
                           endpoints=pool, replicas=replicas, model=model)
+    options = with_executor(options, executor, ray_address, ray_actors)
     if dry_run:
         prepared = prepare_judge(config)  # every check a run makes before its first call
         print_plan(plan_for(prepared.selection, prepared.protocols, model=model, price=price),

@@ -15,6 +15,7 @@ from ..limits import MAX_SEEDS, MIN_UNITS_FOR_CI
 from ..batch.options import DEFAULT_POLL_S
 from ..run.options import (DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY, DEFAULT_STRUCTURED,
                            DEFAULT_TIMEOUT_S, DEFAULT_TRANSPORT)
+from ..run.options import DEFAULT_EXECUTOR, DEFAULT_RAY_ACTORS
 from ..reports.notes import (ALIGNMENT_CAPTION, error_change, few_raters_note, mean_ci_cell,
                              shortfall_note, similarity_text, versus_aggregate)
 from ..terminal import data, safe_text
@@ -22,6 +23,7 @@ from ._common import BenchProgress, console, default_out, exit_for_status, fail_
 from ._fit import print_table
 from ._plan import cost_line, plan_for, print_plan
 from ._tables import print_pool
+from ._options import ExecutorOpt, RayActorsOpt, RayAddressOpt, with_executor
 from ._options import (BatchFallbackOpt, BatchFilesOpt, BatchMaxTokensOpt, BatchOpt, BatchPollOpt,
                        batch_options,
                        PANEL_DATA, PANEL_PROTOCOL, Attempts, BaseUrl, Cache,
@@ -161,6 +163,9 @@ def personalize(
     batch_poll: BatchPollOpt = DEFAULT_POLL_S,
     batch_max_tokens: BatchMaxTokensOpt = None,
     batch_files: BatchFilesOpt = False,
+    executor: ExecutorOpt = DEFAULT_EXECUTOR,
+    ray_address: RayAddressOpt = None,
+    ray_actors: RayActorsOpt = DEFAULT_RAY_ACTORS,
 ) -> None:
     """Rubric judges conditioned on nobody (zero-shot), on other raters (aggregate) or on the
     target rater's own ratings (personalized), evaluated against each rater: alpha, exact
@@ -214,6 +219,7 @@ def personalize(
                           batch=batch_options(batch, batch_fallback, batch_poll,
                                               batch_max_tokens, batch_files),
                           endpoints=pool, replicas=replicas, model=model)
+    options = with_executor(options, executor, ray_address, ray_actors)
     if dry_run:
         prepared = prepare_personalize(config)  # every check a run makes before its first call
         print_plan(plan_for(prepared.units, prepared.judges, model=model, price=price),

@@ -164,11 +164,6 @@ class PoolProvider:
         identity = self._replicas[0].provider.cache_identity()
         return {k: v for k, v in identity.items() if k != "base_url"}
 
-    @property
-    def replicas(self) -> list[Provider]:
-        """The replicas' providers, in the order given."""
-        return [r.provider for r in self._replicas]
-
     async def check(self) -> None:
         """Check every replica (at once), then that they serve one model.
 
@@ -186,6 +181,11 @@ class PoolProvider:
     async def aclose(self) -> None:
         for r in self._replicas:
             await r.provider.aclose()
+
+    def replicas(self) -> list[tuple[Provider, float, int | None]]:
+        """The replicas' providers, weights and limits on calls in flight, in the order given
+        (the Ray executor rebuilds the pool from them in each actor)."""
+        return [(r.provider, r.weight, r.limit) for r in self._replicas]
 
     def replica_stats(self) -> list[dict[str, Any]]:
         """Per replica: calls, failures, mean latency, share of calls, cooldowns."""

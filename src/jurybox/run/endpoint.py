@@ -111,6 +111,9 @@ def open_endpoint(model: str, *, base_url: str | None, options: RunOptions,
     Raises:
         ConfigError: a bad spec, a missing API key, or a local judge that cannot start.
     """
+    if options.executor == "ray":  # the calls are made by Ray actors (jurybox.ray)
+        yield from _on_ray(model, base_url=base_url, options=options, sim=sim)
+        return
     spec = check_endpoint(model, base_url)
     check_pool(spec, options)
     if spec.provider == "sim":
@@ -153,3 +156,12 @@ def served_pool(spec: ModelSpec, replicas: Sequence[Replica], options: RunOption
                  for r in replicas]
     return PoolProvider(providers, weights=[r.weight for r in replicas],
                         limits=[r.max_concurrency for r in replicas])
+
+
+def _on_ray(model: str, *, base_url: str | None, options: RunOptions,
+            sim: Callable[[], SimJudge]) -> Iterator[Provider]:
+    """:func:`open_endpoint` with ``executor="ray"``: :func:`jurybox.ray.ray_endpoint`."""
+    from ..ray.endpoint import ray_endpoint
+
+    with ray_endpoint(model, base_url=base_url, options=options, sim=sim) as provider:
+        yield provider

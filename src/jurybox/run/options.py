@@ -22,7 +22,8 @@ from ..providers.endpoints import Replica
 from ..providers.transport import Transport
 from ..runner.retry import RetryPolicy
 
-__all__ = ["RunOptions", "DEFAULT_CONCURRENCY", "DEFAULT_TIMEOUT_S", "DEFAULT_ATTEMPTS",
+__all__ = ["RunOptions", "DEFAULT_EXECUTOR", "DEFAULT_RAY_ACTORS", "EXECUTORS", "Executor",
+           "DEFAULT_CONCURRENCY", "DEFAULT_TIMEOUT_S", "DEFAULT_ATTEMPTS",
            "DEFAULT_ABORT_AFTER", "DEFAULT_STRUCTURED", "DEFAULT_TRANSPORT", "MAX_CONCURRENCY",
            "MAX_REPLICAS", "MAX_TIMEOUT_S", "MAX_WINDOW"]
 
@@ -43,6 +44,12 @@ DEFAULT_TRANSPORT: Transport = "aiohttp"
 StructuredMode = Literal["auto", "json-schema", "json-object", "off"]
 STRUCTURED_MODES: tuple[StructuredMode, ...] = ("auto", "json-schema", "json-object", "off")
 DEFAULT_STRUCTURED: StructuredMode = "auto"
+#: Where the judge's calls are made: in this process, or by Ray actors (:mod:`jurybox.ray`).
+Executor = Literal["local", "ray"]
+EXECUTORS: tuple[Executor, ...] = ("local", "ray")
+DEFAULT_EXECUTOR: Executor = "local"
+#: Ray actors making the calls with ``executor="ray"``.
+DEFAULT_RAY_ACTORS = 2
 
 
 @dataclass(frozen=True)
@@ -71,6 +78,12 @@ class RunOptions:
             config's one base URL.
         replicas: local judges to start for ``--model local`` (1 to :data:`MAX_REPLICAS`),
             judged through as one pool.
+        executor: ``local`` (the calls are made in this process) or ``ray`` (by
+            ``ray_actors`` Ray actors; this process still writes the cache and the run
+            directory: :mod:`jurybox.ray`; needs ``pip install 'jurybox[ray]'``).
+        ray_address: the Ray cluster to join (``host:port``, ``ray://host:port``, ``auto``),
+            or None to start a local Ray; only with ``executor="ray"``.
+        ray_actors: Ray actors making the calls, >= 1 (``executor="ray"``).
 
     Raises:
         ConfigError: a value out of range (the message names the parameter).
@@ -88,6 +101,9 @@ class RunOptions:
     batch: BatchOptions | None = None
     endpoints: tuple[Replica, ...] = ()
     replicas: int = 1
+    executor: Executor = DEFAULT_EXECUTOR
+    ray_address: str | None = None
+    ray_actors: int = DEFAULT_RAY_ACTORS
 
     def __post_init__(self) -> None:
         check_fields(self)  # ConfigError naming a field of the wrong kind
@@ -111,6 +127,34 @@ class RunOptions:
         if self.structured not in STRUCTURED_MODES:
             raise ConfigError(f"structured must be one of {', '.join(STRUCTURED_MODES)}, got "
                               f"{self.structured!r}")
+        self._check_executor()
+
+    def _check_executor(self) -> None:
+        """The executor options (ConfigError naming the option); with ``ray``, Ray must be
+        installed (looked up, not imported)."""
+        if self.executor not in EXECUTORS:
+            raise ConfigError(f"executor (--executor) must be one of {', '.join(EXECUTORS)}, "
+                              f"got {self.executor!r}")
+        if self.ray_actors < 1:
+            raise ConfigError(f"ray_actors (--ray-actors) must be at least 1, got "
+                              f"{self.ray_actors}")
+        if self.executor == "local":
+            if self.ray_address is not None:
+                raise ConfigError("ray_address (--ray-address) is for the Ray executor: add "
+                                  "--executor ray, or leave it unset")
+            return
+        if self.ray_address is not None and not self.ray_address.strip():
+            raise ConfigError("ray_address (--ray-address) is empty; give the cluster's "
+                              "address (host:6379, ray://host:10001, auto) or leave it unset "
+                              "for a local Ray")
+        if self.batch is not None:
+            raise ConfigError("--executor ray makes online calls from Ray actors, and --batch "
+                              "sends batches from this process: use one of them")
+        import importlib.util
+
+        if importlib.util.find_spec("ray") is None:
+            raise ConfigError("--executor ray needs Ray, which is not installed here: "
+                              "pip install 'jurybox[ray]' (or use --executor local)")
 
     @property
     def items_in_flight(self) -> int:
