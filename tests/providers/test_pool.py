@@ -212,3 +212,43 @@ def test_pool_stats_count_items_whose_calls_stayed_on_one_replica() -> None:
     assert (stats["items"], stats["items_on_one_replica"]) == (3, 2)
     assert [s["calls"] for s in stats["replicas"]] == [bad.calls, good.calls]
     assert bad.calls + good.calls == 7
+
+
+def test_calls_failing_together_in_one_outage_start_one_cooldown_not_one_per_three() -> None:
+    # 6 calls in flight on a replica whose server dies fail together: that is one outage, so
+    # one cooldown of COOLDOWN_S, not two (the second would double it to 2 x COOLDOWN_S)
+    now = [0.0]
+
+    async def fail_together(pool: PoolProvider, items: list[str], gate: asyncio.Event) -> None:
+        async def one(item: str) -> None:
+            AFFINITY.set(item)
+            with pytest.raises(ServerError):
+                await pool.complete(REQ)
+        tasks = [asyncio.create_task(one(item)) for item in items]
+        await asyncio.sleep(0)  # every call reaches the replica before any fails
+        gate.set()
+        await asyncio.gather(*tasks)
+
+    gate = asyncio.Event()
+    bad, good = Replica("http://bad/v1", fail=9, hold=gate), Replica("http://good/v1")
+    pool = PoolProvider([bad, good], rng=random.Random(0), clock=lambda: now[0])
+    items = [f"i{n}" for n in range(6)]
+    for item in items:
+        pool._affinity[item] = pool._replicas[0]
+    asyncio.run(fail_together(pool, items, gate))
+    assert bad.calls == 6 and pool._replicas[0].until == COOLDOWN_S
+    assert pool.replica_stats()[0]["cooldowns"] == 1
+    assert pool.replica_stats()[0]["failures"] == 6
+    pool._failed(pool._replicas[0], 2.0)  # a shorter Retry-After in the outage: no change
+    assert pool._replicas[0].until == COOLDOWN_S
+    pool._failed(pool._replicas[0], 8.0)  # a longer one extends it, still one cooldown
+    assert pool._replicas[0].until == 8.0 and pool.replica_stats()[0]["cooldowns"] == 1
+    pool._replicas[0].until = COOLDOWN_S
+    # back in at t = 5.5 and failing again: a new outage, the cooldown doubles (10 s)
+    now[0] = COOLDOWN_S + 0.5
+    for item in ("j0", "j1", "j2"):
+        pool._affinity[item] = pool._replicas[0]
+        with pytest.raises(ServerError):
+            call(pool, item)
+    assert pool._replicas[0].until == COOLDOWN_S + 0.5 + 2 * COOLDOWN_S == 15.5
+    assert pool.replica_stats()[0]["cooldowns"] == 2

@@ -13,7 +13,8 @@
 - **Health.** A replica whose calls fail :data:`FAIL_THRESHOLD` times in a row with a
   retryable error (refused connection, 5xx, 429, timeout) cools down for
   :data:`COOLDOWN_S` seconds (or the server's Retry-After, if longer), doubling at each new
-  cooldown up to :data:`MAX_COOLDOWN_S`; then it is tried again (one call probes it back
+  cooldown up to :data:`MAX_COOLDOWN_S` (failures of calls already in flight when it began
+  are the same outage: they start none); then it is tried again (one call probes it back
   in). A failed call is raised to the runner, whose next attempt (the same attempts budget)
   goes to another healthy replica: the item moves there, and the replica's Retry-After is
   not waited for while another replica is healthy. When every replica cools down, calls go
@@ -297,11 +298,23 @@ class PoolProvider:
         self._move(item, replica)
 
     def _failed(self, replica: _Replica, retry_after: float | None) -> None:
+        """Count a retryable failure of ``replica``; the third in a row starts a cooldown.
+
+        A failure while the replica already cools down (a call sent before the cooldown
+        began, as the calls in flight when its server died, which fail together; or one sent
+        because every replica cools down) belongs to the same outage: it starts no new
+        cooldown (each would double the wait, up to :data:`MAX_COOLDOWN_S`, for one outage);
+        only a longer Retry-After extends the current one."""
+        now = self._clock()
+        if replica.until > now:
+            if retry_after is not None:
+                replica.until = max(replica.until, now + retry_after)
+            return
         replica.failed_in_a_row += 1
         if replica.failed_in_a_row < FAIL_THRESHOLD:
             return
         wait = min(MAX_COOLDOWN_S, COOLDOWN_S * 2 ** replica.cooldowns)
-        replica.until = self._clock() + max(wait, retry_after or 0.0)
+        replica.until = now + max(wait, retry_after or 0.0)
         replica.cooldowns += 1
         replica.stats.cooldowns += 1
         replica.failed_in_a_row = 0
