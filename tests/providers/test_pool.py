@@ -244,11 +244,43 @@ def test_calls_failing_together_in_one_outage_start_one_cooldown_not_one_per_thr
     pool._failed(pool._replicas[0], 8.0)  # a longer one extends it, still one cooldown
     assert pool._replicas[0].until == 8.0 and pool.replica_stats()[0]["cooldowns"] == 1
     pool._replicas[0].until = COOLDOWN_S
-    # back in at t = 5.5 and failing again: a new outage, the cooldown doubles (10 s)
+    # back in at t = 5.5 and its probe fails: a new outage, the cooldown doubles (10 s) at once
     now[0] = COOLDOWN_S + 0.5
-    for item in ("j0", "j1", "j2"):
-        pool._affinity[item] = pool._replicas[0]
-        with pytest.raises(ServerError):
-            call(pool, item)
+    pool._affinity["j0"] = pool._replicas[0]
+    with pytest.raises(ServerError):
+        call(pool, "j0")
     assert pool._replicas[0].until == COOLDOWN_S + 0.5 + 2 * COOLDOWN_S == 15.5
     assert pool.replica_stats()[0]["cooldowns"] == 2
+
+
+def test_after_a_cooldown_one_call_at_a_time_probes_the_replica() -> None:
+    async def main() -> None:
+        now = [0.0]
+        gate = asyncio.Event()
+        bad, good = Replica("http://bad/v1", fail=FAIL_THRESHOLD + 1), Replica("http://good/v1")
+        pool = PoolProvider([bad, good], rng=random.Random(0), clock=lambda: now[0])
+        r_bad = pool._replicas[0]
+        for item in ("a", "b", "c"):  # three failures in a row: a 5 s cooldown
+            pool._affinity[item] = r_bad
+            AFFINITY.set(item)
+            with pytest.raises(ServerError):
+                await pool.complete(REQ)
+        assert (r_bad.until, r_bad.probing) == (COOLDOWN_S, True)
+        now[0] = COOLDOWN_S  # back: the first call to it is the probe
+        bad.hold = gate
+        pool._affinity["p"] = r_bad
+        AFFINITY.set("p")
+        probe = asyncio.create_task(pool.complete(REQ))
+        await asyncio.sleep(0)
+        assert r_bad.in_flight == 1 and not r_bad.open(now[0])  # no second call meanwhile
+        assert {pool._route(f"n{i}").stats.url for i in range(20)} == {"http://good/v1"}
+        gate.set()
+        with pytest.raises(ServerError):  # the probe fails: the next cooldown, doubled, at once
+            await probe
+        assert r_bad.until == COOLDOWN_S + 2 * COOLDOWN_S and r_bad.stats.cooldowns == 2
+        now[0] = 3 * COOLDOWN_S
+        pool._affinity["q"] = r_bad
+        AFFINITY.set("q")
+        assert (await pool.complete(REQ)).text == "http://bad/v1"  # the probe answers
+        assert (r_bad.probing, r_bad.cooldowns) == (False, 0) and r_bad.open(now[0])
+    asyncio.run(main())

@@ -14,9 +14,9 @@
   retryable error (refused connection, 5xx, 429, timeout) cools down for
   :data:`COOLDOWN_S` seconds (or the server's Retry-After, if longer), doubling at each new
   cooldown up to :data:`MAX_COOLDOWN_S` (failures of calls already in flight when it began
-  are the same outage: they start none); then it is tried again (one call probes it back
-  in). A failed call is raised to the runner, whose next attempt (the same attempts budget)
-  goes to another healthy replica: the item moves there, and the replica's Retry-After is
+  are the same outage: they start none); then one call at a time probes it: a success
+  brings it back, a failure starts the next cooldown at once. A failed call is raised to
+  the runner, whose next attempt (the same attempts budget) goes to another healthy replica: the item moves there, and the replica's Retry-After is
   not waited for while another replica is healthy. When every replica cools down, calls go
   to the one that is back soonest. A replica whose server has exited (the local judge:
   :class:`~jurybox.errors.EndpointGoneError`) is out for the rest of the run; the run stops
@@ -96,6 +96,7 @@ class _Replica:
         self.provider, self.weight, self.limit = provider, weight, limit
         self.in_flight = self.failed_in_a_row = self.cooldowns = 0
         self.until = 0.0  # cooling down until this clock reading (inf: gone)
+        self.probing = False  # out of a cooldown, not yet answered: one call at a time
         self.stats = ReplicaStats(_shown(provider))
         self._slots: asyncio.Semaphore | None = None
 
@@ -107,6 +108,10 @@ class _Replica:
 
     def load(self) -> float:
         return self.in_flight / self.weight
+
+    def open(self, now: float) -> bool:
+        """It takes a new call: not cooling down, and not probing with a call in flight."""
+        return self.until <= now and not (self.probing and self.in_flight)
 
 
 class PoolProvider:
@@ -238,18 +243,20 @@ class PoolProvider:
             raise
         finally:
             replica.in_flight -= 1
-        replica.failed_in_a_row = replica.cooldowns = 0  # healthy again: cooldowns restart
+        # healthy again: cooldowns restart
+        replica.failed_in_a_row = replica.cooldowns = 0
+        replica.probing = False
         replica.stats.latency_s += response.latency_s
         return response
 
     def _route(self, item: str | None) -> _Replica:
         now = self._clock()
-        healthy = [r for r in self._replicas if r.until <= now]
+        healthy = [r for r in self._replicas if r.open(now)]
         if not healthy:  # every replica cools down: the one back soonest (gone: never)
             return min(self._replicas, key=lambda r: r.until)
         if item is not None:
             kept = self._affinity.get(item)
-            if kept is not None and kept.until <= now:
+            if kept is not None and kept.open(now):
                 self._affinity.move_to_end(item)
                 return kept
         chosen = self._two_choices(healthy)
@@ -284,7 +291,7 @@ class PoolProvider:
         """After ``failed`` failed a call of ``item``: give the item another healthy replica
         (True), or keep it (False: no other is healthy)."""
         now = self._clock()
-        others = [r for r in self._replicas if r is not failed and r.until <= now]
+        others = [r for r in self._replicas if r is not failed and r.open(now)]
         if not others:
             return False
         if item is not None:
@@ -304,20 +311,22 @@ class PoolProvider:
         began, as the calls in flight when its server died, which fail together; or one sent
         because every replica cools down) belongs to the same outage: it starts no new
         cooldown (each would double the wait, up to :data:`MAX_COOLDOWN_S`, for one outage);
-        only a longer Retry-After extends the current one."""
+        only a longer Retry-After extends the current one. A failed probe (the first call
+        after a cooldown) starts the next cooldown at once."""
         now = self._clock()
         if replica.until > now:
             if retry_after is not None:
                 replica.until = max(replica.until, now + retry_after)
             return
         replica.failed_in_a_row += 1
-        if replica.failed_in_a_row < FAIL_THRESHOLD:
+        if replica.failed_in_a_row < FAIL_THRESHOLD and not replica.probing:
             return
         wait = min(MAX_COOLDOWN_S, COOLDOWN_S * 2 ** replica.cooldowns)
         replica.until = now + max(wait, retry_after or 0.0)
         replica.cooldowns += 1
         replica.stats.cooldowns += 1
         replica.failed_in_a_row = 0
+        replica.probing = True
 
 
 def odd_replica(model: str, listings: Sequence[tuple[str, list[str] | None]]) -> str | None:
