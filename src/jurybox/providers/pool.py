@@ -11,17 +11,17 @@
   orders share. The item comes from :data:`AFFINITY`, which the engine sets for each item;
   calls without one are routed one by one.
 - **Health.** A replica whose calls fail :data:`FAIL_THRESHOLD` times in a row with a
-  retryable error (refused connection, 5xx, 429, timeout) cools down for
-  :data:`COOLDOWN_S` seconds (or the server's Retry-After, if longer), doubling at each new
-  cooldown up to :data:`MAX_COOLDOWN_S` (failures of calls already in flight when it began
-  are the same outage: they start none); then one call at a time probes it: a success
-  brings it back, a failure starts the next cooldown at once. A failed call is raised to
-  the runner, whose next attempt (the same attempts budget) goes to another healthy replica: the item moves there, and the replica's Retry-After is
-  not waited for while another replica is healthy. When every replica cools down, calls go
-  to the one that is back soonest. A replica whose server has exited (the local judge:
-  :class:`~jurybox.errors.EndpointGoneError`) is out for the rest of the run; the run stops
-  only when every replica is gone (or, as for one endpoint, after the runner's
-  ``abort_after`` calls in a row failed).
+  retryable error (refused connection, 5xx, 429, timeout) cools down for :data:`COOLDOWN_S`
+  seconds (or the server's Retry-After, if longer), doubling at each new cooldown up to
+  :data:`MAX_COOLDOWN_S` (failures of calls already in flight when it began are the same
+  outage: they start none); then one call at a time probes it: a success brings it back, a
+  failure starts the next cooldown at once. A failed call is raised to the runner, whose
+  next attempt (the same attempts budget) goes to another healthy replica: the item moves
+  there, and the replica's Retry-After is not waited for while another replica is healthy.
+  When every replica cools down, calls go to the one that is back soonest. A replica whose
+  server has exited (the local judge: :class:`~jurybox.errors.EndpointGoneError`) is out for
+  the rest of the run; the run stops only when every replica is gone (or, as for one
+  endpoint, after the runner's ``abort_after`` calls in a row failed).
 - **One model.** :meth:`PoolProvider.check` checks every replica and compares what their
   ``GET /models`` list (where a server lists them): a replica that does not list the model
   the others list, or lists other models, is named in one ConfigError before any call.
