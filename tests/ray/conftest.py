@@ -10,6 +10,12 @@ from typing import Any
 
 import pytest
 
+from jurybox.ray.cluster import loopback_ray
+
+# tests reach no address but 127.0.0.1, Ray's own ports included: set before any test module
+# imports Ray (Ray reads it on import)
+loopback_ray()
+
 
 @pytest.fixture(scope="session")
 def ray_session() -> Iterator[Any]:
@@ -18,6 +24,7 @@ def ray_session() -> Iterator[Any]:
     ray = pytest.importorskip("ray")
     if not ray.is_initialized():
         ray.init(num_cpus=2, include_dashboard=False, logging_level="WARNING")
+    assert ray.util.get_node_ip_address() == "127.0.0.1"
     yield ray
     ray.shutdown()
 

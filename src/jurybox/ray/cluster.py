@@ -89,6 +89,18 @@ def address_problem(address: str, timeout_s: float = CONNECT_TIMEOUT_S) -> str |
         return f"cannot connect to {where[0]}:{where[1]} ({exc.strerror or exc})"
 
 
+#: Ray's switch for clusters across machines; off, a Ray started here binds to 127.0.0.1.
+LOOPBACK_SWITCH = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+
+
+def loopback_ray() -> None:
+    """Make a Ray started by this process listen on 127.0.0.1 only (as on macOS and Windows),
+    not on the machine's network address: a local Ray serves this process alone, and its
+    ports are then not open to the network. Read by Ray when it is first imported, so set
+    before that; a value the user set is kept."""
+    os.environ.setdefault(LOOPBACK_SWITCH, "0")
+
+
 def connect(address: str | None, *, num_cpus: int | None = None) -> None:
     """Join the Ray cluster at ``address`` (``host:port``, ``ray://host:port``, ``auto``), or
     start a local Ray (``num_cpus``, default all of this machine's; no dashboard) when
@@ -104,6 +116,8 @@ def connect(address: str | None, *, num_cpus: int | None = None) -> None:
         raise ConfigError(f"--ray-address {address}: {problem}; is the cluster up (ray start "
                           f"--head)? give the head node's address (host:6379) or "
                           f"ray://host:10001, or leave --ray-address unset for a local Ray")
+    if address is None:
+        loopback_ray()
     ray = require_ray()
     if ray.is_initialized():
         return
