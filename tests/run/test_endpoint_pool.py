@@ -138,3 +138,21 @@ def test_a_jury_takes_no_pool(tmp_path: Path) -> None:
                                       str(jury), "--base-url",
                                       "http://127.0.0.1:9/v1,http://127.0.0.1:8/v1"])
     one_line_error(result, "--jury judges each judge at its own endpoint")
+
+
+@pytest.mark.parametrize(("value", "fragment"), [
+    # blanks around the commas (click alone splits at blanks: 'http://...9/v1,' then an
+    # empty entry); the pool is formed, and refused with --batch, which a pool cannot take
+    ("http://127.0.0.1:9/v1, http://127.0.0.1:8/v1", "an endpoint pool judges online"),
+    ("http://127.0.0.1:9/v1 , http://127.0.0.1:8/v1", "an endpoint pool judges online"),
+    (" http://127.0.0.1:9/v1   http://127.0.0.1:8/v1 ", "an endpoint pool judges online"),
+    ("http://127.0.0.1:9/v1,,http://127.0.0.1:8/v1", "--base-url entry 2 of 3 is empty"),
+    # blanks only: an empty base URL, not the provider's default endpoint
+    ("  ", "--base-url is empty (is JURYBOX_BASE_URL set to ''?)"),
+])
+def test_jurybox_base_url_takes_urls_separated_by_commas_and_blanks(
+        value: str, fragment: str) -> None:
+    result = CliRunner().invoke(app, ["bench", "truthfulqa", "--limit", "2", "--model",
+                                      "vllm/judge", "--batch", "--dry-run"],
+                                env={"JURYBOX_BASE_URL": value})
+    one_line_error(result, fragment)
