@@ -212,3 +212,30 @@ def test_pool_stats_count_items_whose_calls_stayed_on_one_replica() -> None:
     assert (stats["items"], stats["items_on_one_replica"]) == (3, 2)
     assert [s["calls"] for s in stats["replicas"]] == [bad.calls, good.calls]
     assert bad.calls + good.calls == 7
+
+
+def test_calls_in_flight_when_a_replica_fails_are_one_cooldown_not_one_per_three() -> None:
+    async def main() -> tuple[PoolProvider, int]:
+        gate = asyncio.Event()
+        bad, good = Replica("http://bad/v1", fail=9, hold=gate), Replica("http://good/v1")
+        pool = PoolProvider([bad, good], rng=random.Random(0), clock=lambda: 0.0)
+        for i in range(9):  # nine items on the bad replica, their calls in flight at once
+            pool._affinity[f"i{i}"] = pool._replicas[0]
+
+        async def one(item: str) -> BaseException | None:
+            AFFINITY.set(item)
+            try:
+                await pool.complete(REQ)
+            except ServerError as exc:
+                return exc
+            return None
+        tasks = [asyncio.create_task(one(f"i{i}")) for i in range(9)]
+        await asyncio.sleep(0.01)
+        gate.set()  # the server dies: all nine fail together
+        failed = sum(isinstance(e, ServerError) for e in await asyncio.gather(*tasks))
+        return pool, failed
+    pool, failed = asyncio.run(main())
+    bad = pool._replicas[0]
+    assert failed == 9 and bad.stats.failures == 9
+    # the first three cooled it down once, for COOLDOWN_S (not three times, for 5+10+20 s)
+    assert bad.stats.cooldowns == 1 and bad.until == COOLDOWN_S == 5.0

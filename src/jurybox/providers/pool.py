@@ -297,6 +297,13 @@ class PoolProvider:
         self._move(item, replica)
 
     def _failed(self, replica: _Replica, retry_after: float | None) -> None:
+        """Count a retryable failure; the :data:`FAIL_THRESHOLD`-th in a row cools
+        ``replica`` down. A failure while it already cools down (a call sent before, or
+        the pool's last resort when every replica cools down) counts toward nothing: the
+        calls in flight when a server dies fail together, and are one cooldown, not one
+        per :data:`FAIL_THRESHOLD` of them."""
+        if replica.until > self._clock():
+            return
         replica.failed_in_a_row += 1
         if replica.failed_in_a_row < FAIL_THRESHOLD:
             return
