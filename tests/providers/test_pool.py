@@ -239,3 +239,13 @@ def test_calls_in_flight_when_a_replica_fails_are_one_cooldown_not_one_per_three
     assert failed == 9 and bad.stats.failures == 9
     # the first three cooled it down once, for COOLDOWN_S (not three times, for 5+10+20 s)
     assert bad.stats.cooldowns == 1 and bad.until == COOLDOWN_S == 5.0
+
+
+def test_weights_are_relative_so_huge_finite_weights_still_route() -> None:
+    # each weight is finite, their sum is not: random.choices would refuse every draw
+    a, b = Replica("http://a/v1"), Replica("http://b/v1")
+    huge = PoolProvider([a, b], weights=[1e308, 1e308], rng=random.Random(3))
+    same = PoolProvider([Replica("http://a/v1"), Replica("http://b/v1")], weights=[1, 1],
+                        rng=random.Random(3))
+    assert [call(huge, f"i{n}") for n in range(12)] == [call(same, f"i{n}") for n in range(12)]
+    assert {call(huge, f"j{n}") for n in range(40)} == {"http://a/v1", "http://b/v1"}

@@ -263,7 +263,8 @@ class PoolProvider:
         """The less loaded of two replicas drawn by weight (ties: the first drawn)."""
         if len(healthy) == 1:
             return healthy[0]
-        weights = [r.weight for r in healthy]
+        top = max(r.weight for r in healthy)  # relative: two weights of 1e308 sum to inf
+        weights = [r.weight / top for r in healthy]
         a, b = self._rng.choices(healthy, weights=weights, k=2)
         return b if b.load() < a.load() else a
 
