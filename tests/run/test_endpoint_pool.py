@@ -5,6 +5,7 @@ command through one endpoint; bad pools refused in one line before any call."""
 from __future__ import annotations
 
 import json
+import urllib.request
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -156,3 +157,35 @@ def test_jurybox_base_url_takes_urls_separated_by_commas_and_blanks(
                                       "vllm/judge", "--batch", "--dry-run"],
                                 env={"JURYBOX_BASE_URL": value})
     one_line_error(result, fragment)
+
+
+def test_batch_files_through_a_pool_go_to_a_server_and_back(tmp_path: Path) -> None:
+    run, online = tmp_path / "run", tmp_path / "online"
+    requests, results = tmp_path / "req.jsonl", tmp_path / "out.jsonl"
+    cli = CliRunner()
+    with replicas(2) as (a, b):
+        args = ["--base-url", f"{a},{b}", "--out", str(run), "--cache",
+                str(tmp_path / "c.sqlite"), "--batch-files"]
+        first = bench(*args)
+        assert first.exit_code == 0, first.output
+        assert "jurybox batch export" in first.output
+        assert cli.invoke(app, ["batch", "export", str(run), "-o",
+                                str(requests)]).exit_code == 0
+        lines = [json.loads(line) for line in requests.read_text().splitlines()]
+        assert {line["body"]["model"] for line in lines} == {"judge"} and len(lines) > 0
+        answered = []
+        for n, line in enumerate(lines):  # what vllm run-batch does, on replica a
+            post = urllib.request.Request(f"{a}/chat/completions",
+                                          data=json.dumps(line["body"]).encode(),
+                                          headers={"Content-Type": "application/json"})
+            with urllib.request.urlopen(post, timeout=30) as resp:
+                answered.append({"id": f"r{n}", "custom_id": line["custom_id"], "error": None,
+                                 "response": {"status_code": resp.status,
+                                              "body": json.loads(resp.read())}})
+        results.write_text("".join(json.dumps(x) + "\n" for x in answered))
+        assert cli.invoke(app, ["batch", "import", str(run), str(results)]).exit_code == 0
+        rerun = bench(*args)
+        assert rerun.exit_code == 0, rerun.output
+        assert bench("--base-url", a, "--no-cache", "--out", str(online)).exit_code == 0
+    assert json.loads((run / "run.json").read_text())["status"] == "complete"
+    assert decisions(run) == decisions(online) and len(decisions(run)) == 12
