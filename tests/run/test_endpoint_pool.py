@@ -13,9 +13,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+import jurybox
 from jurybox.cli import app
 from jurybox.datasets import load_dataset
 from jurybox.rundir import read_jsonl
+from jurybox.run import RunOptions
 from jurybox.sim import SimConfig, SimJudge, SimServer
 
 from ..cli_checks import one_line_error
@@ -189,3 +191,28 @@ def test_batch_files_through_a_pool_go_to_a_server_and_back(tmp_path: Path) -> N
         assert bench("--base-url", a, "--no-cache", "--out", str(online)).exit_code == 0
     assert json.loads((run / "run.json").read_text())["status"] == "complete"
     assert decisions(run) == decisions(online) and len(decisions(run)) == 12
+
+
+def test_judge_from_python_takes_a_list_of_base_urls_or_an_endpoints_file(
+        tmp_path: Path) -> None:
+    options = RunOptions(cache_path=None)
+    pool_file = tmp_path / "pool.yaml"
+
+    def run(out: str, **given: object) -> tuple[list[object], dict]:
+        result = jurybox.judge("truthfulqa", model="vllm/judge", limit=4, k=3,
+                               out=tmp_path / out, options=options, **given)
+        manifest = json.loads((tmp_path / out / "run.json").read_text())
+        return [(j.item_id, j.winners) for j in result.items], manifest
+    with replicas(2) as (a, b):
+        pool_file.write_text(f"- {a}\n- url: {b}\n  weight: 2\n")
+        one, _ = run("one", base_url=a)
+        runs = [run("list", base_url=[a, b]), run("tuple", base_url=(b, a)),
+                run("comma", base_url=f"{a}, {b}"), run("file", endpoints=pool_file)]
+    assert len(one) == 4
+    for (judged, manifest), urls in zip(runs, ([a, b], [b, a], [a, b], [a, b])):
+        assert judged == one  # the same decisions as through one endpoint
+        assert manifest["config"]["base_url"] is None
+        replicas_used = manifest["sessions"][-1]["replicas"]
+        assert [r["url"] for r in replicas_used] == urls
+        assert sum(r["calls"] for r in replicas_used) == \
+            manifest["sessions"][-1]["totals"]["model_calls"] > 0

@@ -109,10 +109,14 @@ def open_endpoint(model: str, *, base_url: str | None, options: RunOptions,
     local llama.cpp judge is started and stopped at the end.
 
     Raises:
-        ConfigError: a bad spec, a missing API key, or a local judge that cannot start.
+        ConfigError: a bad spec, a missing API key, a local judge that cannot start, or a
+            base URL given with an endpoint pool.
     """
     spec = check_endpoint(model, base_url)
     check_pool(spec, options)
+    if base_url is not None and options.endpoints:
+        raise ConfigError("give one base URL or an endpoint pool (RunOptions.endpoints), not "
+                          "both: the pool lists every replica")
     if spec.provider == "sim":
         with SimServer(sim()) as server:
             yield server.provider(timeout_s=options.timeout_s, transport=options.transport)
