@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from jurybox.errors import ConfigError, EndpointGoneError, RetryableProviderError, ServerError
+from jurybox.errors import (ConfigError, EndpointGoneError, ProviderError,
+                            RetryableProviderError, ServerError)
 from jurybox.providers import ChatRequest, ChatResponse, Message
 from jurybox.providers.pool import (AFFINITY, COOLDOWN_S, FAIL_THRESHOLD, PoolProvider,
                                     odd_replica)
@@ -249,3 +250,22 @@ def test_weights_are_relative_so_huge_finite_weights_still_route() -> None:
                         rng=random.Random(3))
     assert [call(huge, f"i{n}") for n in range(12)] == [call(same, f"i{n}") for n in range(12)]
     assert {call(huge, f"j{n}") for n in range(40)} == {"http://a/v1", "http://b/v1"}
+
+
+class Refusing(Replica):
+    async def complete(self, request: ChatRequest) -> ChatResponse:
+        self.calls += 1
+        raise ProviderError("HTTP 400: bad request", status=400)
+
+
+def test_a_replica_error_names_the_replica() -> None:
+    bad, refusing = Replica("http://bad/v1", fail=2), Refusing("http://refusing/v1")
+    pool = PoolProvider([bad, refusing, Replica("http://good/v1")], rng=random.Random(0))
+    pool._affinity["x"], pool._affinity["y"] = pool._replicas[0], pool._replicas[1]
+    with pytest.raises(ServerError) as failed:
+        call(pool, "x")
+    assert str(failed.value) == "http://bad/v1: HTTP 503: busy"
+    assert failed.value.status == 503
+    with pytest.raises(ProviderError) as refused:
+        call(pool, "y")
+    assert str(refused.value) == "http://refusing/v1: HTTP 400: bad request"

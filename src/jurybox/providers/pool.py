@@ -41,7 +41,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import ConfigError, EndpointGoneError, RetryableProviderError
+from ..errors import ConfigError, EndpointGoneError, ProviderError, RetryableProviderError
 from .base import ChatRequest, ChatResponse, Provider
 
 __all__ = ["AFFINITY", "COOLDOWN_S", "FAIL_THRESHOLD", "MAX_COOLDOWN_S", "PoolProvider",
@@ -203,8 +203,9 @@ class PoolProvider:
         """Send ``request`` to the item's replica (or the better of two).
 
         Raises:
-            RetryableProviderError, ProviderError: the replica's error (a retryable one also
-                counts toward cooling it down; the runner's next attempt is routed again).
+            RetryableProviderError, ProviderError: the replica's error, its message starting
+                with the replica's URL as shown (a retryable one also counts toward cooling it
+                down; the runner's next attempt is routed again).
         """
         item = AFFINITY.get()
         replica = self._route(item)
@@ -231,9 +232,12 @@ class PoolProvider:
             self._failed(replica, exc.retry_after)
             if self._move(item, replica):  # another replica takes the next attempt now
                 exc.retry_after = None
+            _name(exc, replica.stats.url)
             raise
-        except BaseException:
+        except BaseException as exc:
             replica.stats.failures += 1
+            if isinstance(exc, ProviderError):
+                _name(exc, replica.stats.url)
             raise
         finally:
             replica.in_flight -= 1
@@ -352,6 +356,13 @@ def odd_replica(model: str, listings: Sequence[tuple[str, list[str] | None]]) ->
     return (f"replica {odd[0]} lists other models ({shown(odd[1])}) than {first} "
             f"({shown(list(common))}); the replicas of a pool serve one model (check "
             f"--base-url or the endpoints file)")
+
+
+def _name(exc: ProviderError, url: str) -> None:
+    """Prefix ``exc``'s message with the replica that raised it (``http://gpu1:8000/v1: HTTP
+    503: ...``): calls.jsonl and the run's last error then say which replica failed."""
+    if exc.args and isinstance(exc.args[0], str) and not exc.args[0].startswith(f"{url}: "):
+        exc.args = (f"{url}: {exc.args[0]}", *exc.args[1:])
 
 
 def _shown(provider: Provider) -> str:
