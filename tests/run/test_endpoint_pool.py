@@ -21,7 +21,7 @@ from jurybox.run import RunOptions
 from jurybox.sim import SimConfig, SimJudge, SimServer
 
 from ..cli_checks import one_line_error
-from ..providers.fake_server import fake_server
+from ..providers.fake_server import completion, fake_server, listwise_answer
 
 #: 6 TruthfulQA items, direct and PCF with K=3
 SMALL = ["--limit", "6", "--k", "3", "--model", "vllm/judge"]
@@ -216,3 +216,37 @@ def test_judge_from_python_takes_a_list_of_base_urls_or_an_endpoints_file(
         assert [r["url"] for r in replicas_used] == urls
         assert sum(r["calls"] for r in replicas_used) == \
             manifest["sessions"][-1]["totals"]["model_calls"] > 0
+
+
+def test_each_replica_gets_the_key_its_key_env_names(tmp_path: Path, monkeypatch) -> None:
+    for name in ("OPENAI_API_KEY", "JURYBOX_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("POOL_KEY_A", "key-a")
+    monkeypatch.setenv("POOL_KEY_B", "key-b")
+    pool = tmp_path / "pool.yaml"
+    seen_a: list[str | None] = []
+    seen_b: list[str | None] = []
+    body = completion(listwise_answer())
+    with fake_server(body, keys=seen_a) as a, fake_server(body, keys=seen_b) as b:
+        pool.write_text(f"- url: {a}\n  key_env: POOL_KEY_A\n- url: {b}\n"
+                        f"  key_env: POOL_KEY_B\n")
+        CliRunner().invoke(app, ["bench", "truthfulqa", "--limit", "4", "--k", "2", "--model",
+                                 "openai/judge", "--endpoints", str(pool), "--no-cache",
+                                 "--out", str(tmp_path / "out")])
+    assert len(seen_a) >= 1 and set(seen_a) == {"Bearer key-a"}  # GET /models at least
+    assert len(seen_b) >= 1 and set(seen_b) == {"Bearer key-b"}
+
+
+def test_a_replica_without_key_env_is_named_when_the_provider_key_is_missing(
+        tmp_path: Path, monkeypatch) -> None:
+    for name in ("OPENAI_API_KEY", "JURYBOX_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("POOL_KEY_A", "key-a")
+    monkeypatch.chdir(tmp_path)
+    Path("pool.yaml").write_text("- url: http://127.0.0.1:9/v1\n  key_env: POOL_KEY_A\n"
+                                 "- url: http://127.0.0.1:8/v1\n")
+    result = CliRunner().invoke(app, ["bench", "truthfulqa", "--limit", "2", "--model",
+                                      "openai/judge", "--endpoints", "pool.yaml", "--no-cache",
+                                      "--out", str(tmp_path / "out")])
+    one_line_error(result, "pool.yaml:3: the replica http://127.0.0.1:8/v1 names no key_env, "
+                           "and openai/judge needs an API key: export OPENAI_API_KEY=...")

@@ -150,10 +150,20 @@ def served_pool(spec: ModelSpec, replicas: Sequence[Replica], options: RunOption
     variable), as one pool weighted and limited as the replicas say.
 
     Raises:
-        ConfigError: a missing API key (naming the replica's variable, or the provider's).
+        ConfigError: a missing API key (naming the replica's variable, or the provider's;
+            when other replicas name a key_env, the replica that names none).
     """
-    providers = [make_provider(spec, base_url=r.url, api_key=r.api_key(),
-                               timeout_s=options.timeout_s, transport=options.transport)
-                 for r in replicas]
+    some_named = any(r.key_env is not None for r in replicas)
+    providers = []
+    for r in replicas:
+        try:
+            providers.append(make_provider(spec, base_url=r.url, api_key=r.api_key(),
+                                           timeout_s=options.timeout_s,
+                                           transport=options.transport))
+        except ConfigError as exc:
+            if r.key_env is not None or not some_named:
+                raise
+            raise ConfigError(f"{r.source or 'replica'}: the replica {r.shown} names no "
+                              f"key_env, and {exc}") from None
     return PoolProvider(providers, weights=[r.weight for r in replicas],
                         limits=[r.max_concurrency for r in replicas])
