@@ -269,3 +269,21 @@ def test_a_replica_error_names_the_replica() -> None:
     with pytest.raises(ProviderError) as refused:
         call(pool, "y")
     assert str(refused.value) == "http://refusing/v1: HTTP 400: bad request"
+
+
+class Down(Replica):
+    async def check(self) -> None:
+        raise ProviderError(f"cannot reach {self.base_url} (connection refused)")
+
+
+def test_a_replica_down_at_the_start_is_named_with_its_place_and_the_count() -> None:
+    one = PoolProvider([Replica("http://a/v1"), Down("http://b/v1")])
+    with pytest.raises(ProviderError) as caught:
+        asyncio.run(one.check())
+    assert str(caught.value) == (
+        "replica 2 of 2: cannot reach http://b/v1 (connection refused); a pool's replicas must "
+        "all answer when the run starts: start it, or leave it out of the pool")
+    two = PoolProvider([Down("http://a/v1"), Replica("http://b/v1"), Down("http://c/v1")])
+    with pytest.raises(ProviderError, match=r"^replica 1 of 3 \(2 of 3 failed\): cannot "
+                                            r"reach http://a/v1 "):
+        asyncio.run(two.check())

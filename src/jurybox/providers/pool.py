@@ -173,10 +173,24 @@ class PoolProvider:
         """Check every replica (at once), then that they serve one model.
 
         Raises:
-            ProviderError: a replica cannot be reached or refuses (its message names it).
+            ProviderError: a replica cannot be reached or refuses (the first such, its
+                message naming it, its place in the pool and how many failed: a pool starts
+                with every replica answering).
             ConfigError: a replica lists other models than the rest (:func:`odd_replica`).
         """
-        await asyncio.gather(*(r.provider.check() for r in self._replicas))
+        results = await asyncio.gather(*(r.provider.check() for r in self._replicas),
+                                       return_exceptions=True)
+        failed = [(n, e) for n, e in enumerate(results, 1) if isinstance(e, BaseException)]
+        for _, exc in failed:
+            if not isinstance(exc, ProviderError):
+                raise exc
+        if failed:
+            (number, first), total = failed[0], len(self._replicas)
+            assert isinstance(first, ProviderError)
+            more = f" ({len(failed)} of {total} failed)" if len(failed) > 1 else ""
+            raise ProviderError(f"replica {number} of {total}{more}: {first}; a pool's "
+                                f"replicas must all answer when the run starts: start it, or "
+                                f"leave it out of the pool", status=first.status)
         self.simulated = self._replicas[0].provider.simulated
         problem = odd_replica(self.model, [(r.stats.url, getattr(r.provider, "listed", None))
                                            for r in self._replicas])
