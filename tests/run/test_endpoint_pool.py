@@ -110,7 +110,11 @@ def test_replicas_serving_another_model_are_refused_in_one_line_naming_it(
 @pytest.mark.parametrize(("args", "fragment"), [
     (["--model", "sim", "--base-url", "http://127.0.0.1:9/v1,http://127.0.0.1:8/v1"],
      "the simulated judge serves itself"),
-    (["--replicas", "2"], "--replicas starts local judges (--model local)"),
+    (["--replicas", "2"], "--replicas starts local judges (--model local); for replicas of "
+                          "vllm/judge, give --base-url once per replica or --endpoints FILE"),
+    (["--replicas", "2", "--model", "sim"],
+     "--replicas starts local judges (--model local); the simulated judge serves itself in "
+     "this process: leave --replicas out"),
     (["--base-url", "http://127.0.0.1:9/v1,http://127.0.0.1:8/v1", "--batch"],
      "an endpoint pool judges online"),
     (["--base-url", "http://127.0.0.1:9/v1", "--endpoints", "pool.yaml"],

@@ -92,6 +92,9 @@ def check_pool(spec: ModelSpec, options: RunOptions) -> None:
         raise ConfigError(f"several --base-url values (or --endpoints) are replicas of a "
                           f"served model, and {judge} serves itself{more}; use --model "
                           f"openai/<name> (or vllm/, llamacpp/, ...) for the replicas")
+    if options.replicas > 1 and spec.provider == "sim":
+        raise ConfigError("--replicas starts local judges (--model local); the simulated "
+                          "judge serves itself in this process: leave --replicas out")
     if options.replicas > 1 and spec.provider != "local":
         raise ConfigError(f"--replicas starts local judges (--model local); for replicas of "
                           f"{spec}, give --base-url once per replica or --endpoints FILE")
