@@ -287,3 +287,30 @@ def test_a_replica_down_at_the_start_is_named_with_its_place_and_the_count() -> 
     with pytest.raises(ProviderError, match=r"^replica 1 of 3 \(2 of 3 failed\): cannot "
                                             r"reach http://a/v1 "):
         asyncio.run(two.check())
+
+
+def test_check_refuses_a_replica_that_is_another_judge() -> None:
+    real, sim = Replica("http://real/v1"), Replica("http://sim/v1")
+    sim.simulated = True  # type: ignore[misc]
+    with pytest.raises(ConfigError) as caught:
+        asyncio.run(PoolProvider([real, sim]).check())
+    assert str(caught.value) == ("replica http://sim/v1 is jurybox's simulated judge and "
+                                 "http://real/v1 is not; the replicas of a pool are one judge")
+
+    class Knowing(Replica):
+        simulated = True
+
+        def __init__(self, url: str, knows: str) -> None:
+            super().__init__(url)
+            self.knows = knows
+
+        def cache_identity(self) -> dict[str, Any]:
+            return {**super().cache_identity(), "sim_knows": self.knows}
+    same = PoolProvider([Knowing("http://a/v1", "k1"), Knowing("http://b/v1", "k1")])
+    asyncio.run(same.check())
+    assert same.cache_identity() == {"provider": "vllm", "model": "judge", "sim_knows": "k1"}
+    with pytest.raises(ConfigError) as caught:
+        asyncio.run(PoolProvider([Knowing("http://a/v1", "k1"),
+                                  Knowing("http://b/v1", "k2")]).check())
+    assert str(caught.value) == ("replica http://b/v1 is another judge than http://a/v1 "
+                                 "(sim_knows differs); the replicas of a pool are one judge")

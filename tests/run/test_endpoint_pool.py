@@ -81,9 +81,12 @@ def test_a_pool_decides_as_one_endpoint_and_a_rerun_through_another_pool_is_free
 def test_a_replica_that_answers_503_cools_down_and_every_item_is_judged(
         tmp_path: Path) -> None:
     out = tmp_path / "out"
-    with replicas(1) as (good,), fake_server("busy", status=503,
-                                             models='{"data": [{"id": "judge"}]}') as bad:
-        done = bench("--base-url", f"{bad},{good}", "--no-cache", "--out", str(out))
+    with replicas(1) as (good,):
+        # the same simulated judge's listing: a replica of the same judge, overloaded
+        with urllib.request.urlopen(f"{good}/models", timeout=10) as listing:
+            models = listing.read().decode()
+        with fake_server("busy", status=503, models=models) as bad:
+            done = bench("--base-url", f"{bad},{good}", "--no-cache", "--out", str(out))
     assert done.exit_code == 0, done.output
     session = last_session(out)
     bad_stats, good_stats = session["replicas"]

@@ -176,7 +176,9 @@ class PoolProvider:
             ProviderError: a replica cannot be reached or refuses (the first such, its
                 message naming it, its place in the pool and how many failed: a pool starts
                 with every replica answering).
-            ConfigError: a replica lists other models than the rest (:func:`odd_replica`).
+            ConfigError: a replica lists other models than the rest (:func:`odd_replica`),
+                or is another judge than the first (simulated among real servers, or another
+                cache identity beyond the URL).
         """
         results = await asyncio.gather(*(r.provider.check() for r in self._replicas),
                                        return_exceptions=True)
@@ -193,9 +195,30 @@ class PoolProvider:
                                 f"leave it out of the pool", status=first.status)
         self.simulated = self._replicas[0].provider.simulated
         problem = odd_replica(self.model, [(r.stats.url, getattr(r.provider, "listed", None))
-                                           for r in self._replicas])
+                                           for r in self._replicas]) or self._other_judge()
         if problem:
             raise ConfigError(problem)
+
+    def _other_judge(self) -> str | None:
+        """Why a replica is another judge than the first (after :meth:`check`): jurybox's
+        simulated judge among real servers (or the reverse), or a cache identity that differs
+        beyond the URL (a simulated judge knowing other items, another GGUF file); their
+        answers would be cached, and reported, as the first one's. None when all are one."""
+        first = self._replicas[0]
+        identity = self.cache_identity()
+        for r in self._replicas[1:]:
+            if r.provider.simulated != first.provider.simulated:
+                sim, real = (r, first) if r.provider.simulated else (first, r)
+                return (f"replica {sim.stats.url} is jurybox's simulated judge and "
+                        f"{real.stats.url} is not; the replicas of a pool are one judge")
+            other = {k: v for k, v in r.provider.cache_identity().items() if k != "base_url"}
+            if other != identity:
+                keys = sorted(k for k in set(other) | set(identity)
+                              if other.get(k) != identity.get(k))
+                return (f"replica {r.stats.url} is another judge than {first.stats.url} "
+                        f"({', '.join(keys)} differ{'s' if len(keys) == 1 else ''}); the "
+                        f"replicas of a pool are one judge")
+        return None
 
     async def aclose(self) -> None:
         for r in self._replicas:
