@@ -257,3 +257,15 @@ def test_a_replica_without_key_env_is_named_when_the_provider_key_is_missing(
                                       "--out", str(tmp_path / "out")])
     one_line_error(result, "pool.yaml:3: the replica http://127.0.0.1:8/v1 names no key_env, "
                            "and openai/judge needs an API key: export OPENAI_API_KEY=...")
+
+
+def test_base_url_from_the_environment_with_endpoints_names_the_variables(
+        tmp_path: Path) -> None:
+    pool = tmp_path / "pool.yaml"
+    pool.write_text("- http://127.0.0.1:9/v1\n- http://127.0.0.1:8/v1\n")
+    result = CliRunner().invoke(app, ["bench", "truthfulqa", "--limit", "2", "--model",
+                                      "vllm/judge", "--endpoints", str(pool), "--dry-run"],
+                                env={"JURYBOX_BASE_URL": "http://127.0.0.1:7/v1"})
+    one_line_error(result, "give --base-url or --endpoints, not both (the endpoints file lists "
+                           "every replica; either may come from the environment: "
+                           "JURYBOX_BASE_URL, JURYBOX_ENDPOINTS)")

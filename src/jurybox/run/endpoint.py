@@ -68,7 +68,8 @@ def split_endpoints(base_urls: str | Sequence[str] | None, endpoints: str | Path
     if endpoints is not None:
         if base_urls:
             raise ConfigError("give --base-url or --endpoints, not both (the endpoints file "
-                              "lists every replica)")
+                              "lists every replica; either may come from the environment: "
+                              "JURYBOX_BASE_URL, JURYBOX_ENDPOINTS)")
         return None, tuple(load_endpoints(endpoints))
     if base_urls is None or isinstance(base_urls, str) and "," not in base_urls:
         return base_urls, ()
