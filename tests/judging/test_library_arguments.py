@@ -196,3 +196,20 @@ def test_a_pool_given_twice_or_badly_is_refused_before_any_call(tmp_path, kwargs
         jurybox.judge(ITEMS, model="vllm/judge", out=out, **kwargs)
     assert str(caught.value) == message
     assert not (out / "run.json").exists()
+
+
+@pytest.mark.parametrize("endpoints", ["pool.yaml", ("http://a/v1", "http://b/v1")])
+def test_run_options_endpoints_given_as_a_path_or_urls_say_how_to_give_them(endpoints):
+    with pytest.raises(ConfigError) as caught:
+        RunOptions(endpoints=endpoints)
+    assert str(caught.value) == (
+        f"endpoints takes Replica values, got {endpoints!r}: for an endpoints file, "
+        f"tuple(load_endpoints(path)); for URLs, tuple(parse_base_urls(urls)) (both in "
+        f"jurybox.providers.endpoints); or jurybox.judge(..., endpoints=path) or "
+        f"base_url=[url, ...]")
+
+
+def test_a_tuple_of_a_class_reads_as_one():
+    with pytest.raises(ConfigError) as caught:
+        RunOptions(endpoints=5)
+    assert str(caught.value) == "endpoints must be a tuple of Replica values, got 5 (int)"
