@@ -166,8 +166,10 @@ def _describe(hint: Any) -> str:
 
 
 def _plural(hint: Any) -> str:
-    return {int: "integers", float: "numbers", str: "texts"}.get(
-        hint, f"{_describe(hint)} values")
+    plural = {int: "integers", float: "numbers", str: "texts"}.get(hint)
+    if plural is None and isinstance(hint, type):
+        plural = f"{hint.__name__} values"  # "a tuple of Replica values"
+    return plural or f"{_describe(hint)} values"
 
 
 def _shown(value: Any) -> str:

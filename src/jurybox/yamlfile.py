@@ -60,7 +60,8 @@ def read_yaml(path: Path, limit: int, what: str) -> tuple[Any, Any]:
     Raises:
         DataError: the file cannot be read, is too large, is not UTF-8 (naming the line),
             is not YAML (naming the line, and the key given twice), is nested too deeply,
-            or holds a value YAML cannot build (an integer of more than 4300 digits).
+            holds a value YAML cannot build (an integer of more than 4300 digits), or
+            aliases that expand to more than ``limit`` values (an alias bomb).
     """
     raw = read_bounded(path, limit, what)
     try:
@@ -80,7 +81,42 @@ def read_yaml(path: Path, limit: int, what: str) -> tuple[Any, Any]:
         raise DataError(path, "invalid YAML: nested too deeply to read") from None
     except ValueError as exc:  # a scalar YAML resolves but cannot build (a huge int, a date)
         raise DataError(path, f"invalid YAML value: {exc}") from None
+    if node is not None and _expanded_size(node, limit) > limit:
+        raise DataError(path, f"invalid YAML: its aliases (*name) expand to more than "
+                        f"{limit:,} values; write the values out (an alias repeats a value, "
+                        f"it must not multiply the file)")
     return data, node
+
+
+def _expanded_size(root: yaml.Node, cap: int) -> int:
+    """The values (nodes) ``root`` holds with every alias expanded, counted up to ``cap + 1``
+    (a node reached twice counts twice; a node inside itself, once): what a reader walking
+    the value visits. Without aliases it is below the file's size in bytes; a few lines of
+    nested aliases ("billion laughs") reach billions, which a message showing the value,
+    or any walk of it, would never finish."""
+    sizes: dict[int, int] = {}
+    open_: set[int] = set()  # nodes on the current path (a recursive alias counts once)
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, finished = stack.pop()
+        children = _children(node)
+        if finished:
+            open_.discard(id(node))
+            sizes[id(node)] = min(cap + 1, 1 + sum(sizes.get(id(c), 1) for c in children))
+        elif id(node) not in sizes and id(node) not in open_:
+            open_.add(id(node))
+            stack.append((node, True))
+            stack.extend((c, False) for c in children
+                         if id(c) not in sizes and id(c) not in open_)
+    return sizes[id(root)]
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    return []
 
 
 def node_line(node: Any, loc: Sequence[Any]) -> int | None:

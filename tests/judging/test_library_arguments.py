@@ -11,6 +11,7 @@ from jurybox.errors import ConfigError, DataError
 from jurybox.fields import text_problem
 from jurybox.judging import JudgeConfig
 from jurybox.personalize import PersonalizeConfig
+from jurybox.providers.endpoints import Replica
 from jurybox.providers.spec import MODEL_CHOICES
 from jurybox.run import RunOptions
 
@@ -30,7 +31,13 @@ ITEMS = [{"id": "a", "prompt": "Q?", "candidates": ["x", "y", "z"]}]
     ({"tolerance": "x"}, "tolerance must be a number, got 'x' (str)"),
     ({"weights": (1, 2, 3, 4)}, "weights must be a Weights, got (1, 2, 3, 4) (tuple)"),
     ({"sim": {}}, "sim must be a SimConfig, got {} (dict)"),
-    ({"base_url": 5}, "base_url must be text (a str) or None, got 5 (int)"),
+    ({"base_url": 5}, "base_url must be a URL (text), a list of URLs, or None, got 5 (int)"),
+    ({"base_url": []}, "base_url must be a URL, or a list of URLs (the replicas of one "
+                       "model), got []"),
+    ({"base_url": ["http://127.0.0.1:9/v1", 5]},
+     "base_url must be a URL, or a list of URLs (the replicas of one model), got "
+     "['http://127.0.0.1:9/v1', 5]"),
+    ({"endpoints": 5}, "endpoints must be the path of an endpoints file (str or Path), got int"),
     ({"min_k": 2.0}, "min_k must be an integer or None, got 2.0 (float)"),
     ({"criteria": "fair \ud800"}, "criteria holds a lone surrogate U+D800 (UTF-8 cannot "
                                   "encode it) at character 5 (line 1)"),
@@ -167,3 +174,42 @@ def test_entry_points_name_an_argument_of_the_wrong_kind(tmp_path):
         with pytest.raises(ConfigError, match=re.escape(message)):
             call()
     assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"base_url": ["http://127.0.0.1:9/v1", "http://127.0.0.1:8/v1"],
+      "options": RunOptions(endpoints=(Replica("http://127.0.0.1:7/v1"),))},
+     "the endpoint pool is given twice, in base_url= or endpoints= and in "
+     "options=RunOptions(endpoints=...): give it once"),
+    ({"base_url": "http://127.0.0.1:9/v1",
+      "options": RunOptions(endpoints=(Replica("http://127.0.0.1:7/v1"),
+                                       Replica("http://127.0.0.1:8/v1")))},
+     "give one base URL or an endpoint pool (RunOptions.endpoints), not both: the pool "
+     "lists every replica"),
+    ({"base_url": "http://127.0.0.1:9/v1,http://127.0.0.1:9/v1/"},
+     "--base-url entries 1 and 2 are the same endpoint (http://127.0.0.1:9/v1/): give each "
+     "replica once"),
+])
+def test_a_pool_given_twice_or_badly_is_refused_before_any_call(tmp_path, kwargs, message):
+    out = tmp_path / "run"
+    with pytest.raises(ConfigError) as caught:
+        jurybox.judge(ITEMS, model="vllm/judge", out=out, **kwargs)
+    assert str(caught.value) == message
+    assert not (out / "run.json").exists()
+
+
+@pytest.mark.parametrize("endpoints", ["pool.yaml", ("http://a/v1", "http://b/v1")])
+def test_run_options_endpoints_given_as_a_path_or_urls_say_how_to_give_them(endpoints):
+    with pytest.raises(ConfigError) as caught:
+        RunOptions(endpoints=endpoints)
+    assert str(caught.value) == (
+        f"endpoints takes Replica values, got {endpoints!r}: for an endpoints file, "
+        f"tuple(load_endpoints(path)); for URLs, tuple(parse_base_urls(urls)) (both in "
+        f"jurybox.providers.endpoints); or jurybox.judge(..., endpoints=path) or "
+        f"base_url=[url, ...]")
+
+
+def test_a_tuple_of_a_class_reads_as_one():
+    with pytest.raises(ConfigError) as caught:
+        RunOptions(endpoints=5)
+    assert str(caught.value) == "endpoints must be a tuple of Replica values, got 5 (int)"

@@ -37,11 +37,12 @@ def completion(content: Any = None, *, finish_reason: Any = "stop", usage: Any =
 @contextmanager
 def fake_server(chat: Callable[[dict], str] | str, *,
                 models: str = '{"data": [{"id": "m", "owned_by": "test"}]}',
-                seen: list[str] | None = None, status: int = 200) -> Iterator[str]:
+                seen: list[str] | None = None, status: int = 200,
+                keys: list[str | None] | None = None) -> Iterator[str]:
     """Serve ``chat`` (a body, or request JSON -> body) at ``/v1/chat/completions`` and
     ``/v1/messages`` with HTTP ``status``, and ``models`` at ``/v1/models``, on 127.0.0.1 in
     a thread; yields the base URL (``http://127.0.0.1:PORT/v1``). ``seen`` collects each
-    request's path and query."""
+    request's path and query; ``keys`` its Authorization header (None: none)."""
     loop = asyncio.new_event_loop()
     ready = threading.Event()
     state: dict[str, Any] = {}
@@ -49,12 +50,16 @@ def fake_server(chat: Callable[[dict], str] | str, *,
     async def answer(request: web.Request) -> web.Response:
         if seen is not None:
             seen.append(str(request.rel_url))
+        if keys is not None:
+            keys.append(request.headers.get("Authorization"))
         body = chat if isinstance(chat, str) else chat(await request.json())
         return web.Response(text=body, content_type="application/json", status=status)
 
     async def listing(request: web.Request) -> web.Response:
         if seen is not None:
             seen.append(str(request.rel_url))
+        if keys is not None:
+            keys.append(request.headers.get("Authorization"))
         return web.Response(text=models, content_type="application/json")
 
     async def start() -> None:

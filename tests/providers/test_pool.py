@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from jurybox.errors import ConfigError, EndpointGoneError, RetryableProviderError, ServerError
+from jurybox.errors import (ConfigError, EndpointGoneError, ProviderError,
+                            RetryableProviderError, ServerError)
 from jurybox.providers import ChatRequest, ChatResponse, Message
 from jurybox.providers.pool import (AFFINITY, COOLDOWN_S, FAIL_THRESHOLD, PoolProvider,
                                     odd_replica)
@@ -284,3 +285,104 @@ def test_after_a_cooldown_one_call_at_a_time_probes_the_replica() -> None:
         assert (await pool.complete(REQ)).text == "http://bad/v1"  # the probe answers
         assert (r_bad.probing, r_bad.cooldowns) == (False, 0) and r_bad.open(now[0])
     asyncio.run(main())
+
+
+def test_calls_in_flight_when_a_replica_fails_are_one_cooldown_not_one_per_three() -> None:
+    async def main() -> tuple[PoolProvider, int]:
+        gate = asyncio.Event()
+        bad, good = Replica("http://bad/v1", fail=9, hold=gate), Replica("http://good/v1")
+        pool = PoolProvider([bad, good], rng=random.Random(0), clock=lambda: 0.0)
+        for i in range(9):  # nine items on the bad replica, their calls in flight at once
+            pool._affinity[f"i{i}"] = pool._replicas[0]
+
+        async def one(item: str) -> BaseException | None:
+            AFFINITY.set(item)
+            try:
+                await pool.complete(REQ)
+            except ServerError as exc:
+                return exc
+            return None
+        tasks = [asyncio.create_task(one(f"i{i}")) for i in range(9)]
+        await asyncio.sleep(0.01)
+        gate.set()  # the server dies: all nine fail together
+        failed = sum(isinstance(e, ServerError) for e in await asyncio.gather(*tasks))
+        return pool, failed
+    pool, failed = asyncio.run(main())
+    bad = pool._replicas[0]
+    assert failed == 9 and bad.stats.failures == 9
+    # the first three cooled it down once, for COOLDOWN_S (not three times, for 5+10+20 s)
+    assert bad.stats.cooldowns == 1 and bad.until == COOLDOWN_S == 5.0
+
+
+def test_weights_are_relative_so_huge_finite_weights_still_route() -> None:
+    # each weight is finite, their sum is not: random.choices would refuse every draw
+    a, b = Replica("http://a/v1"), Replica("http://b/v1")
+    huge = PoolProvider([a, b], weights=[1e308, 1e308], rng=random.Random(3))
+    same = PoolProvider([Replica("http://a/v1"), Replica("http://b/v1")], weights=[1, 1],
+                        rng=random.Random(3))
+    assert [call(huge, f"i{n}") for n in range(12)] == [call(same, f"i{n}") for n in range(12)]
+    assert {call(huge, f"j{n}") for n in range(40)} == {"http://a/v1", "http://b/v1"}
+
+
+class Refusing(Replica):
+    async def complete(self, request: ChatRequest) -> ChatResponse:
+        self.calls += 1
+        raise ProviderError("HTTP 400: bad request", status=400)
+
+
+def test_a_replica_error_names_the_replica() -> None:
+    bad, refusing = Replica("http://bad/v1", fail=2), Refusing("http://refusing/v1")
+    pool = PoolProvider([bad, refusing, Replica("http://good/v1")], rng=random.Random(0))
+    pool._affinity["x"], pool._affinity["y"] = pool._replicas[0], pool._replicas[1]
+    with pytest.raises(ServerError) as failed:
+        call(pool, "x")
+    assert str(failed.value) == "http://bad/v1: HTTP 503: busy"
+    assert failed.value.status == 503
+    with pytest.raises(ProviderError) as refused:
+        call(pool, "y")
+    assert str(refused.value) == "http://refusing/v1: HTTP 400: bad request"
+
+
+class Down(Replica):
+    async def check(self) -> None:
+        raise ProviderError(f"cannot reach {self.base_url} (connection refused)")
+
+
+def test_a_replica_down_at_the_start_is_named_with_its_place_and_the_count() -> None:
+    one = PoolProvider([Replica("http://a/v1"), Down("http://b/v1")])
+    with pytest.raises(ProviderError) as caught:
+        asyncio.run(one.check())
+    assert str(caught.value) == (
+        "replica 2 of 2: cannot reach http://b/v1 (connection refused); a pool's replicas must "
+        "all answer when the run starts: start it, or leave it out of the pool")
+    two = PoolProvider([Down("http://a/v1"), Replica("http://b/v1"), Down("http://c/v1")])
+    with pytest.raises(ProviderError, match=r"^replica 1 of 3 \(2 of 3 failed\): cannot "
+                                            r"reach http://a/v1 "):
+        asyncio.run(two.check())
+
+
+def test_check_refuses_a_replica_that_is_another_judge() -> None:
+    real, sim = Replica("http://real/v1"), Replica("http://sim/v1")
+    sim.simulated = True  # type: ignore[misc]
+    with pytest.raises(ConfigError) as caught:
+        asyncio.run(PoolProvider([real, sim]).check())
+    assert str(caught.value) == ("replica http://sim/v1 is jurybox's simulated judge and "
+                                 "http://real/v1 is not; the replicas of a pool are one judge")
+
+    class Knowing(Replica):
+        simulated = True
+
+        def __init__(self, url: str, knows: str) -> None:
+            super().__init__(url)
+            self.knows = knows
+
+        def cache_identity(self) -> dict[str, Any]:
+            return {**super().cache_identity(), "sim_knows": self.knows}
+    same = PoolProvider([Knowing("http://a/v1", "k1"), Knowing("http://b/v1", "k1")])
+    asyncio.run(same.check())
+    assert same.cache_identity() == {"provider": "vllm", "model": "judge", "sim_knows": "k1"}
+    with pytest.raises(ConfigError) as caught:
+        asyncio.run(PoolProvider([Knowing("http://a/v1", "k1"),
+                                  Knowing("http://b/v1", "k2")]).check())
+    assert str(caught.value) == ("replica http://b/v1 is another judge than http://a/v1 "
+                                 "(sim_knows differs); the replicas of a pool are one judge")

@@ -187,6 +187,8 @@ def test_a_query_key_is_in_no_error_and_no_file_of_a_run(tmp_path, monkeypatch):
     ("http://h/v1;key=SECRET", "http://h/v1;***"),              # path parameters
     ("http://h/a;key=SECRET/v1?x=SECRET", "http://h/a;***/v1?x=***"),
     ("bob:SECRET@h:8000/v1", "***@h:8000/v1"),                  # no scheme
+    # two URLs as one text (a comma-separated base_url): both hidden
+    ("http://u:SECRET@a/v1,http://bob:SECRET@b/v1", "http://***@a/v1,http://***@b/v1"),
 ])
 def test_redaction_hides_secrets_in_unusual_places(url, shown):
     assert redact_text(url) == shown or redact_text(f"see {url}") == f"see {shown}"
@@ -219,3 +221,20 @@ def test_a_base_url_with_a_self_serving_judge_is_refused(model, tmp_path):
                                       "--base-url", "http://127.0.0.1:9/v1", "--dry-run"])
     assert result.exit_code == 2
     assert "serves itself: leave it unset with --model " + model in result.output
+
+
+def test_several_urls_as_one_base_url_are_refused_with_every_secret_hidden(tmp_path):
+    # a jury file's base_url (and BenchConfig's, JudgeConfig's) takes one URL; the pool's
+    # comma-separated form is --base-url's and judge()'s
+    jury = tmp_path / "jury.yaml"
+    jury.write_text('judges:\n  - model: vllm/judge\n    base_url: "http://u:SECRET@127.0.0.1:9/'
+                    'v1, http://bob:SECRET@127.0.0.1:8/v1"\n  - model: sim\n')
+    result = CliRunner().invoke(app, ["bench", "truthfulqa", "--limit", "1", "--jury",
+                                      str(jury), "--out", str(tmp_path / "r")])
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines() == [
+        "error: jury: judge 'vllm/judge': --base-url holds 2 URLs separated by commas "
+        "(http://***@127.0.0.1:9/v1, http://***@127.0.0.1:8/v1): one endpoint takes one base "
+        "URL (the replicas of one judge: --base-url once per replica, --endpoints FILE, or "
+        "base_url=[...] in Python)"]
+    assert not (tmp_path / "r").exists()

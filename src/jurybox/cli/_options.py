@@ -11,7 +11,9 @@ engine receives. Every option has a ``JURYBOX_`` environment variable.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+import re
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -93,10 +95,30 @@ def model_for(model: str | None, data: str, *, bundled: bool,
     return require_model(model, data)
 
 
+def _env_base_urls(ctx: typer.Context, param: typer.CallbackParam,
+                   value: Optional[list[str]]) -> Optional[list[str]]:
+    """``--base-url`` from ``JURYBOX_BASE_URL``: its URLs separated by commas or blanks, blanks
+    around a comma allowed (``"http://a/v1, http://b/v1"``, which click's own splitting at
+    blanks would cut into ``"http://a/v1,"`` and ``"http://b/v1"``, an empty entry); a value
+    of blanks only is kept, for the "--base-url is empty" error. From the command line:
+    ``value`` as given."""
+    source = ctx.get_parameter_source(param.name or "")
+    if getattr(source, "name", None) != "ENVIRONMENT":  # typer may carry its own click
+        return value
+    raw = next((os.environ[v] for v in _names(param.envvar) if os.environ.get(v)), "")
+    return re.sub(r"\s*,\s*", ",", raw.strip()).split() or [raw]
+
+
+def _names(envvar: str | Sequence[str] | None) -> list[str]:
+    return [] if envvar is None else [envvar] if isinstance(envvar, str) else list(envvar)
+
+
 BaseUrl = Annotated[Optional[list[str]], typer.Option(
     envvar="JURYBOX_BASE_URL", metavar="URL", rich_help_panel=PANEL_JUDGE,
+    callback=_env_base_urls,
     help="Endpoint base URL, e.g. http://localhost:8000/v1 (default per provider). Given "
-    "several times (or comma-separated), the replicas of one model, judged through as one "
+    "several times (or comma-separated; in JURYBOX_BASE_URL, separated by commas or blanks), "
+    "the replicas of one model, judged through as one "
     "endpoint pool: an item's calls stay on one replica, new items go to the less loaded of "
     "two, a failing replica cools down; they share one cache.")]
 EndpointsOpt = Annotated[Optional[Path], typer.Option(

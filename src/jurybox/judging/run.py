@@ -31,6 +31,7 @@ from ..protocols.prompts import LISTWISE_PROMPT_VERSION
 from ..rundir import RunLock, iter_lines_at, line_offsets, lock_run_dir, previous_sessions
 from ..run import (Engine, RunHooks, RunInfo, RunJob, RunOptions, RunReport, check_endpoint,
                    open_endpoint)
+from ..run.endpoint import split_endpoints
 from ..run.loops import entered_off_loop
 from ..sim import SimConfig, SimJudge
 from .items import INPUT_FILE, id_text, input_rows, write_input
@@ -343,7 +344,10 @@ def judge(items: Iterable[Any] | str | Path, *, model: str | None = None, protoc
         out: the run directory (default ``runs/judge-items-<model>-<hash>``, the same for the
             same items and settings, so a rerun is served from its cache and records).
         settings: any other :class:`JudgeConfig` field (``k``, ``criteria``, ``template``
-            text, ``adaptive``, ``seed``, ``base_url``, ``sim``, ...).
+            text, ``adaptive``, ``seed``, ``base_url``, ``sim``, ...). Several replicas of
+            the judge's model, judged through as one endpoint pool: ``base_url`` as a list or
+            tuple of URLs (or comma-separated), or ``endpoints`` the path of an endpoints
+            file (:mod:`jurybox.providers.endpoints`), as ``--base-url`` and ``--endpoints``.
         jury: instead of ``model``, several judges as one panel: a list of model specs,
             dicts with a jury file's judge keys (``model``, ``name``, ``weight``, ``sim``,
             ...), :class:`~jurybox.jury.Juror` values, a :class:`~jurybox.jury.Jury`, or a
@@ -432,8 +436,47 @@ async def ajudge(items: Iterable[Any] | str | Path, *, model: str | None = None,
 def _check_settings(settings: dict[str, Any]) -> None:
     unknown = sorted(set(settings) - set(JudgeConfig.__dataclass_fields__) - {"input"})
     if unknown or "input" in settings:
+        takes = sorted(set(JudgeConfig.__dataclass_fields__) - {"input"} | {"endpoints"})
         raise ConfigError(f"judge() takes no setting {', '.join(map(repr, unknown or ['input']))}"
-                          f"; it takes {sorted(set(JudgeConfig.__dataclass_fields__) - {'input'})}")
+                          f"; it takes {takes}")
+
+
+def _pool_settings(settings: dict[str, Any], options: RunOptions | None
+                   ) -> tuple[dict[str, Any], RunOptions | None]:
+    """judge()'s ``base_url`` (a URL; several: a list or tuple of URLs, or one text of
+    comma-separated URLs) and ``endpoints`` (an endpoints file's path), as ``--base-url`` and
+    ``--endpoints`` take them: the settings with the config's one base URL, and the options
+    with an endpoint pool (:attr:`RunOptions.endpoints`) when several replicas are given.
+
+    Raises:
+        ConfigError: base_url of another kind, an empty list, a bad URL or one given twice;
+            endpoints not a path; base_url and endpoints both given; a pool given here and in
+            ``options.endpoints`` too.
+        DataError: a bad endpoints file (file, line, endpoint and field).
+    """
+    if "base_url" not in settings and "endpoints" not in settings:
+        return settings, options
+    settings = dict(settings)
+    base_url, endpoints = settings.pop("base_url", None), settings.pop("endpoints", None)
+    if isinstance(base_url, (list, tuple)):
+        if not base_url or not all(isinstance(url, str) for url in base_url):
+            raise ConfigError(f"base_url must be a URL, or a list of URLs (the replicas of "
+                              f"one model), got {base_url!r:.120}")
+    elif base_url is not None and not isinstance(base_url, str):
+        raise ConfigError(f"base_url must be a URL (text), a list of URLs, or None, got "
+                          f"{base_url!r:.80} ({type(base_url).__name__})")
+    if endpoints is not None and not isinstance(endpoints, (str, os.PathLike)):
+        raise ConfigError(f"endpoints must be the path of an endpoints file (str or Path), "
+                          f"got {type(endpoints).__name__}")
+    url, pool = split_endpoints(base_url, None if endpoints is None else os.fspath(endpoints))
+    if url is not None:
+        settings["base_url"] = url
+    if pool:
+        if options is not None and options.endpoints:
+            raise ConfigError("the endpoint pool is given twice, in base_url= or endpoints= "
+                              "and in options=RunOptions(endpoints=...): give it once")
+        options = replace(options or RunOptions(), endpoints=pool)
+    return settings, options
 
 
 @contextmanager
@@ -444,6 +487,7 @@ def _judge_call(items: Iterable[Any] | str | Path, model: str | None, protocol: 
     locked (and the lock held through the run); a call refused before its run leaves
     nothing behind."""
     _check_arguments(items, out, options, hooks)
+    settings, options = _pool_settings(settings, options)
     _check_settings(settings)
     model = require_model(model, os.fspath(items) if isinstance(items, (str, os.PathLike))
                           else "the items", how="model=...")

@@ -42,7 +42,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import ConfigError, EndpointGoneError, RetryableProviderError
+from ..errors import ConfigError, EndpointGoneError, ProviderError, RetryableProviderError
 from .base import ChatRequest, ChatResponse, Provider
 
 __all__ = ["AFFINITY", "COOLDOWN_S", "FAIL_THRESHOLD", "MAX_COOLDOWN_S", "PoolProvider",
@@ -174,15 +174,52 @@ class PoolProvider:
         """Check every replica (at once), then that they serve one model.
 
         Raises:
-            ProviderError: a replica cannot be reached or refuses (its message names it).
-            ConfigError: a replica lists other models than the rest (:func:`odd_replica`).
+            ProviderError: a replica cannot be reached or refuses (the first such, its
+                message naming it, its place in the pool and how many failed: a pool starts
+                with every replica answering).
+            ConfigError: a replica lists other models than the rest (:func:`odd_replica`),
+                or is another judge than the first (simulated among real servers, or another
+                cache identity beyond the URL).
         """
-        await asyncio.gather(*(r.provider.check() for r in self._replicas))
+        results = await asyncio.gather(*(r.provider.check() for r in self._replicas),
+                                       return_exceptions=True)
+        failed = [(n, e) for n, e in enumerate(results, 1) if isinstance(e, BaseException)]
+        for _, exc in failed:
+            if not isinstance(exc, ProviderError):
+                raise exc
+        if failed:
+            (number, first), total = failed[0], len(self._replicas)
+            assert isinstance(first, ProviderError)
+            more = f" ({len(failed)} of {total} failed)" if len(failed) > 1 else ""
+            raise ProviderError(f"replica {number} of {total}{more}: {first}; a pool's "
+                                f"replicas must all answer when the run starts: start it, or "
+                                f"leave it out of the pool", status=first.status)
         self.simulated = self._replicas[0].provider.simulated
         problem = odd_replica(self.model, [(r.stats.url, getattr(r.provider, "listed", None))
-                                           for r in self._replicas])
+                                           for r in self._replicas]) or self._other_judge()
         if problem:
             raise ConfigError(problem)
+
+    def _other_judge(self) -> str | None:
+        """Why a replica is another judge than the first (after :meth:`check`): jurybox's
+        simulated judge among real servers (or the reverse), or a cache identity that differs
+        beyond the URL (a simulated judge knowing other items, another GGUF file); their
+        answers would be cached, and reported, as the first one's. None when all are one."""
+        first = self._replicas[0]
+        identity = self.cache_identity()
+        for r in self._replicas[1:]:
+            if r.provider.simulated != first.provider.simulated:
+                sim, real = (r, first) if r.provider.simulated else (first, r)
+                return (f"replica {sim.stats.url} is jurybox's simulated judge and "
+                        f"{real.stats.url} is not; the replicas of a pool are one judge")
+            other = {k: v for k, v in r.provider.cache_identity().items() if k != "base_url"}
+            if other != identity:
+                keys = sorted(k for k in set(other) | set(identity)
+                              if other.get(k) != identity.get(k))
+                return (f"replica {r.stats.url} is another judge than {first.stats.url} "
+                        f"({', '.join(keys)} differ{'s' if len(keys) == 1 else ''}); the "
+                        f"replicas of a pool are one judge")
+        return None
 
     async def aclose(self) -> None:
         for r in self._replicas:
@@ -209,8 +246,9 @@ class PoolProvider:
         """Send ``request`` to the item's replica (or the better of two).
 
         Raises:
-            RetryableProviderError, ProviderError: the replica's error (a retryable one also
-                counts toward cooling it down; the runner's next attempt is routed again).
+            RetryableProviderError, ProviderError: the replica's error, its message starting
+                with the replica's URL as shown (a retryable one also counts toward cooling it
+                down; the runner's next attempt is routed again).
         """
         item = AFFINITY.get()
         replica = self._route(item)
@@ -237,9 +275,12 @@ class PoolProvider:
             self._failed(replica, exc.retry_after)
             if self._move(item, replica):  # another replica takes the next attempt now
                 exc.retry_after = None
+            _name(exc, replica.stats.url)
             raise
-        except BaseException:
+        except BaseException as exc:
             replica.stats.failures += 1
+            if isinstance(exc, ProviderError):
+                _name(exc, replica.stats.url)
             raise
         finally:
             replica.in_flight -= 1
@@ -271,7 +312,8 @@ class PoolProvider:
         """The less loaded of two replicas drawn by weight (ties: the first drawn)."""
         if len(healthy) == 1:
             return healthy[0]
-        weights = [r.weight for r in healthy]
+        top = max(r.weight for r in healthy)  # relative: two weights of 1e308 sum to inf
+        weights = [r.weight / top for r in healthy]
         a, b = self._rng.choices(healthy, weights=weights, k=2)
         return b if b.load() < a.load() else a
 
@@ -366,6 +408,13 @@ def odd_replica(model: str, listings: Sequence[tuple[str, list[str] | None]]) ->
     return (f"replica {odd[0]} lists other models ({shown(odd[1])}) than {first} "
             f"({shown(list(common))}); the replicas of a pool serve one model (check "
             f"--base-url or the endpoints file)")
+
+
+def _name(exc: ProviderError, url: str) -> None:
+    """Prefix ``exc``'s message with the replica that raised it (``http://gpu1:8000/v1: HTTP
+    503: ...``): calls.jsonl and the run's last error then say which replica failed."""
+    if exc.args and isinstance(exc.args[0], str) and not exc.args[0].startswith(f"{url}: "):
+        exc.args = (f"{url}: {exc.args[0]}", *exc.args[1:])
 
 
 def _shown(provider: Provider) -> str:

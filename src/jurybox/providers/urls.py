@@ -31,6 +31,8 @@ _USERINFO = re.compile(r"(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*://)[^/?#]*@")
 _BARE_USERINFO = re.compile(r"^(?P<lead>\s*)[^/?#:\s]*:[^/?#]*@")
 #: ``user:password@`` in free text with no scheme before it (a command line's argument).
 _BARE_USERINFO_IN_TEXT = re.compile(r"(?<![^\s'\"=])[^\s'\"=/?#@:]+:[^\s'\"/?#@]*@(?=[\w\[])")
+#: A comma then another URL: several base URLs given as one.
+_SEVERAL = re.compile(r",\s*[a-zA-Z][a-zA-Z0-9+.-]*://")
 #: Path parameters (``/v1;key=secret``): shown hidden, as a query is.
 _PATH_PARAMS = re.compile(r";[^/?#]*")
 HIDDEN = "***"
@@ -106,9 +108,16 @@ def base_url_problem(url: str) -> str | None:
     "has the scheme 'ftp'; jurybox speaks http:// and https://"
     >>> base_url_problem("http://[u:SECRET]@h/v1")
     'is not a valid URL (http://***@h/v1): check the host and port'
+    >>> base_url_problem("http://a/v1,http://u:SECRET@b/v1")[:56]
+    'holds 2 URLs separated by commas (http://a/v1,http://***'
     """
     if url != url.strip():
         return f"has leading or trailing white space ({_redact_one(url.strip())!r})"
+    several = len(_SEVERAL.findall(url))
+    if several:
+        return (f"holds {several + 1} URLs separated by commas ({redact_text(url)}): one "
+                f"endpoint takes one base URL (the replicas of one judge: --base-url once per "
+                f"replica, --endpoints FILE, or base_url=[...] in Python)")
     if "://" not in url:
         shown = _redact_one(url)
         guess = shown if "/" in shown else f"{shown}/v1"
@@ -163,7 +172,7 @@ def _redact_one(url: str) -> str:
     """One URL redacted, by text alone (so that even a URL ``urlsplit`` refuses, such as a
     broken IPv6 host, is shown without its secrets)."""
     if "://" in url:
-        shown = _USERINFO.sub(rf"\g<scheme>{HIDDEN}@", url, count=1)
+        shown = _USERINFO.sub(rf"\g<scheme>{HIDDEN}@", url)  # "a,b": both URLs
     else:
         shown = _BARE_USERINFO.sub(rf"\g<lead>{HIDDEN}@", url, count=1)
     rest, hash_, _fragment = shown.partition("#")

@@ -11,6 +11,7 @@ from ..batch import BatchAPI, BatchEvent, BatchOptions, BatchProvider, batch_api
 from ..batch.files import BATCH_FILES_DIR, FilesBatchAPI
 from ..errors import BatchFilesWritten, ConfigError
 from ..providers import OpenAICompatibleProvider, Provider
+from ..providers.pool import PoolProvider
 from ..rundir import RunDir
 from ..rundir.batches import BatchJournal, endpoint_digest
 from ..runner import AnswerStore
@@ -25,9 +26,12 @@ BATCH_CONCURRENCY = 1_000_000
 
 
 def batch_api_for(provider: Provider, folder: Path, options: BatchOptions) -> BatchAPI:
-    """The run's batch API: the provider's, or batch files in the run directory."""
+    """The run's batch API: the provider's, or batch files in the run directory (for an
+    endpoint pool, the lines of its first replica: every replica serves the same model)."""
     if not options.files:
         return batch_api(provider)
+    if isinstance(provider, PoolProvider):
+        provider = provider.replicas()[0][0]
     if not isinstance(provider, OpenAICompatibleProvider):
         raise ConfigError(f"--batch-files writes OpenAI batch lines (vllm run-batch), for an "
                           f"OpenAI-compatible endpoint; the {provider.name} judge is not one: "

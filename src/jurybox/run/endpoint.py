@@ -68,7 +68,8 @@ def split_endpoints(base_urls: str | Sequence[str] | None, endpoints: str | Path
     if endpoints is not None:
         if base_urls:
             raise ConfigError("give --base-url or --endpoints, not both (the endpoints file "
-                              "lists every replica)")
+                              "lists every replica; either may come from the environment: "
+                              "JURYBOX_BASE_URL, JURYBOX_ENDPOINTS)")
         return None, tuple(load_endpoints(endpoints))
     if base_urls is None or isinstance(base_urls, str) and "," not in base_urls:
         return base_urls, ()
@@ -92,6 +93,9 @@ def check_pool(spec: ModelSpec, options: RunOptions) -> None:
         raise ConfigError(f"several --base-url values (or --endpoints) are replicas of a "
                           f"served model, and {judge} serves itself{more}; use --model "
                           f"openai/<name> (or vllm/, llamacpp/, ...) for the replicas")
+    if options.replicas > 1 and spec.provider == "sim":
+        raise ConfigError("--replicas starts local judges (--model local); the simulated "
+                          "judge serves itself in this process: leave --replicas out")
     if options.replicas > 1 and spec.provider != "local":
         raise ConfigError(f"--replicas starts local judges (--model local); for replicas of "
                           f"{spec}, give --base-url once per replica or --endpoints FILE")
@@ -109,13 +113,17 @@ def open_endpoint(model: str, *, base_url: str | None, options: RunOptions,
     local llama.cpp judge is started and stopped at the end.
 
     Raises:
-        ConfigError: a bad spec, a missing API key, or a local judge that cannot start.
+        ConfigError: a bad spec, a missing API key, a local judge that cannot start, or a
+            base URL given with an endpoint pool.
     """
     if options.executor == "ray":  # the calls are made by Ray actors (jurybox.ray)
         yield from _on_ray(model, base_url=base_url, options=options, sim=sim)
         return
     spec = check_endpoint(model, base_url)
     check_pool(spec, options)
+    if base_url is not None and options.endpoints:
+        raise ConfigError("give one base URL or an endpoint pool (RunOptions.endpoints), not "
+                          "both: the pool lists every replica")
     if spec.provider == "sim":
         with SimServer(sim()) as server:
             yield server.provider(timeout_s=options.timeout_s, transport=options.transport)
@@ -149,11 +157,21 @@ def served_pool(spec: ModelSpec, replicas: Sequence[Replica], options: RunOption
     variable), as one pool weighted and limited as the replicas say.
 
     Raises:
-        ConfigError: a missing API key (naming the replica's variable, or the provider's).
+        ConfigError: a missing API key (naming the replica's variable, or the provider's;
+            when other replicas name a key_env, the replica that names none).
     """
-    providers = [make_provider(spec, base_url=r.url, api_key=r.api_key(),
-                               timeout_s=options.timeout_s, transport=options.transport)
-                 for r in replicas]
+    some_named = any(r.key_env is not None for r in replicas)
+    providers = []
+    for r in replicas:
+        try:
+            providers.append(make_provider(spec, base_url=r.url, api_key=r.api_key(),
+                                           timeout_s=options.timeout_s,
+                                           transport=options.transport))
+        except ConfigError as exc:
+            if r.key_env is not None or not some_named:
+                raise
+            raise ConfigError(f"{r.source or 'replica'}: the replica {r.shown} names no "
+                              f"key_env, and {exc}") from None
     return PoolProvider(providers, weights=[r.weight for r in replicas],
                         limits=[r.max_concurrency for r in replicas])
 

@@ -9,6 +9,7 @@ run may resume with another concurrency or timeout.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, get_args
@@ -106,6 +107,14 @@ class RunOptions:
     ray_actors: int = DEFAULT_RAY_ACTORS
 
     def __post_init__(self) -> None:
+        if isinstance(self.endpoints, (str, os.PathLike)) or (
+                isinstance(self.endpoints, (list, tuple))
+                and any(isinstance(e, (str, os.PathLike)) for e in self.endpoints)):
+            raise ConfigError(
+                f"endpoints takes Replica values, got {self.endpoints!r:.80}: for an endpoints "
+                f"file, tuple(load_endpoints(path)); for URLs, tuple(parse_base_urls(urls)) "
+                f"(both in jurybox.providers.endpoints); or jurybox.judge(..., "
+                f"endpoints=path) or base_url=[url, ...]")
         check_fields(self)  # ConfigError naming a field of the wrong kind
         if not 1 <= self.concurrency <= MAX_CONCURRENCY:
             raise ConfigError(f"concurrency must be between 1 and {MAX_CONCURRENCY:,}, got "
