@@ -25,6 +25,7 @@ from jurybox.providers.pool import PoolProvider
 from jurybox.ray import cluster
 from jurybox.ray.actor import JudgeActor, RemoteError
 from jurybox.ray.cluster import address_problem
+from jurybox.ray.dataset import _BatchJudge
 from jurybox.ray.provider import actor_for, merge_pool_stats
 from jurybox.ray.recipe import ProviderRecipe, recipe_of
 from jurybox.run import RunOptions
@@ -461,3 +462,14 @@ def test_the_actors_pool_counts_are_summed_per_replica():
          "cooldowns": 1, "gone": False}]}
     assert merge_pool_stats([]) == {"items": 0, "items_on_one_replica": 0, "replicas": []}
 
+
+# -- judge_dataset's batches (no Ray: the batch judge is jurybox.judge) --------------------------
+
+def test_a_dataset_row_without_an_id_is_a_failed_row_with_a_null_item_id():
+    # Ray Data fills a column missing from some rows with nulls: the row has "id": None
+    rows = [{"id": None, "prompt": "Which?", "candidates": ["a", "b"], "gold": None},
+            {"id": 7, "prompt": "Which one?", "candidates": ["yes", "no"], "gold": [0]}]
+    judged = _BatchJudge("sim", ["direct"], RunOptions(cache_path=None), {"k": 1})._judge(
+        rows, "direct")
+    assert [(r["item_id"], r["failed"]) for r in judged] == [(None, True), ("7", False)]
+    assert judged[0]["error"].startswith("bad item: field 'id': missing or empty")
