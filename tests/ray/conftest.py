@@ -23,7 +23,9 @@ def ray_session() -> Iterator[Any]:
     module skips itself where Ray is not installed)."""
     ray = pytest.importorskip("ray")
     if not ray.is_initialized():
-        ray.init(num_cpus=2, include_dashboard=False, logging_level="WARNING")
+        # "local": a new Ray, never a `ray start` cluster of this machine (/tmp/ray)
+        ray.init(address="local", num_cpus=2, include_dashboard=False,
+                 logging_level="WARNING")
     assert ray.util.get_node_ip_address() == "127.0.0.1"
     yield ray
     ray.shutdown()

@@ -100,3 +100,20 @@ def test_bad_settings_are_refused_before_any_batch_runs(ray_session):
         judge_dataset(ds, model="sim", k="seven")
     with pytest.raises(ConfigError, match="executor='local'"):
         judge_dataset(ds, model="sim", options=RunOptions(executor="ray"))
+
+
+def test_the_batches_run_on_a_fixed_actor_pool_without_rays_deprecated_concurrency(
+        ray_session):
+    # Ray Data >= 2.51 warns on every map_batches(concurrency=...): the pool is compute=
+    seen: dict = {}
+
+    class Recording:
+        def map_batches(self, fn, **kwargs):
+            seen.update(kwargs)
+            return "judgments"
+
+    assert judge_dataset(Recording(), model="sim", concurrency=3) == "judgments"
+    assert "concurrency" not in seen
+    pool = seen["compute"]
+    assert isinstance(pool, ray_session.data.ActorPoolStrategy)
+    assert (pool.min_size, pool.max_size) == (3, 3)

@@ -5,6 +5,7 @@ killed actor costs no answered call twice, a partial run resumes, and bad input 
 from __future__ import annotations
 
 import importlib.util
+import json
 import socket
 import sys
 
@@ -15,7 +16,7 @@ import jurybox
 from jurybox.cli import app
 from jurybox.datasets import load_dataset
 from jurybox.providers.pool import AFFINITY
-from jurybox.ray import RayProvider
+from jurybox.ray import RayProvider, cluster
 from jurybox.run import RunOptions
 from jurybox.sim import SimConfig, SimJudge, SimServer
 from tests.cli_checks import one_line_error
@@ -166,3 +167,43 @@ def test_executor_ray_without_the_extra_names_the_pip_line(tmp_path, monkeypatch
     monkeypatch.setitem(sys.modules, "ray", None)
     result = runner.invoke(app, _bench(tmp_path / "run", "--executor", "ray"))
     one_line_error(result, "pip install 'jurybox[ray]'")
+
+
+def test_a_pool_under_ray_records_each_replicas_calls_and_the_items_in_run_json(tmp_path):
+    # the actors' pools are summed into the session, as a local run through the same pool
+    items = load_dataset("truthfulqa").items
+    with SimServer(SimJudge(items)) as a, SimServer(SimJudge(items)) as b:
+        pool = ["--model", "vllm/judge", "--base-url", a.base_url, "--base-url", b.base_url,
+                "--no-cache"]
+        local = runner.invoke(app, _bench(tmp_path / "local", *pool))
+        assert local.exit_code == 0, local.output
+        on_ray = runner.invoke(app, _bench(tmp_path / "ray", *pool, "--executor", "ray"))
+        assert on_ray.exit_code == 0, on_ray.output
+        urls = [a.base_url, b.base_url]
+    sessions = {name: json.loads((tmp_path / name / "run.json").read_text())["sessions"][-1]
+                for name in ("local", "ray")}
+    for name, session in sessions.items():
+        replicas = session["replicas"]
+        assert [r["url"] for r in replicas] == urls, name
+        assert sum(r["calls"] for r in replicas) == 48, name  # 16 items x 3 calls
+        assert sum(r["share"] for r in replicas) == pytest.approx(1.0, abs=1e-3)
+        assert all(r["failures"] == 0 and r["mean_latency_s"] > 0 for r in replicas), name
+        assert (session["items"], session["items_on_one_replica"]) == (16, 16), name
+    assert "endpoint pool: 2 replicas; 16 of 16 items (100.0%) kept every call on one " \
+           "replica" in on_ray.output
+    assert sessions["ray"]["executor"] == {"name": "ray", "actors": 2, "address": None}
+    assert sessions["local"]["executor"] == {"name": "local"}
+    assert decisions(tmp_path / "ray") == decisions(tmp_path / "local")
+
+
+def test_ray_address_of_a_running_cluster_joins_it(tmp_path, ray_session):
+    # the session's own head node (its GCS answers the address check as a gRPC server); the
+    # run records the address it joined
+    address = ray_session.get_runtime_context().gcs_address
+    assert cluster.address_problem(address) is None
+    result = runner.invoke(app, _bench(tmp_path / "run", "--no-cache", "--executor", "ray",
+                                       "--ray-address", address))
+    assert result.exit_code == 0, result.output
+    session = json.loads((tmp_path / "run" / "run.json").read_text())["sessions"][-1]
+    assert session["executor"] == {"name": "ray", "actors": 2, "address": address}
+    assert paid_calls(tmp_path / "run") == 48

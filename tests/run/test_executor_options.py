@@ -6,8 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import json
+import logging
 import pickle
 import socket
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 from typer.testing import CliRunner
@@ -20,7 +25,8 @@ from jurybox.providers.pool import PoolProvider
 from jurybox.ray import cluster
 from jurybox.ray.actor import JudgeActor, RemoteError
 from jurybox.ray.cluster import address_problem
-from jurybox.ray.provider import actor_for
+from jurybox.ray.dataset import _BatchJudge
+from jurybox.ray.provider import actor_for, merge_pool_stats
 from jurybox.ray.recipe import ProviderRecipe, recipe_of
 from jurybox.run import RunOptions
 from jurybox.sim import SimConfig, SimJudge, SimServer
@@ -137,11 +143,167 @@ def test_host_and_port_of_ray_addresses():
     assert cluster._host_port("auto") is None
 
 
-def test_a_listening_ray_address_has_no_problem():
-    with socket.socket() as server:
-        server.bind(("127.0.0.1", 0))
-        server.listen()
-        assert address_problem(f"127.0.0.1:{server.getsockname()[1]}") is None
+@contextmanager
+def _listener(answer: bytes | None) -> Iterator[int]:
+    """A loopback server (its port) that reads what a client sends first and answers
+    ``answer`` (None: says nothing), as long as the block runs."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    received: list[bytes] = []
+
+    def serve() -> None:
+        try:
+            conn, _ = server.accept()
+        except OSError:  # closed before anyone came
+            return
+        with conn:
+            try:
+                received.append(conn.recv(1024))
+                if answer is not None:
+                    conn.sendall(answer)
+                conn.recv(1024)  # until the client closes
+            except OSError:  # it closed with our answer unread: a reset
+                pass
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield int(server.getsockname()[1])
+    finally:
+        server.close()
+        thread.join(5)
+
+
+#: A gRPC server's first frame: SETTINGS (type 4), no flags, stream 0, one setting (6 bytes).
+GRPC_SETTINGS = b"\x00\x00\x06\x04\x00\x00\x00\x00\x00" + b"\x00\x03\x00\x00\x00\x64"
+
+
+def test_a_grpc_server_at_the_ray_address_has_no_problem():
+    with _listener(GRPC_SETTINGS) as port:
+        assert address_problem(f"127.0.0.1:{port}") is None
+
+
+def test_an_http_server_at_the_ray_address_is_not_a_head_node():
+    # a user's slip: --ray-address naming the judge's port (or any other service); Ray's own
+    # ray.init would retry for about 14 minutes there
+    with SimServer(SimJudge(make_items(2))) as server:
+        port = server.base_url.split(":")[-1].split("/")[0]
+        problem = address_problem(f"127.0.0.1:{port}")
+    assert problem == (f"something listens at 127.0.0.1:{port} but it is not a Ray head node "
+                       f"(it does not answer as a gRPC server: another service's port?)")
+
+
+def test_a_silent_listener_at_the_ray_address_is_not_a_head_node():
+    with _listener(None) as port:
+        problem = address_problem(f"127.0.0.1:{port}", timeout_s=0.2)
+    assert problem == (f"127.0.0.1:{port} accepts connections but says nothing within 0.2 s; "
+                       f"it is not a Ray head node")
+
+
+def test_with_rays_tls_only_the_connection_is_checked(monkeypatch):
+    monkeypatch.setenv("RAY_USE_TLS", "1")  # its servers expect a TLS handshake first
+    with _listener(None) as port:
+        assert address_problem(f"127.0.0.1:{port}", timeout_s=0.2) is None
+
+
+def test_cli_ray_address_at_an_http_server_is_one_line_before_ray_starts(tmp_path, fake_ray):
+    with SimServer(SimJudge(make_items(2))) as server:
+        port = server.base_url.split(":")[-1].split("/")[0]
+        result = runner.invoke(app, _bench(tmp_path, "--executor", "ray", "--ray-address",
+                                           f"127.0.0.1:{port}"))
+    one_line_error(result, f"--ray-address 127.0.0.1:{port}: something listens at "
+                           f"127.0.0.1:{port} but it is not a Ray head node")
+    assert not (tmp_path / "run").exists()
+
+
+def test_ray_address_in_the_environment_is_the_cluster_joined(tmp_path, monkeypatch, fake_ray):
+    # as in a Ray job (Ray sets RAY_ADDRESS): not a local Ray started with num_cpus, which Ray
+    # refuses next to RAY_ADDRESS ("num_cpus and num_gpus must not be provided")
+    port = _closed_port()
+    monkeypatch.setenv("RAY_ADDRESS", f"127.0.0.1:{port}")
+    result = runner.invoke(app, _bench(tmp_path, "--executor", "ray"))
+    one_line_error(result, f"RAY_ADDRESS 127.0.0.1:{port}: cannot connect to 127.0.0.1:{port}",
+                   "leave RAY_ADDRESS unset for a local Ray")
+    monkeypatch.setenv("RAY_ADDRESS", "local")
+    assert cluster.cluster_address(None) is None
+    monkeypatch.delenv("RAY_ADDRESS")
+    assert cluster.cluster_address(None) is None and cluster.cluster_address("local") is None
+
+
+def test_cli_a_missing_api_key_is_one_line_before_ray_starts(tmp_path, monkeypatch, fake_ray):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("JURYBOX_API_KEY", raising=False)
+    result = runner.invoke(app, _bench(tmp_path, "--executor", "ray", "--model", "openai/m",
+                                       "--base-url", f"http://127.0.0.1:{_closed_port()}/v1"))
+    one_line_error(result, "openai/m needs an API key: export OPENAI_API_KEY=...")
+
+
+class _FakeRay:
+    """A Ray not yet initialized whose ``init`` records its arguments, logs what Ray logs
+    when it starts a cluster with token authentication, and raises ``error`` if given."""
+
+    def __init__(self, error: BaseException | None = None) -> None:
+        self.error, self.inits = error, []  # type: list[dict]
+
+    def is_initialized(self) -> bool:
+        return False
+
+    def init(self, **kwargs) -> None:
+        self.inits.append(kwargs)
+        logging.getLogger(cluster._TOKEN_LOGGER).warning(
+            "Token authentication is enabled for this Ray cluster. Set RAY_AUTH_MODE=disabled "
+            "to opt out.")
+        logging.getLogger(cluster._TOKEN_LOGGER).warning("another warning from Ray")
+        if self.error is not None:
+            raise self.error
+
+
+def test_a_local_ray_takes_at_most_four_actors_a_core(monkeypatch):
+    fake = _FakeRay()
+    monkeypatch.setattr(cluster, "require_ray", lambda: fake)
+    with pytest.raises(ConfigError, match=r"--ray-actors 9 is too many for a local Ray on 2 "
+                                          r"cores: at most 8 \(4 a core"):
+        cluster.connect(None, num_cpus=2, actors=9)
+    assert fake.inits == []  # refused before Ray starts
+    cluster.connect(None, num_cpus=2, actors=8)
+    # address "local": a new Ray (Ray's ray.init() would join the cluster a `ray start` left
+    # in /tmp/ray/ray_current_cluster, and refuse num_cpus there, or wait for a dead one)
+    assert fake.inits == [{"address": "local", "num_cpus": 2, "include_dashboard": False,
+                           "logging_level": logging.WARNING}]
+
+
+def test_cli_a_thousand_ray_actors_on_a_local_ray_is_one_line(tmp_path, monkeypatch):
+    fake = _FakeRay()
+    monkeypatch.setattr(cluster, "require_ray", lambda: fake)
+    monkeypatch.setattr(cluster.os, "cpu_count", lambda: 2)
+    result = runner.invoke(app, _bench(tmp_path, "--executor", "ray", "--ray-actors", "1000"))
+    one_line_error(result, "--ray-actors 1000 is too many for a local Ray on 2 cores: at most 8")
+    assert fake.inits == [] and not (tmp_path / "run").exists()
+
+
+def test_rays_token_notice_is_dropped_when_jurybox_starts_ray_and_other_warnings_kept(
+        monkeypatch, caplog):
+    fake = _FakeRay()
+    monkeypatch.setattr(cluster, "require_ray", lambda: fake)
+    with caplog.at_level(logging.WARNING, logger=cluster._TOKEN_LOGGER):
+        cluster.connect(None, num_cpus=1)
+    assert [r.getMessage() for r in caplog.records] == ["another warning from Ray"]
+    assert not logging.getLogger(cluster._TOKEN_LOGGER).filters  # removed after ray.init
+
+
+@pytest.mark.parametrize("address, error, message", [
+    ("auto", ConnectionError("Could not find any running Ray instance. Please specify the one "
+                             "to connect to by setting the `--address` flag"),
+     "--ray-address auto: no Ray cluster is running on this machine; start one (ray start "
+     "--head)"),
+    (None, RuntimeError("Failed to start GCS.\n Last 0 lines of error files"),
+     "a local Ray: Ray could not start or connect: Failed to start GCS.")])
+def test_ray_init_failures_are_one_line(monkeypatch, address, error, message):
+    monkeypatch.setattr(cluster, "require_ray", lambda: _FakeRay(error))
+    with pytest.raises(ConfigError) as caught:
+        cluster.connect(address, num_cpus=1)
+    assert str(caught.value).startswith(message) and "\n" not in str(caught.value)
 
 
 # -- recipes ----------------------------------------------------------------------------------
@@ -245,7 +407,7 @@ def test_the_actor_keeps_an_items_calls_on_one_replica_of_its_pool():
                 for item in ("q0", "q1", "q2", "q3"):
                     for n in range(3):
                         await actor.complete(_request(f"{item} {n}"), item)
-                return await actor.replica_stats() or []
+                return (await actor.pool_stats() or {})["replicas"]
             finally:
                 await actor.aclose()
 
@@ -266,3 +428,48 @@ def test_an_item_goes_to_one_actor_and_only_a_lost_actors_items_move():
     assert all(after[i] == before[i] for i in items if before[i] != 1)
     assert all(after[i] in (0, 2) for i in items if before[i] == 1)
     assert {i: actor_for(i, [0, 1, 2]) for i in items} == before  # it comes back: same again
+
+
+# -- run.json: the executor, and an endpoint pool's counts summed over the actors --------------
+
+def test_a_local_sessions_record_names_its_executor(tmp_path):
+    result = runner.invoke(app, _bench(tmp_path))
+    assert result.exit_code == 0, result.output
+    sessions = json.loads((tmp_path / "run" / "run.json").read_text())["sessions"]
+    assert [s["executor"] for s in sessions] == [{"name": "local"}]
+    assert "executor" not in json.loads((tmp_path / "run" / "run.json").read_text())["config"]
+
+
+def test_the_actors_pool_counts_are_summed_per_replica():
+    a, b = "http://127.0.0.1:1/v1", "http://127.0.0.1:2/v1"
+    actor0 = {"items": 5, "items_on_one_replica": 5, "replicas": [
+        {"url": a, "calls": 10, "failures": 0, "mean_latency_s": 0.1, "share": 0.6667,
+         "cooldowns": 0, "gone": False},
+        {"url": b, "calls": 5, "failures": 1, "mean_latency_s": 0.2, "share": 0.3333,
+         "cooldowns": 1, "gone": False}]}
+    actor1 = {"items": 3, "items_on_one_replica": 2, "replicas": [
+        {"url": a, "calls": 4, "failures": 4, "mean_latency_s": None, "share": 0.8,
+         "cooldowns": 2, "gone": True},
+        {"url": b, "calls": 1, "failures": 0, "mean_latency_s": 0.4, "share": 0.2,
+         "cooldowns": 0, "gone": False}]}
+    merged = merge_pool_stats([actor0, actor1])
+    # a: 14 calls, 4 failed; 10 answered at 0.1 s. b: 6 calls, 1 failed; 4 answered at 0.2 s
+    # and 1 at 0.4 s: (0.8 + 0.4) / 5 = 0.24 s. Shares of 20 calls: 0.7 and 0.3
+    assert merged == {"items": 8, "items_on_one_replica": 7, "replicas": [
+        {"url": a, "calls": 14, "failures": 4, "mean_latency_s": 0.1, "share": 0.7,
+         "cooldowns": 2, "gone": True},
+        {"url": b, "calls": 6, "failures": 1, "mean_latency_s": 0.24, "share": 0.3,
+         "cooldowns": 1, "gone": False}]}
+    assert merge_pool_stats([]) == {"items": 0, "items_on_one_replica": 0, "replicas": []}
+
+
+# -- judge_dataset's batches (no Ray: the batch judge is jurybox.judge) --------------------------
+
+def test_a_dataset_row_without_an_id_is_a_failed_row_with_a_null_item_id():
+    # Ray Data fills a column missing from some rows with nulls: the row has "id": None
+    rows = [{"id": None, "prompt": "Which?", "candidates": ["a", "b"], "gold": None},
+            {"id": 7, "prompt": "Which one?", "candidates": ["yes", "no"], "gold": [0]}]
+    judged = _BatchJudge("sim", ["direct"], RunOptions(cache_path=None), {"k": 1})._judge(
+        rows, "direct")
+    assert [(r["item_id"], r["failed"]) for r in judged] == [(None, True), ("7", False)]
+    assert judged[0]["error"].startswith("bad item: field 'id': missing or empty")

@@ -320,10 +320,12 @@ RayAddressOpt = Annotated[Optional[str], typer.Option(
     "--ray-address", envvar="JURYBOX_RAY_ADDRESS", metavar="ADDRESS",
     rich_help_panel=PANEL_RUN,
     help="With --executor ray: the Ray cluster to join (the head node, host:6379; "
-    "ray://host:10001; auto) (default: start a local Ray on this machine).")]
+    "ray://host:10001; auto) (default: RAY_ADDRESS if set, else start a local Ray on this "
+    "machine).")]
 RayActorsOpt = Annotated[int, typer.Option(
     "--ray-actors", envvar="JURYBOX_RAY_ACTORS", metavar="N", rich_help_panel=PANEL_RUN,
-    help="With --executor ray: Ray actors making the calls (at least 1).")]
+    help="With --executor ray: Ray actors making the calls (at least 1; a local Ray takes "
+    "at most 4 a core).")]
 
 
 def with_executor(options: RunOptions, executor: str, ray_address: str | None,

@@ -104,10 +104,12 @@ class JudgeActor:
         """Alive: the actor's process id and calls made since it (re)started."""
         return {"index": self.index, "pid": os.getpid(), "calls": self.calls}
 
-    async def replica_stats(self) -> list[dict[str, Any]] | None:
-        """The actor's endpoint pool's per-replica counts (None: not a pool)."""
-        stats = getattr(self.provider, "replica_stats", None)
-        return None if stats is None else list(stats())
+    async def pool_stats(self) -> dict[str, Any] | None:
+        """The actor's endpoint pool's counts since the actor started (``replicas``,
+        ``items``, ``items_on_one_replica``: see
+        :meth:`jurybox.providers.pool.PoolProvider.pool_stats`); None: not a pool."""
+        stats = getattr(self.provider, "pool_stats", None)
+        return None if stats is None else dict(stats())
 
     async def aclose(self) -> None:
         """Release the provider's connections."""

@@ -36,7 +36,18 @@ def _schema() -> Any:
                       ("calls_ok", pa.int64()), ("error", pa.string())])
 
 
-def _failed_row(item_id: str, protocol: str, error: str) -> dict[str, Any]:
+def _row_id(row: dict[str, Any]) -> str | None:
+    """A row's item id as text (``id``, else ``item_id``), or None when it has none: a
+    column missing from some rows of a dataset is null there, and a null is no id."""
+    from ..judging.items import id_text
+
+    value = row.get("id")
+    if value is None or value == "":
+        value = row.get("item_id")
+    return None if value is None or value == "" else id_text(value)
+
+
+def _failed_row(item_id: str | None, protocol: str, error: str) -> dict[str, Any]:
     return {"item_id": item_id, "protocol": protocol, "winners": [], "scores": None,
             "verdict": None, "failed": True, "failures": [], "calls": 0, "calls_ok": 0,
             "error": error}
@@ -90,10 +101,8 @@ class _BatchJudge:
                     protocol: str, exc: BaseException) -> None:
         """Every item of ``good`` a failed row carrying ``exc`` (the run could not start or
         stopped: the endpoint is unreachable, too many calls in a row failed)."""
-        from ..judging.items import id_text
-
         for i, row in good:
-            result[i] = _failed_row(id_text(row["id"]), protocol, f"{type(exc).__name__}: {exc}")
+            result[i] = _failed_row(_row_id(row), protocol, f"{type(exc).__name__}: {exc}")
 
     def _judge(self, rows: list[dict[str, Any]], protocol: str) -> list[dict[str, Any]]:
         """One row per item of ``rows``, in their order, judged with ``protocol``."""
@@ -104,11 +113,10 @@ class _BatchJudge:
         good: list[tuple[int, dict[str, Any]]] = []
         seen: set[str] = set()
         for i, row in enumerate(rows):
-            ident = id_text(row.get("id", row.get("item_id", "")))
             try:
                 (checked,) = input_rows([row])
             except (JuryboxError, ValueError, TypeError) as exc:
-                result[i] = _failed_row(ident, protocol, f"bad item: {exc}")
+                result[i] = _failed_row(_row_id(row), protocol, f"bad item: {exc}")
                 continue
             ident = id_text(checked["id"])
             if ident in seen:
@@ -131,7 +139,7 @@ class _BatchJudge:
                     # an item the loader refuses (line n of the batch's input.jsonl is its
                     # n-th good item): that item's row says why, the others are judged again
                     i, row = good.pop(exc.line - 1)
-                    result[i] = _failed_row(id_text(row["id"]), protocol,
+                    result[i] = _failed_row(_row_id(row), protocol,
                                             f"bad item: {_without_path(exc)}")
                     continue
                 except (JuryboxError, ValueError, OSError) as exc:
@@ -165,7 +173,8 @@ def judge_dataset(ds: Any, *, model: str, protocol: str | Sequence[str] = "pcf",
             ``keyed``, ``apoc``) or several (a row per item for each).
         k: orders per item (PCF).
         base_url: the endpoint's base URL (default per provider).
-        concurrency: Ray Data workers judging batches at once (an actor pool).
+        concurrency: Ray Data workers judging batches at once (a fixed pool of actors:
+            ``compute=ActorPoolStrategy(size=concurrency)``).
         batch_size: items per batch (each batch is one jurybox run).
         options: how each batch runs (``RunOptions``: calls in flight, attempts, timeout;
             default: 16 calls in flight, no response cache); the executor must be local
@@ -174,8 +183,9 @@ def judge_dataset(ds: Any, *, model: str, protocol: str | Sequence[str] = "pcf",
             ``template``, ``sim``, ...).
 
     Returns:
-        A lazy ``ray.data.Dataset`` with the columns :data:`JUDGMENT_COLUMNS`: ``item_id``;
-        ``protocol``; ``winners`` (candidate indices, 0-based; empty when failed);
+        A lazy ``ray.data.Dataset`` with the columns :data:`JUDGMENT_COLUMNS`: ``item_id``
+        (null for a row without an id); ``protocol``; ``winners`` (candidate indices,
+        0-based; empty when failed);
         ``scores`` (C_i per candidate, 0-100, listwise; null for pairwise or failed);
         ``verdict`` (pairwise ``A``, ``B``, ``tie``; null otherwise); ``failed``;
         ``failures`` (the failed calls' kinds: ``api``, ``parse``, ``refusal``); ``calls``
@@ -208,7 +218,9 @@ def judge_dataset(ds: Any, *, model: str, protocol: str | Sequence[str] = "pcf",
     if concurrency < 1 or batch_size < 1:
         raise ConfigError(f"concurrency and batch_size must be at least 1, got "
                           f"{concurrency} and {batch_size}")
+    from ray.data import ActorPoolStrategy
+
     return ds.map_batches(_BatchJudge, fn_constructor_kwargs={
         "model": model, "protocols": protocols, "options": options, "settings": settings},
-        batch_size=batch_size, batch_format="pyarrow", concurrency=concurrency,
-        num_cpus=0.5)
+        batch_size=batch_size, batch_format="pyarrow",
+        compute=ActorPoolStrategy(size=concurrency), num_cpus=0.5)

@@ -13,10 +13,10 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 
-from ..providers import Provider
+from ..providers import Provider, redact_text
 from ..run.options import RunOptions
 from ..sim import SimJudge
-from .cluster import connect
+from .cluster import cluster_address, connect
 from .provider import RayProvider
 from .recipe import recipe_of
 
@@ -30,16 +30,23 @@ def ray_endpoint(model: str, *, base_url: str | None, options: RunOptions,
     opens for ``model`` (the actors are ended at the end).
 
     Raises:
-        ConfigError: Ray is not installed, ``options.ray_address`` cannot be reached, or the
-            judge is one the actors cannot rebuild; as :func:`~jurybox.run.open_endpoint`.
+        ConfigError: ``options.ray_address`` (or ``RAY_ADDRESS``) cannot be reached; as
+            :func:`~jurybox.run.open_endpoint` (before Ray starts); Ray is not installed, or
+            too many actors for a local Ray (:func:`~jurybox.ray.cluster.connect`); the
+            judge is one the actors cannot rebuild.
     """
     from ..run.endpoint import open_endpoint
 
-    connect(options.ray_address)
-    with open_endpoint(model, base_url=base_url, options=replace(options, executor="local"),
-                       sim=sim) as inner:
-        provider = RayProvider(inner, recipe_of(inner), actors=options.ray_actors,
+    # the cluster's address checked first (a few seconds at most), before the judge starts
+    address = cluster_address(options.ray_address)
+    with open_endpoint(model, base_url=base_url,
+                       options=replace(options, executor="local", ray_address=None),
+                       sim=sim) as inner:  # the judge's own bad input (an API key) before Ray
+        recipe = recipe_of(inner)
+        connect(options.ray_address, actors=options.ray_actors)
+        provider = RayProvider(inner, recipe, actors=options.ray_actors,
                                concurrency=options.concurrency)
+        provider.executor["address"] = None if address is None else redact_text(address)
         try:
             yield provider
         finally:

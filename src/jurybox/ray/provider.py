@@ -36,7 +36,7 @@ from .actor import JudgeActor, RemoteError
 from .cluster import require_ray
 from .recipe import ProviderRecipe
 
-__all__ = ["DEFAULT_MAX_RESTARTS", "REVIVE_S", "RayProvider", "actor_for"]
+__all__ = ["DEFAULT_MAX_RESTARTS", "REVIVE_S", "RayProvider", "actor_for", "merge_pool_stats"]
 
 #: Times Ray restarts a lost actor before it is dropped for good.
 DEFAULT_MAX_RESTARTS = 3
@@ -46,6 +46,8 @@ REVIVE_S = 60.0
 PING_EVERY_S = 0.25
 #: How long a lost actor answering from its old process must keep answering to be back, s.
 STEADY_S = 2.0
+#: How long the actors' endpoint pool counts are waited for at the end of a session, s.
+STATS_WAIT_S = 10.0
 
 log = logging.getLogger(__name__)
 
@@ -103,8 +105,8 @@ class RayProvider:
 
     #: the simulated judge's counters (when ``inner`` has them)
     sim_stats: Callable[[], Awaitable[dict[str, Any] | None]]
-    #: an endpoint pool's per-replica counts, summed over the actors (when ``inner`` is one)
-    replica_stats: Callable[[], list[dict[str, Any]]]
+    #: an endpoint pool's counts for run.json, summed over the actors (when ``inner`` is one)
+    pool_stats: Callable[[], Awaitable[dict[str, Any]]]
 
     def __init__(self, inner: Provider, recipe: ProviderRecipe, *, actors: int = 2,
                  concurrency: int = 16, max_restarts: int = DEFAULT_MAX_RESTARTS,
@@ -119,8 +121,8 @@ class RayProvider:
         self.max_concurrency: int | None = getattr(inner, "max_concurrency", None)
         if hasattr(inner, "sim_stats"):
             self.sim_stats = inner.sim_stats
-        if hasattr(inner, "replica_stats"):
-            self.replica_stats = self._replica_stats
+        if hasattr(inner, "pool_stats"):
+            self.pool_stats = self._pool_stats
         #: a lost actor (died, restarting, unreachable: ActorDiedError,
         #: ActorUnavailableError are its kinds)
         self._lost_errors = ray.exceptions.RayActorError
@@ -131,6 +133,10 @@ class RayProvider:
         remote = ray.remote(JudgeActor).options(**options)
         self._slots = [_Slot(i, remote.remote(recipe, i)) for i in range(actors)]
         self._closed = False
+        #: for run.json's session: where the calls are made (``address``: the cluster joined
+        #: by ``--ray-address`` or ``RAY_ADDRESS``; None: a local Ray, or the Ray this
+        #: process had already joined)
+        self.executor: dict[str, Any] = {"name": "ray", "actors": actors, "address": None}
 
     # -- the Provider protocol ---------------------------------------------------------------
 
@@ -292,36 +298,57 @@ class RayProvider:
         log.warning("Ray actor %d did not come back within %g s; it is dropped", slot.index,
                     REVIVE_S)
 
-    def _replica_stats(self) -> list[dict[str, Any]]:
-        """The endpoint pool's per-replica counts summed over the live actors (an actor
-        restarted by Ray starts its counts again)."""
-        ray = self._ray
-        refs = [s.handle.replica_stats.remote() for s in self._slots if s.live]
-        ready, _ = ray.wait(refs, num_returns=len(refs), timeout=10)
-        merged: dict[str, dict[str, Any]] = {}
-        for ref in ready:
+    async def _pool_stats(self) -> dict[str, Any]:
+        """The endpoint pool's counts for run.json (``replicas``, ``items``,
+        ``items_on_one_replica``), summed over the live actors (:func:`merge_pool_stats`);
+        an actor that does not answer within :data:`STATS_WAIT_S` is left out, and one that
+        Ray restarted counts from its restart."""
+        live = [s for s in self._slots if s.live and not self._closed]
+
+        async def asked(slot: _Slot) -> dict[str, Any] | None:
             try:
-                rows = ray.get(ref)
-            except ray.exceptions.RayError:
-                continue
-            for row in rows or ():
-                m = merged.setdefault(row["url"], {"url": row["url"], "calls": 0,
-                                                   "failures": 0, "latency_s": 0.0,
-                                                   "cooldowns": 0})
-                answered = row["calls"] - row["failures"]
-                m["calls"] += row["calls"]
-                m["failures"] += row["failures"]
-                m["cooldowns"] += row.get("cooldowns", 0)
-                m["latency_s"] += (row.get("mean_latency_s") or 0.0) * answered
-        total = sum(m["calls"] for m in merged.values())
-        out = []
-        for m in merged.values():
-            answered = m["calls"] - m["failures"]
-            out.append({"url": m["url"], "calls": m["calls"], "failures": m["failures"],
-                        "mean_latency_s": round(m["latency_s"] / answered, 4) if answered
-                        else None, "share": round(m["calls"] / total, 4) if total else 0.0,
-                        "cooldowns": m["cooldowns"]})
-        return out
+                answer: dict[str, Any] | None = await asyncio.wait_for(
+                    _awaited(slot.handle.pool_stats.remote()), STATS_WAIT_S)
+            except (asyncio.TimeoutError, self._ray.exceptions.RayError):
+                return None
+            return answer
+
+        parts = await asyncio.gather(*(asked(s) for s in live))
+        return merge_pool_stats([p for p in parts if p is not None])
+
+
+def merge_pool_stats(parts: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """One run.json record of an endpoint pool from the records of the actors' pools
+    (:meth:`jurybox.providers.pool.PoolProvider.pool_stats`): per replica (by URL, in the
+    order first seen) the sums of ``calls``, ``failures`` and ``cooldowns``, the mean
+    latency over every answered call (seconds, 4 decimals; None when none was answered),
+    ``share`` of all calls (0-1), ``gone`` if any actor saw its server exit; ``items`` and
+    ``items_on_one_replica`` summed (an item is counted by each actor it went to: once, as
+    long as its actor was not lost)."""
+    merged: dict[str, dict[str, Any]] = {}
+    items = on_one = 0
+    for part in parts:
+        items += int(part.get("items") or 0)
+        on_one += int(part.get("items_on_one_replica") or 0)
+        for row in part.get("replicas") or ():
+            m = merged.setdefault(row["url"], {"url": row["url"], "calls": 0, "failures": 0,
+                                               "latency_s": 0.0, "cooldowns": 0,
+                                               "gone": False})
+            answered = row["calls"] - row["failures"]
+            m["calls"] += row["calls"]
+            m["failures"] += row["failures"]
+            m["cooldowns"] += row.get("cooldowns") or 0
+            m["gone"] = m["gone"] or bool(row.get("gone"))
+            m["latency_s"] += (row.get("mean_latency_s") or 0.0) * answered
+    total = sum(m["calls"] for m in merged.values())
+    replicas = []
+    for m in merged.values():
+        answered = m["calls"] - m["failures"]
+        replicas.append({"url": m["url"], "calls": m["calls"], "failures": m["failures"],
+                         "mean_latency_s": round(m["latency_s"] / answered, 4) if answered
+                         else None, "share": round(m["calls"] / total, 4) if total else 0.0,
+                         "cooldowns": m["cooldowns"], "gone": m["gone"]})
+    return {"replicas": replicas, "items": items, "items_on_one_replica": on_one}
 
 
 async def _awaited(ref: Any) -> Any:

@@ -21,6 +21,7 @@ into it, from another process or this one, never writes over a half-finished one
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 import signal
 import sys
@@ -295,7 +296,8 @@ class Engine:
                             abort_after=None if self.offline or batch else
                             self.options.abort_after,
                             offline=self.offline, on_format_refused=formats.refused)
-            with rundir.session(self._manifest(job), runner.totals.as_dict) as session:
+            with rundir.session(self._manifest(job), runner.totals.as_dict,
+                                {"executor": self._executor()}) as session:
                 session["structured"] = formats.state()
                 try:
                     judged = await self._judge(job, runner, rundir, formats)
@@ -303,7 +305,8 @@ class Engine:
                     session["structured"] = formats.state()
                     pool = getattr(self.provider, "pool_stats", None)
                     if pool is not None:  # an endpoint pool: each replica's share, affinity
-                        session.update(pool())
+                        stats = pool()  # the Ray executor's asks its actors: awaited
+                        session.update(await stats if inspect.isawaitable(stats) else stats)
                     if batch is not None:
                         session["batch"] = batch.stats.as_dict()
                         await close_batches(batch, rundir.path)
@@ -395,6 +398,14 @@ class Engine:
                                 str(o.cache_path)),
                             "abort_after": o.abort_after, "window": o.items_in_flight,
                             "structured": o.structured}}
+
+    def _executor(self) -> dict[str, Any]:
+        """Where this session's calls are made, for its run.json record (not the run's
+        configuration: a run may resume with the other executor): ``{"name": "local"}``, or
+        the Ray provider's ``executor`` (``name`` ``ray``, ``actors``, ``address``: None for
+        a local Ray)."""
+        executor: dict[str, Any] | None = getattr(self.provider, "executor", None)
+        return dict(executor) if executor else {"name": "local"}
 
     def _logger(self, rundir: RunDir) -> Callable[[CallRecord], None]:
         on_call = self.hooks.on_call

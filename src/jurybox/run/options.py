@@ -83,8 +83,10 @@ class RunOptions:
             ``ray_actors`` Ray actors; this process still writes the cache and the run
             directory: :mod:`jurybox.ray`; needs ``pip install 'jurybox[ray]'``).
         ray_address: the Ray cluster to join (``host:port``, ``ray://host:port``, ``auto``),
-            or None to start a local Ray; only with ``executor="ray"``.
-        ray_actors: Ray actors making the calls, >= 1 (``executor="ray"``).
+            or None for ``RAY_ADDRESS`` if set, else a local Ray (``local``: a local Ray);
+            only with ``executor="ray"``.
+        ray_actors: Ray actors making the calls, >= 1 (``executor="ray"``; a local Ray that
+            jurybox starts takes at most 4 a core).
 
     Raises:
         ConfigError: a value out of range (the message names the parameter).

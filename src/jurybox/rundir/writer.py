@@ -267,20 +267,22 @@ class RunDir:
             "sessions": sessions, "config": self.config})
 
     @contextmanager
-    def session(self, manifest: dict[str, Any], totals: Callable[[], dict[str, Any]]
-                ) -> Iterator[dict[str, Any]]:
+    def session(self, manifest: dict[str, Any], totals: Callable[[], dict[str, Any]],
+                fields: dict[str, Any] | None = None) -> Iterator[dict[str, Any]]:
         """Keep run.json current around one session of judging: ``running`` on entry, then
         ``complete``, ``partial`` (some units have no decision: see ``failed_units``),
         ``interrupted`` (Ctrl-C, SIGTERM, cancellation) or ``failed`` (a jurybox error, e.g.
         too many API failures in a row or a full disk), with ``totals()`` and timings. A
         session killed before it could say so is settled when the directory is next opened.
+        ``fields`` are recorded in the session from the start (e.g. ``executor``).
 
         Raises:
             ConfigError: run.json cannot be written on entry.
         """
         t0 = time.perf_counter()
         session: dict[str, Any] = {"status": "running",
-                                   "started": datetime.now(timezone.utc).isoformat()}
+                                   "started": datetime.now(timezone.utc).isoformat(),
+                                   **(fields or {})}
         try:
             self.write_manifest(manifest, session)
         except OSError as exc:
