@@ -277,6 +277,9 @@ def test_cli_a_thousand_ray_actors_on_a_local_ray_is_one_line(tmp_path, monkeypa
     fake = _FakeRay()
     monkeypatch.setattr(cluster, "require_ray", lambda: fake)
     monkeypatch.setattr(cluster.os, "cpu_count", lambda: 2)
+    real = importlib.util.find_spec  # Ray counts as installed (make test runs without it)
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: object() if name == "ray" else real(name, *a))
     result = runner.invoke(app, _bench(tmp_path, "--executor", "ray", "--ray-actors", "1000"))
     one_line_error(result, "--ray-actors 1000 is too many for a local Ray on 2 cores: at most 8")
     assert fake.inits == [] and not (tmp_path / "run").exists()
