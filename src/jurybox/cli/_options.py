@@ -25,7 +25,7 @@ from ..errors import ConfigError
 from ..providers.endpoints import Replica
 from ..limits import (MAX_ATTEMPTS, MAX_CONCURRENCY, MAX_MAX_TOKENS, MAX_SEED,
                       MAX_TEMPERATURE, MAX_TIMEOUT_S)
-from ..run.options import MAX_REPLICAS, RunOptions
+from ..run.options import DEFAULT_EXECUTOR, DEFAULT_RAY_ACTORS, MAX_REPLICAS, RunOptions
 from ..runner.retry import RetryPolicy
 
 __all__ = ["ENV_EPILOG", "FAULTS_HELP", "PANEL_COST", "PANEL_DATA", "PANEL_JUDGE",
@@ -37,7 +37,7 @@ __all__ = ["ENV_EPILOG", "FAULTS_HELP", "PANEL_COST", "PANEL_DATA", "PANEL_JUDGE
            "PriceOut", "Seed",
            "SimBias", "SimFaults", "SimLatency", "SimSeed", "Temperature", "Structured",
            "Timeout", "TransportOpt", "run_options",
-           "ExecutorOpt", "RayActorsOpt", "RayAddressOpt", "with_executor"]
+           "ExecutorOpt", "RayActorsOpt", "RayAddressOpt"]
 
 #: The panels ``--help`` groups options in, the same names in every command (typer's
 #: ``rich_help_panel``); ``--help`` itself stays in typer's first panel, "Options".
@@ -271,13 +271,17 @@ def run_options(*, concurrency: int, attempts: int, timeout: float, transport: s
                 cache: Path | None, no_cache: bool, structured: str,
                 price: Price | None = None, batch: BatchOptions | None = None,
                 endpoints: tuple[Replica, ...] = (), replicas: int = 1,
+                executor: str = DEFAULT_EXECUTOR, ray_address: str | None = None,
+                ray_actors: int = DEFAULT_RAY_ACTORS,
                 model: str | None = None) -> RunOptions:
     """The typed options of a judging command's flags (cache: the default file unless
     ``--no-cache``); with ``model``, the endpoint pool is checked against it (a dry run
     refuses what a run refuses).
 
     Raises:
-        ConfigError: an option out of range; a pool the judge cannot take
+        ConfigError: an option out of range; an unknown executor, fewer than 1 actor, a Ray
+            option without ``--executor ray``, or ``--executor ray`` without Ray installed
+            (the pip line); a pool the judge cannot take
             (:func:`~jurybox.run.endpoint.check_pool`).
     """
     from ..providers import parse_spec
@@ -291,7 +295,9 @@ def run_options(*, concurrency: int, attempts: int, timeout: float, transport: s
                          timeout_s=timeout, transport=transport,  # type: ignore[arg-type]
                          cache_path=None if no_cache else (cache or default_cache()),
                          structured=structured, price=price,  # type: ignore[arg-type]
-                         batch=batch, endpoints=endpoints, replicas=replicas)
+                         batch=batch, endpoints=endpoints, replicas=replicas,
+                         executor=executor,  # type: ignore[arg-type]
+                         ray_address=ray_address, ray_actors=ray_actors)
     if model is not None:
         check_pool(parse_spec(model), options)
     return options
@@ -326,17 +332,3 @@ RayActorsOpt = Annotated[int, typer.Option(
     "--ray-actors", envvar="JURYBOX_RAY_ACTORS", metavar="N", rich_help_panel=PANEL_RUN,
     help="With --executor ray: Ray actors making the calls (at least 1; a local Ray takes "
     "at most 4 a core).")]
-
-
-def with_executor(options: RunOptions, executor: str, ray_address: str | None,
-                  ray_actors: int) -> RunOptions:
-    """``options`` with ``--executor``, ``--ray-address`` and ``--ray-actors``.
-
-    Raises:
-        ConfigError: an unknown executor, fewer than 1 actor, a Ray option without
-            ``--executor ray``, or ``--executor ray`` without Ray installed (the pip line).
-    """
-    from dataclasses import replace
-
-    return replace(options, executor=executor, ray_address=ray_address,  # type: ignore[arg-type]
-                   ray_actors=ray_actors)

@@ -18,7 +18,7 @@ from ._jury import JuryOpt
 from ._plan import cost_line, plan_for, print_plan
 from ._protocol_options import (AdaptiveOpt, ConfidenceOpt, CriteriaOpt, K, MinK, PairwiseRuleOpt,
                                TemplateOpt, Tolerance, VerdictFormatOpt, WeightsOpt)
-from ._options import ExecutorOpt, RayActorsOpt, RayAddressOpt, with_executor
+from ._options import ExecutorOpt, RayActorsOpt, RayAddressOpt
 from ._options import (BatchFallbackOpt, BatchFilesOpt, BatchMaxTokensOpt, BatchOpt, BatchPollOpt,
                        batch_options,
                        PANEL_DATA, PANEL_PROTOCOL, Attempts, BaseUrl, Cache,
@@ -221,8 +221,8 @@ def bench(
                         concurrency=concurrency, attempts=attempts, timeout=timeout,
                         transport=transport, cache=cache, no_cache=no_cache,
                         structured=structured, batch=batch_options(
-                            batch, batch_fallback, batch_poll, batch_max_tokens, batch_files)),
-                    executor=(executor, ray_address, ray_actors))
+                            batch, batch_fallback, batch_poll, batch_max_tokens, batch_files),
+                        executor=executor, ray_address=ray_address, ray_actors=ray_actors))
         return
     model = model_for(model, dataset, bundled=dataset in BUNDLED,
                       check=lambda: prepare_bench(config))
@@ -233,8 +233,8 @@ def bench(
                           structured=structured, price=price,
                           batch=batch_options(batch, batch_fallback, batch_poll,
                                               batch_max_tokens, batch_files),
-                          endpoints=pool, replicas=replicas, model=model)
-    options = with_executor(options, executor, ray_address, ray_actors)
+                          endpoints=pool, replicas=replicas, executor=executor,
+                          ray_address=ray_address, ray_actors=ray_actors, model=model)
     if dry_run:
         bench = prepare_bench(config)  # every check a run makes before its first call
         print_plan(plan_for(bench.selection, bench.protocols, model=model, price=price),
@@ -255,13 +255,12 @@ def bench(
 
 def _bench_jury(config: BenchConfig, panel: Jury, out: Path | None, *, dry_run: bool,
                 price_in: float | None, price_out: float | None, price_batch: float | None,
-                options: dict[str, Any], executor: tuple[str, str | None, int]) -> None:
+                options: dict[str, Any]) -> None:
     """``bench --jury``: every judge benches the protocols, then the jury decides."""
     from ..jury.run import default_jury_out
     from ._jury import command_price, dry_run_jury, run_jury_command
 
-    run = with_executor(run_options(**options, price=command_price(price_in, price_out,
-                                                                   price_batch)), *executor)
+    run = run_options(**options, price=command_price(price_in, price_out, price_batch))
     folder = out or default_jury_out("bench", config.as_dict(), panel)
     if dry_run:
         from ..jury import plan_jury

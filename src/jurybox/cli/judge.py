@@ -17,7 +17,7 @@ from ..run.options import DEFAULT_EXECUTOR, DEFAULT_RAY_ACTORS
 from ._fit import print_table
 from ._common import BenchProgress, console, exit_for_status, fail_cleanly, print_warnings
 from ._options import PANEL_DATA, PANEL_PROTOCOL
-from ._options import ExecutorOpt, RayActorsOpt, RayAddressOpt, with_executor
+from ._options import ExecutorOpt, RayActorsOpt, RayAddressOpt
 from ._options import (BatchFallbackOpt, BatchFilesOpt, BatchMaxTokensOpt, BatchOpt, BatchPollOpt,
                        batch_options,
                        Attempts, BaseUrl, Cache,
@@ -138,8 +138,8 @@ def judge(
                           structured=structured, price=command_price(price_in, price_out,
                                                                   price_batch),
                           batch=batch_options(batch, batch_fallback, batch_poll,
-                                              batch_max_tokens, batch_files))
-        run = with_executor(run, executor, ray_address, ray_actors)
+                                              batch_max_tokens, batch_files),
+                          executor=executor, ray_address=ray_address, ray_actors=ray_actors)
         folder = out or default_jury_out("judge", config.as_dict(), panel)
         if dry_run:
             dry_run_jury(config, panel, folder, run, f"{file}, protocol {protocol}")
@@ -154,8 +154,8 @@ def judge(
                           structured=structured, price=price,
                           batch=batch_options(batch, batch_fallback, batch_poll,
                                               batch_max_tokens, batch_files),
-                          endpoints=pool, replicas=replicas, model=model)
-    options = with_executor(options, executor, ray_address, ray_actors)
+                          endpoints=pool, replicas=replicas, executor=executor,
+                          ray_address=ray_address, ray_actors=ray_actors, model=model)
     if dry_run:
         prepared = prepare_judge(config)  # every check a run makes before its first call
         print_plan(plan_for(prepared.selection, prepared.protocols, model=model, price=price),

@@ -23,7 +23,7 @@ from ._common import BenchProgress, console, default_out, exit_for_status, fail_
 from ._fit import print_table
 from ._plan import cost_line, plan_for, print_plan
 from ._tables import print_pool
-from ._options import ExecutorOpt, RayActorsOpt, RayAddressOpt, with_executor
+from ._options import ExecutorOpt, RayActorsOpt, RayAddressOpt
 from ._options import (BatchFallbackOpt, BatchFilesOpt, BatchMaxTokensOpt, BatchOpt, BatchPollOpt,
                        batch_options,
                        PANEL_DATA, PANEL_PROTOCOL, Attempts, BaseUrl, Cache,
@@ -218,8 +218,8 @@ def personalize(
                           structured=structured, price=price,
                           batch=batch_options(batch, batch_fallback, batch_poll,
                                               batch_max_tokens, batch_files),
-                          endpoints=pool, replicas=replicas, model=model)
-    options = with_executor(options, executor, ray_address, ray_actors)
+                          endpoints=pool, replicas=replicas, executor=executor,
+                          ray_address=ray_address, ray_actors=ray_actors, model=model)
     if dry_run:
         prepared = prepare_personalize(config)  # every check a run makes before its first call
         print_plan(plan_for(prepared.units, prepared.judges, model=model, price=price),
