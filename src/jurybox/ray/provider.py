@@ -31,7 +31,7 @@ from typing import Any
 
 from ..errors import ConfigError, EndpointGoneError, ProviderError, RetryableProviderError
 from ..providers.base import ChatRequest, ChatResponse, Provider
-from ..providers.pool import AFFINITY
+from ..providers.pool import AFFINITY, ReplicaStats
 from .actor import JudgeActor, RemoteError
 from .cluster import require_ray
 from .recipe import ProviderRecipe
@@ -325,29 +325,20 @@ def merge_pool_stats(parts: Sequence[dict[str, Any]]) -> dict[str, Any]:
     ``share`` of all calls (0-1), ``gone`` if any actor saw its server exit; ``items`` and
     ``items_on_one_replica`` summed (an item is counted by each actor it went to: once, as
     long as its actor was not lost)."""
-    merged: dict[str, dict[str, Any]] = {}
+    merged: dict[str, ReplicaStats] = {}
     items = on_one = 0
     for part in parts:
         items += int(part.get("items") or 0)
         on_one += int(part.get("items_on_one_replica") or 0)
         for row in part.get("replicas") or ():
-            m = merged.setdefault(row["url"], {"url": row["url"], "calls": 0, "failures": 0,
-                                               "latency_s": 0.0, "cooldowns": 0,
-                                               "gone": False})
-            answered = row["calls"] - row["failures"]
-            m["calls"] += row["calls"]
-            m["failures"] += row["failures"]
-            m["cooldowns"] += row.get("cooldowns") or 0
-            m["gone"] = m["gone"] or bool(row.get("gone"))
-            m["latency_s"] += (row.get("mean_latency_s") or 0.0) * answered
-    total = sum(m["calls"] for m in merged.values())
-    replicas = []
-    for m in merged.values():
-        answered = m["calls"] - m["failures"]
-        replicas.append({"url": m["url"], "calls": m["calls"], "failures": m["failures"],
-                         "mean_latency_s": round(m["latency_s"] / answered, 4) if answered
-                         else None, "share": round(m["calls"] / total, 4) if total else 0.0,
-                         "cooldowns": m["cooldowns"], "gone": m["gone"]})
+            m = merged.setdefault(row["url"], ReplicaStats(row["url"]))
+            m.calls += row["calls"]
+            m.failures += row["failures"]
+            m.cooldowns += row.get("cooldowns") or 0
+            m.gone = m.gone or bool(row.get("gone"))
+            m.latency_s += (row.get("mean_latency_s") or 0.0) * (row["calls"] - row["failures"])
+    total = sum(m.calls for m in merged.values())
+    replicas = [m.as_dict(total) for m in merged.values()]
     return {"replicas": replicas, "items": items, "items_on_one_replica": on_one}
 
 

@@ -71,8 +71,8 @@ def split_endpoints(base_urls: str | Sequence[str] | None, endpoints: str | Path
                               "lists every replica; either may come from the environment: "
                               "JURYBOX_BASE_URL, JURYBOX_ENDPOINTS)")
         return None, tuple(load_endpoints(endpoints))
-    if base_urls is None or isinstance(base_urls, str) and "," not in base_urls:
-        return base_urls, ()
+    if base_urls is None:
+        return None, ()
     values = [base_urls] if isinstance(base_urls, str) else list(base_urls)
     if len(values) == 1 and "," not in values[0]:
         return values[0], ()
