@@ -95,7 +95,8 @@ def serve_sim(
     config = SimConfig(bias=check_bias(bias, "--bias"), latency_ms=latency_ms,
                        faults=parse_faults(faults, "--faults"), seed=sim_seed)
     console.print(f"simulated judge on http://127.0.0.1:{port}/v1 (model 'judge', "
-                  f"{len(known)} item{'' if len(known) == 1 else 's'}" + (f", {len(table)} ratings" if knowledge else "")
+                  f"{len(known)} item{'' if len(known) == 1 else 's'}"
+                  + (f", {len(table)} ratings" if knowledge else "")
                   + f", bias {bias}"
                   + (f", {max_concurrency} at once" if max_concurrency else "")
                   + "); Ctrl-C stops it"
