@@ -3,7 +3,8 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 
-.PHONY: demo test test-ray test-real local lint typecheck check docs docs-deps bench-throughput \
+.PHONY: demo test test-ray test-real test-readme test-readme-real local lint typecheck check docs \
+        docs-deps bench-throughput \
         bench-krippendorff bench-scale bench-real bench-adaptive bench-kill bench-ray clean
 
 $(BIN)/jurybox: pyproject.toml
@@ -41,6 +42,16 @@ local: $(VENV)/.local-extra
 test-real: $(VENV)/.local-extra
 	$(BIN)/python -m pytest -q -m real tests/real
 
+# README.md's command blocks, run as pasted in a fresh clone of HEAD after its set-up (make demo
+# there: a minute or two with pip's cache), with a new user's PATH (tests/docs/test_readme_blocks.py);
+# -s prints each block and every line left out, with why. test-readme-real: the real-judge tier
+# (make local and the local judge, in the clone: the llama.cpp wheel cached by make local)
+test-readme: $(BIN)/jurybox
+	$(BIN)/python -m pytest -q -s -m 'readme and not real' tests/docs/test_readme_blocks.py
+
+test-readme-real: $(BIN)/jurybox
+	$(BIN)/python -m pytest -q -s -m 'readme and real' tests/docs/test_readme_blocks.py
+
 lint: $(BIN)/jurybox
 	$(BIN)/ruff check src tests benchmarks scripts
 
@@ -59,8 +70,9 @@ docs-deps: $(VENV)/.docs-extra
 docs: $(VENV)/.docs-extra
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
 
-# what CI runs: lint, types, the docs site, tests, the Ray tests, the real-judge tests
-check: lint typecheck docs test test-ray test-real
+# what CI runs: lint, types, the docs site, tests, the Ray tests, the real-judge tests, the
+# README's command blocks (the real-judge tier after test-real: its llama.cpp wheel is cached)
+check: lint typecheck docs test test-readme test-ray test-real test-readme-real
 
 bench-throughput: $(BIN)/jurybox
 	$(BIN)/python benchmarks/throughput.py

@@ -11,31 +11,37 @@ import pytest
 
 from .pages import DOCS, README, code_block, section
 
-# (page, heading) of every copy of the `jurybox judge two.jsonl` example and its output
-JUDGE_CLI_EXAMPLES = [(README, "## Quickstart: the simulated judge"),
-                      (DOCS / "judging.md", "# Judging your own candidates")]
+# (page, heading, how the command starts) of every copy of the `jurybox judge two.jsonl`
+# example and its output (the README's, as pasted after make demo, calls .venv/bin/jurybox)
+JUDGE_CLI_EXAMPLES = [(README, "## Quickstart: the simulated judge", ".venv/bin/jurybox judge"),
+                      (DOCS / "judging.md", "# Judging your own candidates", "jurybox judge")]
 
 
-@pytest.mark.parametrize(("page", "heading"), JUDGE_CLI_EXAMPLES,
-                         ids=[p.name for p, _ in JUDGE_CLI_EXAMPLES])
-def test_judge_cli_example_prints_what_the_page_shows(page, heading, tmp_path, monkeypatch):
-    """The example's file, its command, and the table rows and summary lines it shows."""
+@pytest.mark.parametrize(("page", "heading", "starts"), JUDGE_CLI_EXAMPLES,
+                         ids=[p.name for p, _, _ in JUDGE_CLI_EXAMPLES])
+def test_judge_cli_example_prints_what_the_page_shows(page, heading, starts, tmp_path,
+                                                      monkeypatch):
+    """The example's file, its command, and the table rows, summary lines and the warning
+    it shows (q1 has no gold: the simulated judge's verdict on it is noise)."""
     from typer.testing import CliRunner
 
     from jurybox.cli import app
 
     text = section(page, heading)
-    (tmp_path / "two.jsonl").write_text(code_block(text, "json"))
-    command = code_block(text, "bash", starts="jurybox judge").strip()
+    command = code_block(text, "bash", starts=starts).strip()
+    args = shlex.split(command)[1:]
+    (tmp_path / args[1]).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / args[1]).write_text(code_block(text, "json"))
     shown = code_block(text, "", starts="two: ").splitlines()
     monkeypatch.chdir(tmp_path)
-    result = CliRunner().invoke(app, [*shlex.split(command)[1:], "--no-cache"])
+    result = CliRunner().invoke(app, [*args, "--no-cache"])
     assert result.exit_code == 0, result.output
     printed = [" ".join(line.split()) for line in result.output.splitlines()]
-    checked = [line for line in shown
-               if line.startswith(("│", "2 items", "length bias", "accuracy", "model calls"))]
-    # two item rows, the summary, length, accuracy and totals lines (--no-cache: a first run)
-    assert len(checked) == 6, shown
+    checked = [line for line in shown if line.startswith(
+        ("│", "2 items", "length bias", "accuracy", "model calls", "warning"))]
+    # two item rows, the summary, length, accuracy and totals lines (--no-cache: a first run),
+    # the warning
+    assert len(checked) == 7, shown
     for line in checked:
         assert " ".join(line.split()) in printed, line
 

@@ -12,7 +12,7 @@ import typer
 
 from ..errors import ConfigError
 from ..terminal import data, safe_text
-from ._common import BenchProgress, console
+from ._common import BenchProgress, console, warn
 from ._fit import print_table
 from ._options import PANEL_JUDGE
 
@@ -265,3 +265,6 @@ def print_jury_result(result: JuryResult) -> None:
         f"run directory: {result.out}  (jury.json, items.jsonl: the jury's and each judge's "
         f"decision per item, summary.json; each judge's own run in judges/<name>/)"),
         highlight=False, markup=False)
+    for name, report in result.judges.items():  # each judge's own (its run's summary.json)
+        for warning in report.warnings:
+            warn(f"judge {name}: {warning}")

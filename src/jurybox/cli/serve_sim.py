@@ -18,7 +18,8 @@ def serve_sim(
     dataset: Annotated[str, typer.Option(
         envvar="JURYBOX_SIM_DATASET", rich_help_panel=PANEL_DATA,
         help="Items whose candidates or responses the judge "
-        "recognises: a bundled name (truthfulqa, judgebench, ...) or a file; 'none' for "
+        "recognises: a bundled name (truthfulqa, judgebench, ...) or a file, gold optional "
+        "(its verdicts on items without gold are position-biased noise); 'none' for "
         "none.")] = "truthfulqa",
     ratings: Annotated[Optional[str], typer.Option(
         envvar="JURYBOX_SIM_RATINGS", rich_help_panel=PANEL_DATA,
@@ -73,9 +74,12 @@ def serve_sim(
     """Serve the simulated judge (OpenAI-compatible /v1/chat/completions, Anthropic's
     /v1/messages, and both providers' batch APIs) on 127.0.0.1."""
     from ..datasets import load_dataset, load_rated_items, load_ratings
+    from ..run.sim_notes import unlabelled_warning
     from ..sim import BatchScript, RubricKnowledge, SimConfig, SimJudge, serve_forever
 
-    known = [] if dataset == "none" else load_dataset(dataset).items
+    # gold is optional, as for jurybox judge: the items of a run's own file, labelled or not
+    known = [] if dataset == "none" else load_dataset(dataset, labelled=False).items
+    unlabelled = sum(not item.labelled for item in known)
     knowledge = None
     if ratings is not None:
         if items is None:
@@ -91,10 +95,13 @@ def serve_sim(
     config = SimConfig(bias=check_bias(bias, "--bias"), latency_ms=latency_ms,
                        faults=parse_faults(faults, "--faults"), seed=sim_seed)
     console.print(f"simulated judge on http://127.0.0.1:{port}/v1 (model 'judge', "
-                  f"{len(known)} items" + (f", {len(table)} ratings" if knowledge else "")
+                  f"{len(known)} item{'' if len(known) == 1 else 's'}"
+                  + (f", {len(table)} ratings" if knowledge else "")
                   + f", bias {bias}"
                   + (f", {max_concurrency} at once" if max_concurrency else "")
-                  + "); Ctrl-C stops it")
+                  + "); Ctrl-C stops it"
+                  + (f"; {unlabelled_warning(unlabelled, len(known))}" if unlabelled else ""),
+                  highlight=False)
     try:
         serve_forever(SimJudge(known, config, rubric=knowledge), port=port, batch=batch,
                       max_concurrency=max_concurrency)

@@ -293,3 +293,13 @@ class JudgeSummary:
                           "n_labelled": self.n_labelled, "flip_rate": self.flip_rate,
                           "mean_agreement": self.mean_agreement,
                           **({"outcome": self.outcome.to_json()} if self.outcome else {})}}
+
+    def noise_warnings(self) -> tuple[str, ...]:
+        """A simulated judge's run with items without gold: one sentence saying its verdicts
+        on them are noise (:func:`~jurybox.run.sim_notes.unlabelled_warning`); else ()."""
+        from ..run.sim_notes import unlabelled_warning
+
+        unlabelled = self.n_items - self.n_labelled
+        if not self.bench.simulated or unlabelled <= 0:
+            return ()
+        return (unlabelled_warning(unlabelled, self.n_items),)

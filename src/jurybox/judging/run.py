@@ -186,7 +186,8 @@ def _job(bench: PreparedBench, config: JudgeConfig, out: Path, *,
                               "n_items": bench.selection.n_items}},
         units=lambda: iter(bench.selection), n_units=bench.selection.n_items,
         unit_key=lambda item: item.item_id, protocols=bench.protocols,
-        summarize=_summarizer(bench, config), after=after, lock=lock)
+        summarize=_summarizer(bench, config), after=after, lock=lock,
+        warnings=JudgeSummary.noise_warnings)
 
 
 @dataclass

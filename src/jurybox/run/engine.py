@@ -40,12 +40,13 @@ from ..providers.pool import AFFINITY
 from ..errors import (BatchFilesWritten, ConfigError, DataError, JuryboxError, ProviderError,
                       write_error)
 from ..reports import write_report
-from ..rundir import FailedUnits, Records, RunDir, RunLock, read_manifest
+from ..rundir import FailedUnits, Records, RunDir, RunLock
 from ..runner import AnswerStore, CallRecord, Runner, Totals
 from .batching import BATCH_CONCURRENCY, batch_api_for, close_batches, open_batches
 from .calls import ItemCalls
 from .loops import off_loop, run_blocking
 from .options import RunOptions
+from .sim_notes import run_warnings, sim_stats, unknown_since
 from .structured import AnswerFormats
 
 __all__ = ["Engine", "Interrupted", "RunHooks", "RunJob", "RunInfo", "RunReport", "Summary"]
@@ -94,6 +95,8 @@ class RunJob(Generic[U, S]):
         lock: ``out``'s lock when the caller took it already (``jurybox.judge`` does, before
             it writes the items into ``out``): the engine uses it and the caller releases it.
             None: the engine locks ``out`` after checking the endpoint.
+        warnings: the summary -> what its results cannot be trusted for, one sentence each,
+            after the engine's own (:attr:`RunReport.warnings`).
     """
 
     out: Path
@@ -107,6 +110,7 @@ class RunJob(Generic[U, S]):
     summarize: Callable[[Iterable[dict[str, Any]], RunInfo], S]
     after: Callable[[Path], None] | None = None
     lock: RunLock | None = None
+    warnings: Callable[[S], tuple[str, ...]] | None = None
 
 
 @dataclass(frozen=True)
@@ -134,7 +138,8 @@ class RunReport(Generic[S]):
     failed_units: FailedUnits = FailedUnits(0, 0)
     cost_usd: float | None = None  # the whole run (every session), when a price was given
     #: what the results cannot be trusted for, one sentence each (summary.json ``warnings``):
-    #: a simulated judge that did not know the items it was asked about
+    #: a simulated judge that did not know the items it was asked about, or judged items
+    #: without gold
     warnings: tuple[str, ...] = ()
     #: of ``cost_usd``, what the batch calls cost at the batch rate (None: no batch call)
     batch_usd: float | None = None
@@ -251,7 +256,7 @@ class Engine:
                 await self.provider.check()
                 if self.options.batch is not None:  # no batch API: one line, before any work
                     await batch_api_for(self.provider, job.out, self.options.batch).check()
-            sim_before = await _sim_stats(self.provider)
+            sim_before = await sim_stats(self.provider)
             # the cache first: a file that cannot be one is refused before the run directory
             # is touched
             cache = (ResponseCache(self.options.cache_path)
@@ -310,7 +315,7 @@ class Engine:
                     if batch is not None:
                         session["batch"] = batch.stats.as_dict()
                         await close_batches(batch, rundir.path)
-                unknown = _unknown_since(sim_before, await _sim_stats(self.provider))
+                unknown = unknown_since(sim_before, await sim_stats(self.provider))
                 if unknown:
                     session["sim_unknown"] = unknown
             return judged, runner.totals
@@ -348,7 +353,7 @@ class Engine:
                             f"directory to start over") from None
         failed = rundir.failed_units()
         cost = self._cost(rundir, totals)
-        warnings = _run_warnings(rundir)
+        warnings = run_warnings(rundir) + (job.warnings(summary) if job.warnings else ())
         try:
             rundir.write_summary({**summary.to_json(), "status": failed.status,
                                   "failed_units": failed._asdict(),
@@ -490,47 +495,6 @@ async def _check_if_served(provider: Provider) -> None:
         await provider.check()
     except (ProviderError, ConfigError) as exc:
         log.info("batch files: the judge's server was not asked (%s)", exc)
-
-
-async def _sim_stats(provider: Provider) -> dict[str, Any] | None:
-    """The simulated judge's counters, when the provider is one that can ask for them."""
-    ask = getattr(provider, "sim_stats", None)
-    return await ask() if ask is not None and provider.simulated else None
-
-
-def _unknown_since(before: dict[str, Any] | None, after: dict[str, Any] | None
-                   ) -> dict[str, int] | None:
-    """Prompts the simulated judge answered between two readings of its counters, and how
-    many of them showed candidates it does not know; None when there were none (or no
-    counters: not the simulated judge)."""
-    if before is None or after is None:
-        return None
-    try:
-        unknown = int(after["unknown_prompts"]) - int(before["unknown_prompts"])
-        prompts = int(after["prompts"]) - int(before["prompts"])
-    except (KeyError, TypeError, ValueError):
-        return None
-    return {"prompts": prompts, "unknown_prompts": unknown} if unknown > 0 else None
-
-
-def _run_warnings(rundir: RunDir) -> tuple[str, ...]:
-    """Warnings about the whole run (every session in run.json): a simulated judge that was
-    asked about candidates it does not know (``jurybox serve-sim`` started with another
-    dataset) gave judgments that are noise around a middling quality."""
-    try:
-        sessions = (read_manifest(rundir.manifest_path) or {}).get("sessions") or []
-    except JuryboxError:
-        return ()
-    counts = [s["sim_unknown"] for s in sessions
-              if isinstance(s, dict) and isinstance(s.get("sim_unknown"), dict)]
-    unknown = sum(int(c.get("unknown_prompts", 0)) for c in counts)
-    if not unknown:
-        return ()
-    prompts = sum(int(c.get("prompts", 0)) for c in counts)
-    return (f"the simulated judge did not know the candidates of {unknown} of the {prompts} "
-            f"prompts it was sent (it knows the items of the --dataset it was started with: "
-            f"start jurybox serve-sim with this run's dataset); their judgments are noise "
-            f"around a middling quality, not a measurement",)
 
 
 def _protocol_params(protocols: Sequence[JudgingProtocol]) -> list[dict[str, Any]]:
