@@ -98,8 +98,12 @@ def test_bench_help_groups_options_in_panels_in_one_order():
     shown = runner.invoke(app, ["bench", "-h"], env={"COLUMNS": "80"}).output
     titles = [line.split("─ ")[1].split(" ─")[0] for line in shown.splitlines()
               if line.startswith("╭─ ")]
-    assert titles == ["Arguments", "Options", "What to judge", "Protocol",
+    # the first panel holds what a first run needs (and --help: no panel of --help alone)
+    assert titles == ["Arguments", "Start here", "What to judge", "Protocol",
                       "Judge and endpoint", "Run", "Output", "Cost", "Batch", "Simulated judge"]
+    start = shown.split("╭─ Start here")[1].split("╰")[0]
+    assert [w for w in start.split() if w.startswith("--")] == [
+        "--model", "--protocols", "--k", "--base-url", "--dry-run", "--help"]
     personalize = runner.invoke(app, ["personalize", "-h"], env={"COLUMNS": "80"}).output
     assert "╭─ What to judge" in personalize and "╭─ Simulated judge" in personalize
     # the choice lists and long defaults whole (wrapped lines joined)

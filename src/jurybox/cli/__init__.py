@@ -17,6 +17,7 @@ from .. import __version__
 from ..errors import ConfigError
 from ._common import CONTEXT_SETTINGS, EXIT_BAD_INPUT, JuryboxCommand, OneLineErrors, _error
 from ._logging import DEFAULT_LEVEL, SafeFormatter, log_level
+from ._examples import examples_epilog
 from ._options import ENV_EPILOG
 from .agreement import agreement
 from .batch_cmd import batch
@@ -54,20 +55,22 @@ def _root(version: Annotated[bool, typer.Option(
     """jurybox: robust, reproducible LLM-as-a-judge evaluation."""
 
 
-app.command(cls=JuryboxCommand)(demo)
-app.command(cls=JuryboxCommand, epilog=ENV_EPILOG)(bench)
-app.command(cls=JuryboxCommand, epilog=ENV_EPILOG)(judge)
-app.command(cls=JuryboxCommand)(score)
-app.command(cls=JuryboxCommand)(agreement)
-app.command(cls=JuryboxCommand, epilog=ENV_EPILOG)(personalize)
-app.command(cls=JuryboxCommand)(report)
-app.command(cls=JuryboxCommand)(runs)
-app.command(cls=JuryboxCommand)(show)
-app.command("serve-sim", cls=JuryboxCommand)(serve_sim)
-app.command("serve-local", cls=JuryboxCommand)(serve_local)
-app.command(cls=JuryboxCommand)(cache)
-app.command(cls=JuryboxCommand)(export)
-app.command(cls=JuryboxCommand)(batch)
+app.command(cls=JuryboxCommand, epilog=examples_epilog("demo"))(demo)
+app.command(cls=JuryboxCommand, epilog=examples_epilog("bench", then=ENV_EPILOG))(bench)
+app.command(cls=JuryboxCommand, epilog=examples_epilog("judge", then=ENV_EPILOG))(judge)
+app.command(cls=JuryboxCommand, epilog=examples_epilog("score"))(score)
+app.command(cls=JuryboxCommand, epilog=examples_epilog("agreement"))(agreement)
+app.command(cls=JuryboxCommand,
+            epilog=examples_epilog("personalize", then=ENV_EPILOG))(personalize)
+app.command(cls=JuryboxCommand, epilog=examples_epilog("report"))(report)
+app.command(cls=JuryboxCommand, epilog=examples_epilog("runs"))(runs)
+app.command(cls=JuryboxCommand, epilog=examples_epilog("show"))(show)
+app.command("serve-sim", cls=JuryboxCommand, epilog=examples_epilog("serve-sim"))(serve_sim)
+app.command("serve-local", cls=JuryboxCommand,
+            epilog=examples_epilog("serve-local"))(serve_local)
+app.command(cls=JuryboxCommand, epilog=examples_epilog("cache"))(cache)
+app.command(cls=JuryboxCommand, epilog=examples_epilog("export"))(export)
+app.command(cls=JuryboxCommand, epilog=examples_epilog("batch"))(batch)
 
 
 def main() -> None:

@@ -138,9 +138,15 @@ class JuryboxCommand(TyperCommand):
                 param.show_envvar = False  # type: ignore[attr-defined]
 
     def get_help_option(self, ctx: Any) -> Any:
+        from ._options import PANEL_START
+
         option = super().get_help_option(ctx)
         if option is not None:
             option.metavar = ""
+            if any(getattr(p, "rich_help_panel", None) == PANEL_START for p in self.params):
+                # the first panel a judging command shows holds what a first run needs, and
+                # --help with it (typer would draw a panel of --help alone above it)
+                option.rich_help_panel = PANEL_START
         return option
 
 

@@ -30,7 +30,8 @@ from ..runner.retry import RetryPolicy
 
 __all__ = ["ENV_EPILOG", "FAULTS_HELP", "PANEL_COST", "PANEL_DATA", "PANEL_JUDGE",
            "PANEL_ORDER", "PANEL_OUTPUT", "PANEL_PROTOCOL", "PANEL_RUN", "PANEL_SIM",
-           "PANEL_STATS", "PANEL_BATCH", "PANEL_SIM_BATCH", "BatchFallbackOpt", "BatchFilesOpt",
+           "PANEL_START", "PANEL_STATS", "PANEL_BATCH", "PANEL_SIM_BATCH", "BatchFallbackOpt",
+           "BatchFilesOpt",
            "BatchMaxTokensOpt", "BatchOpt", "BatchPollOpt", "EndpointsOpt", "ReplicasOpt",
            "API_KEY_VARIABLES", "Attempts", "BaseUrl", "Cache", "Concurrency", "DryRun",
            "MaxTokens", "Model", "model_for", "NoCache", "Out", "PriceBatch", "PriceIn",
@@ -41,6 +42,7 @@ __all__ = ["ENV_EPILOG", "FAULTS_HELP", "PANEL_COST", "PANEL_DATA", "PANEL_JUDGE
 
 #: The panels ``--help`` groups options in, the same names in every command (typer's
 #: ``rich_help_panel``); ``--help`` itself stays in typer's first panel, "Options".
+PANEL_START = "Start here"
 PANEL_DATA = "What to judge"
 PANEL_PROTOCOL = "Protocol"
 PANEL_STATS = "Statistics"
@@ -51,8 +53,8 @@ PANEL_COST = "Cost"
 PANEL_SIM = "Simulated judge"
 PANEL_BATCH = "Batch"
 PANEL_SIM_BATCH = "Simulated batches"
-PANEL_ORDER = (PANEL_DATA, PANEL_PROTOCOL, PANEL_STATS, PANEL_JUDGE, PANEL_RUN, PANEL_OUTPUT,
-               PANEL_COST, PANEL_BATCH, PANEL_SIM, PANEL_SIM_BATCH)
+PANEL_ORDER = (PANEL_START, PANEL_DATA, PANEL_PROTOCOL, PANEL_STATS, PANEL_JUDGE, PANEL_RUN,
+               PANEL_OUTPUT, PANEL_COST, PANEL_BATCH, PANEL_SIM, PANEL_SIM_BATCH)
 
 #: API key variables, as ``providers.spec.PROVIDERS`` reads them (a test keeps them equal).
 API_KEY_VARIABLES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY", "VLLM_API_KEY")
@@ -69,7 +71,7 @@ ENV_EPILOG = (
     "progress bar when stderr is not a terminal.")
 
 Model = Annotated[Optional[str], typer.Option(
-    envvar="JURYBOX_MODEL", metavar="MODEL", rich_help_panel=PANEL_JUDGE,
+    envvar="JURYBOX_MODEL", metavar="MODEL", rich_help_panel=PANEL_START,
     help="The judge: `provider/model`, e.g. openai/gpt-4o-mini or `vllm/<model>` (providers: "
     "openai, anthropic, openrouter, vllm, ollama, llamacpp, sglang, lmstudio); local or "
     "`local/<file.gguf>` (llama.cpp on this machine); sim (the simulated judge, told the gold "
@@ -114,7 +116,7 @@ def _names(envvar: str | Sequence[str] | None) -> list[str]:
 
 
 BaseUrl = Annotated[Optional[list[str]], typer.Option(
-    envvar="JURYBOX_BASE_URL", metavar="URL", rich_help_panel=PANEL_JUDGE,
+    envvar="JURYBOX_BASE_URL", metavar="URL", rich_help_panel=PANEL_START,
     callback=_env_base_urls,
     help="Endpoint base URL, e.g. http://localhost:8000/v1 (default per provider). Given "
     "several times (or comma-separated; in JURYBOX_BASE_URL, separated by commas or blanks), "
@@ -201,7 +203,7 @@ SimFaults = Annotated[str, typer.Option(
 
 
 DryRun = Annotated[bool, typer.Option(
-    "--dry-run", envvar="JURYBOX_DRY_RUN", rich_help_panel=PANEL_COST,
+    "--dry-run", envvar="JURYBOX_DRY_RUN", rich_help_panel=PANEL_START,
     help="Make no model call: check the inputs, then print the calls the run would make, "
     "input and output tokens (estimated when no tokenizer is known for the model), the "
     "prompt share a provider's prefix cache could serve, and USD when prices are known.")]

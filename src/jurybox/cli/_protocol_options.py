@@ -8,13 +8,13 @@ from typing import Annotated, Optional
 import typer
 
 from ..limits import MAX_K
-from ._options import PANEL_PROTOCOL
+from ._options import PANEL_PROTOCOL, PANEL_START
 
 __all__ = ["AdaptiveOpt", "ConfidenceOpt", "CriteriaOpt", "K", "MinK", "PairwiseRuleOpt",
            "TemplateOpt", "Tolerance", "VerdictFormatOpt", "WeightsOpt"]
 
 K = Annotated[int, typer.Option(envvar="JURYBOX_K", min=1, max=MAX_K, metavar="K",
-                                rich_help_panel=PANEL_PROTOCOL,
+                                rich_help_panel=PANEL_START,
                                 help="Listwise: PCF permutations (shown orders) per item, at "
                                 "most n! for n candidates.")]
 Tolerance = Annotated[float, typer.Option(

@@ -21,7 +21,7 @@ from ._protocol_options import (AdaptiveOpt, ConfidenceOpt, CriteriaOpt, K, MinK
 from ._options import ExecutorOpt, RayActorsOpt, RayAddressOpt
 from ._options import (BatchFallbackOpt, BatchFilesOpt, BatchMaxTokensOpt, BatchOpt, BatchPollOpt,
                        batch_options,
-                       PANEL_DATA, PANEL_PROTOCOL, Attempts, BaseUrl, Cache,
+                       PANEL_DATA, PANEL_PROTOCOL, PANEL_START, Attempts, BaseUrl, Cache,
                        EndpointsOpt, ReplicasOpt, Concurrency,
                        DryRun, MaxTokens, Model, NoCache, Out, PriceIn, PriceBatch, PriceOut, Seed,
                        SimBias, SimFaults, SimLatency, SimSeed, Structured, Temperature,
@@ -110,7 +110,7 @@ def bench(
     model: Model = None,
     jury: JuryOpt = None,
     protocols: Annotated[Optional[str], typer.Option(
-        envvar="JURYBOX_PROTOCOLS", metavar="NAMES", rich_help_panel=PANEL_PROTOCOL,
+        envvar="JURYBOX_PROTOCOLS", metavar="NAMES", rich_help_panel=PANEL_START,
         help="The protocols to compare, a comma list: for listwise datasets "
         f"{', '.join(LISTWISE_PROTOCOLS.split(','))} (default direct,pcf); for pairwise "
         f"(JudgeBench) {', '.join(PAIRWISE_PROTOCOLS.split(','))} (default "

@@ -16,7 +16,7 @@ from ..run.options import (DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY, DEFAULT_STRUCT
 from ..run.options import DEFAULT_EXECUTOR, DEFAULT_RAY_ACTORS
 from ._fit import print_table
 from ._common import BenchProgress, console, exit_for_status, fail_cleanly, print_warnings
-from ._options import PANEL_DATA, PANEL_PROTOCOL
+from ._options import PANEL_DATA, PANEL_START
 from ._options import ExecutorOpt, RayActorsOpt, RayAddressOpt
 from ._options import (BatchFallbackOpt, BatchFilesOpt, BatchMaxTokensOpt, BatchOpt, BatchPollOpt,
                        batch_options,
@@ -49,7 +49,7 @@ def judge(
     model: Model = None,
     jury: JuryOpt = None,
     protocol: Annotated[str, typer.Option(
-        envvar="JURYBOX_PROTOCOL", metavar="NAME", rich_help_panel=PANEL_PROTOCOL,
+        envvar="JURYBOX_PROTOCOL", metavar="NAME", rich_help_panel=PANEL_START,
         help="One protocol: pcf (K permutations, consensus), direct (one call), or for 2 "
         "candidates: pairwise, both-orders, keyed, apoc (bench compares several).")] = "pcf",
     k: K = 7,

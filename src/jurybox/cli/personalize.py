@@ -26,7 +26,7 @@ from ._tables import print_pool
 from ._options import ExecutorOpt, RayActorsOpt, RayAddressOpt
 from ._options import (BatchFallbackOpt, BatchFilesOpt, BatchMaxTokensOpt, BatchOpt, BatchPollOpt,
                        batch_options,
-                       PANEL_DATA, PANEL_PROTOCOL, Attempts, BaseUrl, Cache,
+                       PANEL_DATA, PANEL_PROTOCOL, PANEL_START, Attempts, BaseUrl, Cache,
                        EndpointsOpt, ReplicasOpt, Concurrency,
                        DryRun, Model, NoCache, Out, model_for, PriceIn, PriceBatch, PriceOut, Seed,
                        SimSeed, Structured, Timeout, TransportOpt, run_options)
@@ -101,7 +101,7 @@ def personalize(
         help="Item texts: CSV/JSONL with item_id and text (or response) (default: the "
         "bundled items of a bundled ratings set).")] = None,
     rubric: Annotated[str, typer.Option(
-        envvar="JURYBOX_RUBRIC", metavar="FILE", rich_help_panel=PANEL_DATA,
+        envvar="JURYBOX_RUBRIC", metavar="FILE", rich_help_panel=PANEL_START,
         help=f"Rubric YAML, or a bundled one: {BUNDLED_RUBRIC_NAMES}.")] = "",
     model: Model = None,
     judges: Annotated[str, typer.Option(
