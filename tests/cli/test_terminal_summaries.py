@@ -1,0 +1,48 @@
+"""What a judge run's terminal summary says beyond its table: the pairwise first-shown rate."""
+
+import json
+
+from typer.testing import CliRunner
+
+from jurybox.cli import app
+from jurybox.cli._tables import first_shown_line
+from jurybox.compare.summary import ProtocolSummary
+from jurybox.stats import accuracy
+
+runner = CliRunner()
+PAIRS = [{"id": "p1", "prompt": "2+2?", "candidates": ["4", "5"], "gold": 0},
+         {"id": "p2", "prompt": "Capital of France?", "candidates": ["Lyon", "Paris"],
+          "gold": 1},
+         {"id": "p3", "prompt": "Largest planet?", "candidates": ["Jupiter", "Mars"]}]
+
+
+def _summary(rate, n):
+    return ProtocolSummary(accuracy=accuracy([1.0]), calls_planned=n, calls_failed={},
+                           items_failed=0, first_shown_win_rate=rate, n_decisive_calls=n)
+
+
+def test_first_shown_line_has_the_count_wilson_ci_and_binomial_p():
+    # 4 of 6: Wilson (z = 1.96): centre (4/6 + z^2/12) / (1 + z^2/6) = 0.6016, half-width
+    # z / 1.6403 * sqrt((4/6)(2/6)/6 + z^2/144) = 0.3016 -> 30.0 to 90.3; exact two-sided
+    # binomial p of 4 of 6 at 0.5: (1 + 6 + 15 + 15 + 6 + 1 - 20) / 64 = 44/64 = 0.688
+    assert first_shown_line(_summary(4 / 6, 6)) == (
+        "first-shown rate: 4 of 6 decisive verdicts picked the response shown first: 66.7% "
+        "(95% CI 30.0 to 90.3; 50% without position bias; p 0.688)")
+    assert first_shown_line(_summary(None, 0)) == (
+        "first-shown rate: no decisive verdict (every call was a tie or failed)")
+
+
+def test_a_pairwise_judge_run_prints_its_first_shown_rate(tmp_path):
+    data = tmp_path / "pairs.jsonl"
+    data.write_text("".join(json.dumps(p) + "\n" for p in PAIRS))
+    result = runner.invoke(app, ["judge", str(data), "--model", "sim", "--protocol",
+                                 "both-orders", "--out", str(tmp_path / "run"), "--no-cache"],
+                           env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    # per call, in candidate terms (the table): p1 A A, p2 A B, p3 B B; the first call shows
+    # candidate 0 first, the second candidate 1: first shown picked in p1 1, p2 2, p3 1 = 4/6
+    assert "│ p1   │ A       │ A A " in result.output
+    assert "│ p2   │ tie     │ A B " in result.output
+    assert "│ p3   │ B       │ B B " in result.output
+    assert ("first-shown rate: 4 of 6 decisive verdicts picked the response shown first: "
+            "66.7% (95% CI 30.0 to 90.3;") in result.output
