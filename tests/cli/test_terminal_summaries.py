@@ -46,3 +46,30 @@ def test_a_pairwise_judge_run_prints_its_first_shown_rate(tmp_path):
     assert "│ p3   │ B       │ B B " in result.output
     assert ("first-shown rate: 4 of 6 decisive verdicts picked the response shown first: "
             "66.7% (95% CI 30.0 to 90.3;") in result.output
+
+
+def test_a_listwise_jury_table_shows_the_jury_c_i_it_picked_from(tmp_path):
+    data = tmp_path / "two.jsonl"
+    data.write_text(
+        '{"id": "q1", "prompt": "What is 2+2?", "candidates": ["4", "5", "22"]}\n'
+        '{"id": "q2", "prompt": "Capital of France?", "candidates": ["Paris", "Lyon"], '
+        '"gold": 0}\n')
+    jury = tmp_path / "jury.yaml"
+    jury.write_text("judges:\n  - model: sim\n    name: primacy\n    sim: {bias: primacy, "
+                    "seed: 1}\n  - model: sim\n    name: recency\n    sim: {bias: recency, "
+                    "seed: 2}\n")
+    out = tmp_path / "run"
+    result = runner.invoke(app, ["judge", str(data), "--jury", str(jury), "--k", "3",
+                                 "--out", str(out), "--no-cache"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    records = {r["item_id"]: r for r in map(json.loads, (out / "items.jsonl").open())}
+    q1 = records["q1"]
+    # the jury's C_i is the mean of its two judges' (weights 1 and 1), candidate by candidate
+    for i, c in enumerate(q1["combined"]):
+        judges = q1["judges"]
+        assert abs(c - (judges["primacy"]["combined"][i]
+                        + judges["recency"]["combined"][i]) / 2) < 1e-3
+    shown = " ".join(f"{c:.1f}" for c in q1["combined"])
+    assert f"│ q1   │ pcf      │ 2    │ {shown} " in result.output
+    assert ("JURY: the weighted mean of the judges' C_i (weights: primacy 1, recency 1), "
+            "winners within the tolerance of the best") in result.output
