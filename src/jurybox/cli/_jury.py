@@ -242,7 +242,7 @@ def print_jury_items(result: JuryResult, shown: int) -> None:
     for row, record in zip(rows[:shown], records):
         cells = [data(v) for v in row]
         if listwise:
-            cells.insert(3, " ".join(f"{c:.1f}" for c in record.get("combined") or ()))
+            cells.insert(3, data(" ".join(f"{c:.1f}" for c in record.get("combined") or ())))
         table.add_row(*cells)
     print_table(table, key_columns=2)
     if listwise:
