@@ -73,3 +73,23 @@ def test_a_listwise_jury_table_shows_the_jury_c_i_it_picked_from(tmp_path):
     assert f"│ q1   │ pcf      │ 2    │ {shown} " in result.output
     assert ("JURY: the weighted mean of the judges' C_i (weights: primacy 1, recency 1), "
             "winners within the tolerance of the best") in result.output
+
+
+def test_the_jury_report_shows_each_items_question_and_candidates(tmp_path):
+    data = tmp_path / "two.jsonl"
+    data.write_text(
+        '{"id": "q1", "prompt": "What is <2+2>?", "candidates": ["4", "5", "22"]}\n'
+        '{"id": "q2", "prompt": "Capital of France?", "candidates": ["Paris", "Lyon"], '
+        '"gold": 0}\n')
+    out = tmp_path / "run"
+    jury = tmp_path / "jury.yaml"
+    jury.write_text("judges:\n  - {model: sim, name: a, sim: {seed: 1}}\n"
+                    "  - {model: sim, name: b, sim: {seed: 2}}\n")
+    result = runner.invoke(app, ["judge", str(data), "--jury", str(jury), "--k", "3",
+                                 "--out", str(out), "--no-cache"])
+    assert result.exit_code == 0, result.output
+    page = (out / "report.html").read_text()
+    # the question escaped, each candidate's text in the items browser
+    assert "<summary>What is &lt;2+2&gt;?</summary>" in page
+    for text in ("4", "5", "22", "Paris", "Lyon"):
+        assert f"<pre class='text'>{text}</pre>" in page
