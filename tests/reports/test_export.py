@@ -131,3 +131,40 @@ def test_bad_runs_and_formats_are_one_line_errors(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "pyarrow", None)  # as if not installed
     with pytest.raises(ConfigError, match=r"pip install 'jurybox\[parquet\]'"):
         export_run(run, format="parquet")
+
+
+def test_export_gives_each_decision_its_prompt_candidates_and_winner_text(tmp_path):
+    data = tmp_path / "two.jsonl"
+    data.write_text(
+        '{"id": "q1", "prompt": "What is 2+2?", "candidates": ["4", "5", "22"]}\n'
+        '{"id": "q2", "prompt": "Capital of France?", "candidates": ["Paris", "Lyon"], '
+        '"gold": 0}\n')
+    out = tmp_path / "run"
+    judged = runner.invoke(app, ["judge", str(data), "--model", "sim", "--k", "3", "--out",
+                                 str(out), "--no-cache"])
+    assert judged.exit_code == 0, judged.output
+    assert runner.invoke(app, ["export", str(out)]).exit_code == 0
+    rows = {r["item_id"]: r for r in _csv(out / "export" / "items.csv")}
+    records = {r["item_id"]: r for r in map(json.loads, (out / "items.jsonl").open())}
+    assert rows["q1"]["prompt"] == "What is 2+2?"
+    assert json.loads(rows["q1"]["candidates"]) == ["4", "5", "22"]
+    assert json.loads(rows["q2"]["candidates"]) == ["Paris", "Lyon"]
+    for item_id, texts in (("q1", ["4", "5", "22"]), ("q2", ["Paris", "Lyon"])):
+        winners = records[item_id]["winners"]
+        assert rows[item_id]["winner_text"] == (texts[winners[0]] if len(winners) == 1
+                                                else "")
+    # --no-texts: the indices only, as before
+    assert runner.invoke(app, ["export", str(out), "--no-texts", "--out",
+                               str(tmp_path / "bare")]).exit_code == 0
+    bare = _csv(tmp_path / "bare" / "items.csv")
+    assert not {"prompt", "candidates", "winner_text"} & set(bare[0])
+
+
+def test_a_pairwise_winner_text_follows_the_verdict():
+    from jurybox.reports.export import _text_columns
+
+    assert _text_columns({"verdict": "A"}, "p", ("x", "y"))["winner_text"] == "x"
+    assert _text_columns({"verdict": "B"}, "p", ("x", "y"))["winner_text"] == "y"
+    assert _text_columns({"verdict": "tie"}, "p", ("x", "y"))["winner_text"] is None
+    assert _text_columns({"failed": True, "winners": [1]}, "p", ("x", "y"))[
+        "winner_text"] is None

@@ -222,24 +222,36 @@ def print_protocol(name: str, s: JuryProtocol, judges: dict[str, dict[str, Any]]
 
 def print_jury_items(result: JuryResult, shown: int) -> None:
     """The jury's decision and each judge's per item (the first ``shown``), written in full
-    to OUT/judgments.csv."""
+    to OUT/judgments.csv; listwise, with the jury's C_i per candidate (the weighted mean of
+    the judges' C_i its winners come from) and a line saying how the jury combined."""
     from rich.table import Table
 
     from ..jury.judgments import judgment_rows, write_jury_judgments
     from ..rundir import iter_records
 
     judges = list(result.judges)
-    rows = judgment_rows(iter_records(result.out / "items.jsonl"), judges)
+    records = list(iter_records(result.out / "items.jsonl"))
+    rows = judgment_rows(records, judges)
     path = write_jury_judgments(rows, judges, result.out)
-    terms = ("winning candidates' indices" if result.summary.task == "listwise"
-             else "A, B or tie")
+    listwise = result.summary.task == "listwise"
+    terms = "winning candidates' indices" if listwise else "A, B or tie"
     table = Table(title=data(f"decisions per item ({terms}; failed: no vote)"),
                   title_justify="left")
-    for col in ("item", "protocol", "JURY", *judges):
+    for col in ("item", "protocol", "JURY", *(("jury C_i",) if listwise else ()), *judges):
         table.add_column(data(col), overflow="fold")
-    for row in rows[:shown]:
-        table.add_row(*(data(v) for v in row))
+    for row, record in zip(rows[:shown], records):
+        cells = [data(v) for v in row]
+        if listwise:
+            cells.insert(3, data(" ".join(f"{c:.1f}" for c in record.get("combined") or ())))
+        table.add_row(*cells)
     print_table(table, key_columns=2)
+    if listwise:
+        weights = ", ".join(f"{name} {s.weight:g}" for name, s in
+                            next(iter(result.summary.protocols.values())).judges.items())
+        console.print(safe_text(
+            f"JURY: the weighted mean of the judges' C_i (weights: {weights}), winners "
+            f"within the tolerance of the best; its pick may be one no single judge made"),
+            highlight=False, markup=False)
     more = f" (the first {shown} shown)" if len(rows) > shown else ""
     console.print(safe_text(f"{len(rows)} decisions{more}: {path}"), highlight=False,
                   markup=False)

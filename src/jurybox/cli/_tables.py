@@ -151,6 +151,25 @@ def length_line(b: LengthBias, pairwise: bool) -> str:
             f"{pct(high)}; unbiased {pct(b.expected)}%{gold}; p {_p(b.p_value)})")
 
 
+def first_shown_line(s: ProtocolSummary) -> str:
+    """A pairwise protocol's first-shown rate as one sentence (``jurybox judge``): the decisive
+    verdicts (calls, not ties) that picked the response shown first, with Wilson's 95% CI
+    (:func:`jurybox.stats.length.wilson_interval`, each call counted as a trial) and the
+    exact two-sided binomial test against 50%, the rate of a judge without position bias."""
+    from scipy.stats import binomtest
+
+    from ..stats.length import wilson_interval
+
+    n = s.n_decisive_calls or 0
+    if not n or s.first_shown_win_rate is None:
+        return "first-shown rate: no decisive verdict (every call was a tie or failed)"
+    k = round(s.first_shown_win_rate * n)
+    low, high = wilson_interval(k / n, n)
+    return (f"first-shown rate: {k} of {n} decisive verdict{'' if n == 1 else 's'} picked "
+            f"the response shown first: {pct(k / n)}% (95% CI {pct(low)} to {pct(high)}; "
+            f"50% without position bias; p {_p(binomtest(k, n, 0.5).pvalue)})")
+
+
 def print_bench_result(result: BenchResult, title: str) -> None:
     """Tables plus totals, position effects and where the run directory is."""
     summary = result.summary

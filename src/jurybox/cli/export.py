@@ -24,6 +24,10 @@ def export(
         envvar="JURYBOX_EXPORT_OUT", rich_help_panel=PANEL_OUTPUT,
         help="Folder for `items.<format>` and `calls.<format>` "
         "(default `<run>/export`).")] = None,
+    texts: Annotated[bool, typer.Option(
+        "--texts/--no-texts", envvar="JURYBOX_EXPORT_TEXTS", rich_help_panel=PANEL_OUTPUT,
+        help="Give each decision its prompt, candidate texts and winner's text (listwise and "
+        "pairwise runs); --no-texts: indices only, a smaller file.")] = True,
 ) -> None:
     """Write a run's decisions (one row per item and protocol) and model calls (one row per
     call, with the prompt and the raw judge text) as flat tables for pandas or a
@@ -37,7 +41,7 @@ def export(
         return
     from ..reports import export_run
 
-    result = export_run(run, format=format, out=out)
+    result = export_run(run, format=format, out=out, texts=texts)
     for name, lines in result.skipped.items():
         warn(f"{name}: skipped {len(lines)} line(s) that are not JSON records (lines "
              f"{', '.join(map(str, lines[:10]))}{', ...' if len(lines) > 10 else ''})")

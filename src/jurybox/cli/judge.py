@@ -179,7 +179,7 @@ def print_judge_result(result: JudgeResult) -> None:
 
     from ..judging import read_judgments
     from ..terminal import data, safe_text
-    from ._tables import length_line
+    from ._tables import first_shown_line, length_line
 
     s = result.summary
     judge_name = f"SIMULATED ({s.bench.model})" if result.simulated else result.judge
@@ -227,6 +227,8 @@ def print_judge_result(result: JudgeResult) -> None:
                       f"items; {agreed} {agree} of the time on average", highlight=False)
     if s.outcome is not None:
         console.print(outcome_line(s.outcome), highlight=False)
+    if pairwise:
+        console.print(first_shown_line(s.bench.protocols[s.protocol]), highlight=False)
     if (lengths := s.bench.protocols[s.protocol].length_bias) is not None:
         console.print(length_line(lengths, pairwise), highlight=False)
     acc = s.bench.protocols[s.protocol].accuracy

@@ -28,6 +28,8 @@ __all__ = ["MAX_ITEMS", "export_jury", "is_jury_dir", "render_jury_report",
 
 #: Items the report's browser shows at most.
 MAX_ITEMS = 300
+#: Characters of one text (a question, a candidate) the browser shows; the rest is named.
+TEXT_CHARS = 2_000
 
 
 def is_jury_dir(folder: str | Path) -> bool:
@@ -137,9 +139,50 @@ def _decision(view: dict[str, Any], task: str) -> str:
     return ",".join(map(str, view.get("winners") or [])) or "&#8211;"
 
 
-def _browser(records: list[dict[str, Any]], names: list[str], task: str) -> str:
+def _item_texts(folder: Path, jury: dict[str, Any], item_ids: list[str]
+                ) -> dict[str, tuple[str, tuple[str, ...]]]:
+    """(question, candidate texts) per item, read from the first judge's run directory as its
+    own report reads them (:class:`~jurybox.reports.reader.RunReader`: the dataset file while
+    unchanged, else a recorded prompt); {} when no judge's run can be read."""
+    from ..errors import JuryboxError
+    from ..reports.reader import RunReader
+
+    for j in jury.get("judges") or ():
+        try:
+            reader = RunReader(folder / str(j.get("out", "")))
+            known = set(reader.item_ids)
+            wanted = [i for i in item_ids if i in known]
+            return {v.item_id: (v.question, v.candidates)
+                    for v in reader.iter_items(wanted, texts=True) if v.candidates}
+        except (JuryboxError, OSError, ValueError, KeyError):
+            continue
+    return {}
+
+
+def _shown_text(text: str) -> str:
+    more = len(text) - TEXT_CHARS
+    cut = f"\n… ({more:,} more characters: jurybox show)" if more > 0 else ""
+    return f"<pre class='text'>{escape(text[:TEXT_CHARS] + cut)}</pre>"
+
+
+def _texts_cell(found: tuple[str, tuple[str, ...]] | None, task: str) -> str:
+    """The browser's texts cell: the question and each candidate, folded in a details."""
+    if found is None:
+        return "<td class='left'>&#8211;</td>"
+    question, candidates = found
+    label = (lambda i: "AB"[i] if i < 2 else str(i)) if task == "pairwise" else str
+    items = "".join(f"<li><b>{escape(label(i))}</b>{_shown_text(c)}</li>"
+                    for i, c in enumerate(candidates))
+    summary = escape(question[:80] + ("…" if len(question) > 80 else ""))
+    return (f"<td class='left'><details><summary>{summary}</summary>{_shown_text(question)}"
+            f"<ul class='cands'>{items}</ul></details></td>")
+
+
+def _browser(records: list[dict[str, Any]], names: list[str], task: str,
+             texts: dict[str, tuple[str, tuple[str, ...]]] | None = None) -> str:
     head = "".join(f"<th>{escape(n)}</th>" for n in names)
     rows = []
+    texts = texts or {}
     for r in records[:MAX_ITEMS]:
         gold = r.get("label") if task == "pairwise" else ",".join(map(str, r.get("gold") or []))
         cells = "".join(f"<td>{escape(_decision(r['judges'][n], task))}</td>"
@@ -149,11 +192,13 @@ def _browser(records: list[dict[str, Any]], names: list[str], task: str) -> str:
             str(r.get("verdict")) if task == "pairwise"
             else ",".join(map(str, r.get("winners") or [])))
         rows.append(f"<tr><td>{escape(r['item_id'])}</td><td>{escape(r['protocol'])}</td>"
-                    f"<td>{escape(gold or '')}</td><td><b>{escape(jury)}</b></td>{cells}</tr>")
+                    f"<td>{escape(gold or '')}</td><td><b>{escape(jury)}</b></td>{cells}"
+                    f"{_texts_cell(texts.get(str(r['item_id'])), task)}</tr>")
     more = (f"<p>first {MAX_ITEMS} of {len(records)} shown (all are in items.jsonl)</p>"
             if len(records) > MAX_ITEMS else "")
     return (f"<h2>items</h2>{more}<table><tr><th>item</th><th>protocol</th><th>gold</th>"
-            f"<th>jury</th>{head}</tr>{''.join(rows)}</table>")
+            f"<th>jury</th>{head}<th class='left'>question and candidates</th></tr>"
+            f"{''.join(rows)}</table>")
 
 
 def _totals_section(folder: Path, jury: dict[str, Any], summary: dict[str, Any]) -> str:
@@ -206,7 +251,9 @@ _STYLE = ("body{font-family:system-ui,sans-serif;margin:2em;color:#111827}"
           "flex-wrap:wrap;gap:8px}.figures div{border:1px solid #e5e7eb;border-radius:6px;"
           "padding:4px 12px;background:#f9fafb}.figures dt{color:#6b7280;font-size:12px}"
           ".figures dd{margin:0;font-size:16px}.caption{color:#6b7280;font-size:12.5px;"
-          "max-width:900px}")
+          "max-width:900px}td.left,th.left{text-align:left}pre.text{white-space:pre-wrap;"
+          "max-width:60em;margin:2px 0;font-size:12.5px}ul.cands{margin:4px 0;padding-left:"
+          "1.2em}summary{cursor:pointer}")
 
 
 def render_jury_report(folder: str | Path) -> str:
@@ -222,6 +269,7 @@ def render_jury_report(folder: str | Path) -> str:
     task = summary.get("task", "listwise")
     names = list(summary.get("judges") or {})
     sim = " (SIMULATED judges)" if summary.get("simulated") else ""
+    texts = _item_texts(folder, jury, [str(r["item_id"]) for r in records[:MAX_ITEMS]])
     sections = "".join(_protocol_section(name, p, summary["judges"], task)
                        for name, p in summary.get("protocols", {}).items())
     judges = "".join(f"<li>{escape(j['name'])}: {escape(j['model'])}, weight "
@@ -235,7 +283,7 @@ def render_jury_report(folder: str | Path) -> str:
             f"tie when the top weight is shared); listwise, the weighted mean of C_i, winners "
             f"within the tolerance. A judge that failed an item has no vote on it.</p>"
             f"{_totals_section(folder, jury, summary)}"
-            f"{sections}{_browser(records, names, task)}</body></html>")
+            f"{sections}{_browser(records, names, task, texts)}</body></html>")
 
 
 def write_jury_report(folder: str | Path) -> Path:

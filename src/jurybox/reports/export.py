@@ -11,6 +11,10 @@
   ``<dimension>.<field>`` columns (``overall.score``, ``overall.status``, ...). Two derived
   columns for listwise records: ``n_winners`` and ``flipped`` (the top pick was not the same
   in every successful order; empty with fewer than two).
+  With ``texts`` (the default) a listwise or pairwise run's rows also carry ``prompt``,
+  ``candidates`` (the texts by index) and ``winner_text`` (the one winner's text; empty for
+  a tie, several winners or a failed item), read from the run's dataset file when it is
+  unchanged, else from a recorded prompt (as ``jurybox show`` reads them).
 - ``calls.<ext>``: one row per logged call (cached ones included: ``cached`` says which).
   Columns: :data:`CALL_COLUMNS_FIRST` (``meta`` and ``usage`` lifted to the top level:
   ``item_id``, ``calls`` (the protocol/permutation names the call served), ``order``,
@@ -47,7 +51,8 @@ EXPORT_FORMATS: tuple[str, ...] = ("csv", "parquet", "jsonl")
 
 #: Per-item columns that come first when present; the rest follow in order of appearance.
 ITEM_COLUMNS_FIRST = ("item_id", "unit", "rater_id", "protocol", "judge", "k", "failed",
-                      "credit", "winners", "n_winners", "gold", "verdict", "label", "flipped")
+                      "credit", "winners", "n_winners", "gold", "verdict", "label", "flipped",
+                      "prompt", "winner_text", "candidates")
 #: Per-call columns that come first when present.
 CALL_COLUMNS_FIRST = ("session", "item_id", "calls", "order", "reask", "cached", "outcome",
                       "attempts", "finish_reason", "error", "parse_error", "prompt_tokens",
@@ -121,7 +126,8 @@ def call_row(record: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
-def _latest_items(path: Path, skipped: list[int]) -> Iterator[dict[str, Any]]:
+def _latest_items(path: Path, skipped: list[int],
+                  texts: dict[str, tuple[str, tuple[str, ...]]]) -> Iterator[dict[str, Any]]:
     """items.jsonl rows, keeping only the last record of each (unit, protocol): a unit judged
     again on a resume supersedes its earlier line. Holds one line number per key."""
     last: dict[tuple[str, str], int] = {}
@@ -130,7 +136,48 @@ def _latest_items(path: Path, skipped: list[int]) -> Iterator[dict[str, Any]]:
     keep = set(last.values())
     for index, record in enumerate(iter_records(path)):
         if index in keep:
-            yield item_row(record)
+            row = item_row(record)
+            found = texts.get(str(record.get("item_id")))
+            if found is not None:
+                row.update(_text_columns(record, *found))
+            yield row
+
+
+def _text_columns(record: dict[str, Any], prompt: str, candidates: tuple[str, ...]
+                  ) -> dict[str, Any]:
+    """``prompt``, ``winner_text`` and ``candidates`` of one decision.
+
+    >>> _text_columns({"verdict": "B"}, "2+2?", ("5", "4"))["winner_text"]
+    '4'
+    >>> _text_columns({"winners": [0, 1]}, "q", ("a", "b"))["winner_text"] is None
+    True
+    """
+    winners = record.get("winners")
+    if record.get("failed"):
+        one = None
+    elif record.get("verdict") in ("A", "B"):
+        one = "AB".index(record["verdict"])
+    elif isinstance(winners, list) and len(winners) == 1 and isinstance(winners[0], int):
+        one = winners[0]
+    else:
+        one = None
+    winner = candidates[one] if one is not None and 0 <= one < len(candidates) else None
+    return {"prompt": prompt, "winner_text": winner, "candidates": list(candidates)}
+
+
+def _run_texts(run: Path) -> dict[str, tuple[str, tuple[str, ...]]]:
+    """Each item's (prompt, candidate texts) of a listwise or pairwise run, as the report
+    reads them; {} for other runs (rubric) or a run whose texts cannot be read."""
+    from .reader import RunReader
+
+    try:
+        reader = RunReader(run)
+        if reader.task not in ("listwise", "pairwise"):
+            return {}
+        return {v.item_id: (v.question, v.candidates)
+                for v in reader.iter_items(texts=True) if v.candidates}
+    except (DataError, OSError, ValueError, KeyError):
+        return {}
 
 
 def _unit(record: dict[str, Any]) -> str:
@@ -274,8 +321,8 @@ def check_export_format(format: str) -> None:
             raise missing_extra("pyarrow", "parquet") from None
 
 
-def export_run(run: str | Path, *, format: str = "csv", out: str | Path | None = None
-               ) -> ExportResult:
+def export_run(run: str | Path, *, format: str = "csv", out: str | Path | None = None,
+               texts: bool = True) -> ExportResult:
     """Write the per-item and per-call tables of a run directory.
 
     Args:
@@ -283,6 +330,8 @@ def export_run(run: str | Path, *, format: str = "csv", out: str | Path | None =
         format: ``csv``, ``parquet`` (needs ``pip install 'jurybox[parquet]'``) or ``jsonl``.
         out: folder for ``items.<format>`` and ``calls.<format>`` (default ``run/export``;
             created).
+        texts: add each decision's prompt, candidate texts and winner's text (listwise and
+            pairwise runs; held in memory for the export); False for index-only rows.
 
     Returns:
         ExportResult: the files, their row counts and any skipped source lines.
@@ -314,8 +363,9 @@ def export_run(run: str | Path, *, format: str = "csv", out: str | Path | None =
                           f"{exc.strerror or exc}") from None
     item_skips: list[int] = []
     call_skips: list[int] = []
+    found = _run_texts(run) if texts else {}
     n_items = _table(items, format, ITEM_COLUMNS_FIRST,
-                     lambda: _latest_items(run / "items.jsonl", item_skips))
+                     lambda: _latest_items(run / "items.jsonl", item_skips, found))
 
     def call_rows() -> Iterator[dict[str, Any]]:
         call_skips.clear()
