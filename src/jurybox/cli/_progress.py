@@ -9,6 +9,9 @@ hits are not calls), calls that failed so far (after their last retry or re-ask:
 unusable and refused answers, as ``calls.jsonl`` records them) and the time left at this
 session's item rate. A wide terminal shows cache hits and tokens too; on a narrow one the bar
 goes first, and below 58 columns the fields wrap onto a second line (never cut).
+
+Off a terminal (a log, a pipe) no bar is drawn: a plain line at most every
+``JURYBOX_PROGRESS_INTERVAL`` seconds instead (:mod:`._plain_progress`).
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ import os
 import sys
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from rich.console import Console, Group, RenderableType
 from rich.progress import Progress
@@ -68,11 +71,19 @@ class BenchProgress:
         console: where it is drawn (default: stderr, drawn only when stderr is a terminal
             or ``JURYBOX_PROGRESS=1``).
         clock: seconds, monotonic (tests pass their own).
+        interval: off a terminal, seconds between plain progress lines (default
+            ``JURYBOX_PROGRESS_INTERVAL``, else 10; 0: none); unused when the line is drawn.
+        stream: where plain lines go (default stderr).
+
+    Raises:
+        ConfigError: ``JURYBOX_PROGRESS_INTERVAL`` is not a number of seconds.
     """
 
     def __init__(self, label: str = "judging", *, console: Console | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, interval: float | None = None,
+                 stream: TextIO | None = None) -> None:
         from ._common import _isatty, err_console
+        from ._plain_progress import PlainProgress, progress_interval
 
         self.label = label
         self.calls = self.hits = self.failures = self.tokens = 0
@@ -85,6 +96,9 @@ class BenchProgress:
         self.progress = _LineProgress(self, console=console or err_console, transient=False,
                                       disable=not draw, get_time=clock)
         self.task = self.progress.add_task(label, total=None)
+        every = progress_interval() if interval is None else interval
+        self.plain = (PlainProgress(self.plain_text, interval=every, clock=clock, stream=stream)
+                      if not draw and every > 0 else None)
 
     def on_start(self, total: int, done: int) -> None:
         """The run's units and those already done (a resumed run): the rate counts from here."""
@@ -103,9 +117,29 @@ class BenchProgress:
         if record.outcome not in (None, "ok"):
             self.failures += 1
         self.progress.refresh()
+        if self.plain is not None:
+            self.plain.tick()
 
     def on_item(self, _item: object) -> None:
         self.progress.advance(self.task)
+        if self.plain is not None:
+            self.plain.tick()
+
+    def plain_text(self) -> str:
+        """The plain progress line (off a terminal): ``judging: 120/300 items, 240 calls
+        (14.2 calls/s), 2 failed, 12 cached, ETA 0:00:07``; ``took`` when every item is
+        done."""
+        task = self.progress.tasks[0]
+        done, total = int(task.completed), task.total
+        elapsed = max(self.clock() - self.started, 0.0)
+        rate = self.calls / elapsed if elapsed > 0 else 0.0
+        session = done - self.done_at_start
+        left = None if total is None or session <= 0 else (total - done) * elapsed / session
+        items = f"{done}/{total:.0f} items" if total is not None else f"{done} items"
+        when = (f"took {clock_text(elapsed)}" if total is not None and done >= total
+                else f"ETA {clock_text(left)}")
+        return (f"{self.label}: {items}, {self.calls:,} calls ({rate:.1f} calls/s), "
+                f"{self.failures} failed, {self.hits:,} cached, {when}")
 
     def on_batch(self, event: BatchEvent) -> None:
         """A batch changed state: one line when its state word changes (printed whether or
@@ -179,3 +213,5 @@ class BenchProgress:
 
     def __exit__(self, *exc: Any) -> None:
         self.progress.stop()
+        if self.plain is not None:
+            self.plain.close()
