@@ -13,7 +13,9 @@ runner like any endpoint, but sends them as provider batches.
   again and their requests are never sent twice; a batch whose id was never written is
   looked up at the provider (:meth:`~.api.BatchAPI.find`) before anything is sent again.
 - **Answers** go back to the runner, which caches, parses, re-asks and logs them exactly as
-  online answers (``ChatResponse.batch`` is True). A request a batch did not answer
+  online answers (``ChatResponse.batch`` is True). A cached answer that cannot be used is
+  asked again like an online one: the runner's ``complete`` call queues it for the next round
+  (an ended batch is never read again for a request the cache answers). A request a batch did not answer
   (expired, canceled, errored) raises a retryable error: the runner's next attempt sends it
   in the next round, or online with ``fallback="online"``; never a score.
 """
@@ -505,8 +507,10 @@ class BatchProvider:
             del self._live[key]
         waiters = self._waiters.pop(key, [])
         if result.kind == "succeeded" and result.response is not None:
-            if not any(not w.done() for w in waiters):
-                self._ready[key] = result.response  # asked for later (or never)
+            if not any(not w.done() for w in waiters) and not self._answered(key):
+                # asked for later (or never); not one the cache holds: the runner asks for
+                # that again only when it could not be used, and wants a new answer
+                self._ready[key] = result.response
             for w in waiters:
                 if not w.done():
                     w.set_result(result.response)
