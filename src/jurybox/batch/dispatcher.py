@@ -13,11 +13,11 @@ runner like any endpoint, but sends them as provider batches.
   again and their requests are never sent twice; a batch whose id was never written is
   looked up at the provider (:meth:`~.api.BatchAPI.find`) before anything is sent again.
 - **Answers** go back to the runner, which caches, parses, re-asks and logs them exactly as
-  online answers (``ChatResponse.batch`` is True). A cached answer that cannot be used is
-  asked again like an online one: the runner's ``complete`` call queues it for the next round
-  (an ended batch is never read again for a request the cache answers). A request a batch did not answer
-  (expired, canceled, errored) raises a retryable error: the runner's next attempt sends it
-  in the next round, or online with ``fallback="online"``; never a score.
+  online answers (``ChatResponse.batch`` is True); a cached answer that cannot be used is
+  asked again in the next round (an ended batch is never re-read for a cached request). A
+  request a batch did not answer (expired, canceled, errored) raises a retryable error: the
+  runner's next attempt sends it in the next round, or online with ``fallback="online"``;
+  never a score.
 """
 
 from __future__ import annotations
