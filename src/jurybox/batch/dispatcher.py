@@ -505,12 +505,12 @@ class BatchProvider:
         key = result.custom_id
         if self._live.get(key) is entry:
             del self._live[key]
+        elif self._answered(key):  # cached: asked again only for a new answer, not this one
+            return
         waiters = self._waiters.pop(key, [])
         if result.kind == "succeeded" and result.response is not None:
-            if not any(not w.done() for w in waiters) and not self._answered(key):
-                # asked for later (or never); not one the cache holds: the runner asks for
-                # that again only when it could not be used, and wants a new answer
-                self._ready[key] = result.response
+            if not any(not w.done() for w in waiters):
+                self._ready[key] = result.response  # asked for later (or never)
             for w in waiters:
                 if not w.done():
                     w.set_result(result.response)
