@@ -5,6 +5,7 @@ wire formats are tested against the simulated judge's batch endpoints elsewhere.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ import pytest
 from jurybox.batch import BatchOptions, BatchProvider
 from jurybox.batch.api import BatchLimits, BatchResult
 from jurybox.cache import ResponseCache, cache_key
-from jurybox.errors import ConfigError, ProviderError
+from jurybox.errors import ConfigError, ParseError, ProviderError
 from jurybox.providers import ChatRequest, Message
 from jurybox.rundir.batches import BatchJournal, endpoint_digest, read_journal
 from jurybox.runner import Job, Runner
@@ -348,3 +349,60 @@ def test_a_batch_whose_results_are_gone_ends_and_is_not_waited_on_again(tmp_path
                                                                 ("b2", "completed")]
     assert entries["0-1"].reason is not None and "HTTP 404" in entries["0-1"].reason
     assert provider.in_flight() == {}
+
+
+class _Versioned(FakeAPI):
+    """Answers ``TEXT#<n>`` from the n-th batch created (from 0): a later batch's answers
+    differ from an earlier one's."""
+
+    async def results(self, batch_id: str):  # type: ignore[override]
+        async for result in super().results(batch_id):
+            if result.response is not None:
+                text = f"{result.response.text}#{int(batch_id[1:]) - 1}"
+                result = dataclasses.replace(
+                    result, response=result.response.model_copy(update={"text": text}))
+            yield result
+
+
+def _no_x0(text: str) -> str:
+    if text == "X#0":
+        raise ParseError("not a judgment", raw=text)
+    return text
+
+
+def test_a_cached_failure_is_asked_again_in_a_new_batch_not_read_again(tmp_path: Path) -> None:
+    """Session 0 caches x's unusable answer (and z's, lost as if killed before it was
+    cached). Session 1 asks x again: a new batch answers it; re-reading the ended batch for
+    z must not hand x its old answer."""
+    server = FakeServer()
+
+    def session(index: int, *texts: str) -> tuple[list[str | None], Runner, ResponseCache]:
+        online = FakeOnline()
+        api = _Versioned(server)
+        journal = BatchJournal(tmp_path, endpoint_digest(online.cache_identity()), index)
+        cache = ResponseCache(tmp_path / "cache.sqlite")
+        provider = BatchProvider(online, api, journal, FAST,
+                                 answered=lambda k: cache.get(k) is not None)
+        runner = Runner(provider, cache=cache, reask=False, abort_after=None,
+                        retry=RetryPolicy(attempts=3, base_s=0))
+
+        async def main() -> list[str | None]:
+            try:
+                outcomes = await asyncio.gather(*(runner.run(Job(req(t), _no_x0))
+                                                  for t in texts))
+            finally:
+                await provider.stop()
+            return [o.value if o.failure is None else o.failure.kind for o in outcomes]
+        return asyncio.run(main()), runner, cache
+
+    first, runner, cache = session(0, "x", "z")
+    assert first == ["parse", "Z#0"]
+    cache._db.execute("DELETE FROM responses WHERE key = ?", (key("z"),))
+    cache.close()
+    second, runner, cache = session(1, "x", "z")
+    assert second == ["X#1", "Z#0"]  # x asked anew; z read again from its ended batch
+    assert server.submitted[key("x")] == 2 and server.submitted[key("z")] == 1
+    t = runner.totals
+    assert (t.cached_failures_asked, t.cache_hits, t.batch_calls) == (1, 0, 2)
+    got = cache.get(key("x"))
+    assert got is not None and got.text == "X#1"  # the new answer replaced the old

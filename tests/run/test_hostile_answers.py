@@ -1,5 +1,6 @@
-"""A judge that answers hostile text: the run completes with recorded parse failures, and a
-rerun served from the cache (where the raw answers are kept) parses them as failures too."""
+"""A judge that answers hostile text: the run completes with recorded parse failures; a rerun
+with the same cache asks again (a failure is never served from the cache), and while the judge
+still answers the same the failures are recorded again."""
 
 import asyncio
 import json
@@ -101,13 +102,13 @@ HOSTILE = {
 
 
 @pytest.mark.parametrize("case", HOSTILE)
-def test_hostile_answers_are_recorded_failures_live_and_from_the_cache(tmp_path, case):
+def test_hostile_answers_are_recorded_failures_live_and_asked_again(tmp_path, case):
     text, message = HOSTILE[case]
     with FixedAnswerServer(text) as server:
         live = _bench(tmp_path, "live", server.base_url)
         served = server.served
         rerun = _bench(tmp_path, "rerun", server.base_url)  # a fresh run, same cache
-        assert server.served == served  # every answer (and re-ask) came from the cache
+        assert server.served == 2 * served  # every cached failure (and re-ask) asked again
     assert served == 6  # 3 items, each asked and re-asked once
     for result in (live, rerun):
         assert result.status == "partial"  # finished; items without a decision (not "interrupted")
@@ -122,19 +123,22 @@ def test_hostile_answers_are_recorded_failures_live_and_from_the_cache(tmp_path,
         follow_ups = [c["messages"][-1][1] for c in calls if c["meta"]["reask"] == 1]
         assert all(f.startswith(f"Your reply could not be used: {message}.")
                    for f in follow_ups) and len(follow_ups) == 3
-    assert rerun.totals.cache_hits == 6 and rerun.totals.model_calls == 0
+    assert (rerun.totals.cache_hits, rerun.totals.model_calls) == (0, 6)
+    assert (live.totals.cached_failures_asked, rerun.totals.cached_failures_asked) == (0, 6)
 
 
-def test_a_run_interrupted_by_the_old_crash_resumes_from_its_cache(tmp_path):
+def test_a_run_interrupted_by_the_old_crash_resumes_and_asks_again(tmp_path):
     # the state the old crash left: the cache holds the hostile answers, the run directory
-    # no decision; resuming it (the server fixed or gone) records the failures
-    text, message = HOSTILE["huge-digit score"]
+    # no decision; resuming it with the server fixed asks again and decides every item
+    text, _ = HOSTILE["huge-digit score"]
     with FixedAnswerServer(text) as server:
         _bench(tmp_path, "first", server.base_url)
         (tmp_path / "first" / "items.jsonl").unlink()  # as if it stopped before any decision
         (tmp_path / "first" / "calls.jsonl").unlink()
         served, server.text = server.served, _listwise("50")  # the server now answers well
         resumed = _bench(tmp_path, "first", server.base_url)
-        assert server.served == served  # the cached answers are what is parsed
-    assert resumed.status == "partial" and resumed.totals.failures["parse"] == 3
-    assert {c["parse_error"] for c in read_jsonl(resumed.out / "calls.jsonl")} == {message}
+        assert server.served == served + 3  # each item's cached failure asked again
+    assert resumed.status == "complete" and resumed.totals.failures["parse"] == 0
+    assert resumed.totals.cached_failures_asked == 3 and resumed.totals.cache_hits == 0
+    calls = read_jsonl(resumed.out / "calls.jsonl")
+    assert [(c["outcome"], c.get("asked_again")) for c in calls] == [("ok", True)] * 3

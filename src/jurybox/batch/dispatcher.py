@@ -13,9 +13,11 @@ runner like any endpoint, but sends them as provider batches.
   again and their requests are never sent twice; a batch whose id was never written is
   looked up at the provider (:meth:`~.api.BatchAPI.find`) before anything is sent again.
 - **Answers** go back to the runner, which caches, parses, re-asks and logs them exactly as
-  online answers (``ChatResponse.batch`` is True). A request a batch did not answer
-  (expired, canceled, errored) raises a retryable error: the runner's next attempt sends it
-  in the next round, or online with ``fallback="online"``; never a score.
+  online answers (``ChatResponse.batch`` is True); a cached answer that cannot be used is
+  asked again in the next round (an ended batch is never re-read for a cached request). A
+  request a batch did not answer (expired, canceled, errored) raises a retryable error: the
+  runner's next attempt sends it in the next round, or online with ``fallback="online"``;
+  never a score.
 """
 
 from __future__ import annotations
@@ -503,6 +505,8 @@ class BatchProvider:
         key = result.custom_id
         if self._live.get(key) is entry:
             del self._live[key]
+        elif self._answered(key):  # cached: asked again only for a new answer, not this one
+            return
         waiters = self._waiters.pop(key, [])
         if result.kind == "succeeded" and result.response is not None:
             if not any(not w.done() for w in waiters):

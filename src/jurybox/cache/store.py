@@ -1,9 +1,14 @@
 """SQLite response cache (WAL), values stored as JSON.
 
 Only what an endpoint answered is stored (the text, usage, latency, finish reason). API errors
-are never stored. A response whose text later fails to parse *is* stored: it is what the
-endpoint said, rerunning reproduces the same recorded failure at no cost, and a better parser
-can re-read it. Parsing is never part of the cache.
+are never stored. Parsing is never part of the cache: every answer is stored as it came,
+including one whose text then fails to parse (it is what the endpoint said, and ``jurybox
+score`` can re-read it with a better parser). But a failure is never *served* from the
+cache: when a cached answer cannot be used (a parse error, a parser that failed, an answer
+cut off at the token limit), the runner treats it as a miss, asks the endpoint again, and
+the new answer replaces the stored one (``put(..., replace=True)``; counted in the run's
+totals as ``cached_failures_asked``). Only offline replay (recorded answers, no endpoint)
+keeps a recorded failure a failure.
 
 What may be opened as a cache (checked when it is opened, before any model call):
 
@@ -206,15 +211,17 @@ class ResponseCache:
         except (ValueError, TypeError, RecursionError):  # pydantic's errors are ValueErrors
             raise _damaged(self.path, "a stored response is not one jurybox wrote") from None
 
-    def put(self, key: str, response: ChatResponse) -> None:
-        """Store ``response`` under ``key`` (first write wins).
+    def put(self, key: str, response: ChatResponse, *, replace: bool = False) -> None:
+        """Store ``response`` under ``key``: first write wins, unless ``replace`` (the
+        stored answer could not be used and was asked again: the new one takes its place).
 
         Raises:
             CacheDamagedError: the file is damaged.
             RunWriteError: the cache cannot be written (a full disk, a read-only file).
         """
         try:
-            self._db.execute("INSERT OR IGNORE INTO responses VALUES (?, ?, ?)",
+            verb = "INSERT OR REPLACE" if replace else "INSERT OR IGNORE"
+            self._db.execute(f"{verb} INTO responses VALUES (?, ?, ?)",
                              (key, response.model_dump_json(), time.time()))
         except sqlite3.Error as exc:
             if _is_damage(exc):

@@ -86,8 +86,10 @@ def print_personalize(result: PersonalizeResult, title: str) -> None:
                            f"{similarity_text(r.rho, *r.ci, r.reason)}"))
     t = result.totals
     print_pool(result.out)
+    again = (f"  cached failures asked again: {t.cached_failures_asked}"
+             if t.cached_failures_asked else "")
     console.print(safe_text(f"model calls this run: {t.model_calls}  cache hits: "
-                            f"{t.cache_hits}  failed: {sum(t.failures.values())}  run "
+                            f"{t.cache_hits}{again}  failed: {sum(t.failures.values())}  run "
                             f"directory: {result.out}"), markup=False)
 
 

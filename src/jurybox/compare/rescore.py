@@ -176,7 +176,7 @@ class RecordedAnswers:
     def get(self, key: str) -> ChatResponse | None:
         return self._answers.get(key)
 
-    def put(self, key: str, response: ChatResponse) -> None:
+    def put(self, key: str, response: ChatResponse, *, replace: bool = False) -> None:
         """Nothing is added to a recording."""
 
     def __len__(self) -> int:

@@ -17,25 +17,29 @@ __all__ = ["ALIGNMENT_CAPTION", "comparison_notes", "error_change", "few_raters_
 
 def partial_note(units: int, api: int, n_units: int | None) -> str:
     """What a partial run says: ``units`` of ``n_units`` have no decision, ``api`` of them
-    from API errors (a rerun judges those again), the rest from unusable or refused answers
-    (recorded: a rerun keeps those answers and does not ask again)."""
+    from API errors, the rest from unusable or refused answers (recorded in calls.jsonl); a
+    rerun judges them all again (a failure is never served from the cache)."""
     of = f" of {n_units}" if n_units is not None else ""
     parts = [f"partial: {units}{of} items have no decision."]
     if api:
         parts.append(f"{api} from API errors: rerun the same command to judge them again.")
     if units - api:
         parts.append(f"{units - api} from unusable or refused answers, recorded in "
-                     f"calls.jsonl (a rerun keeps these answers and does not ask again).")
+                     f"calls.jsonl (a rerun asks again: a failure is never served from the "
+                     f"cache).")
     return " ".join(parts)
 
 
 def totals_note(t: Any) -> str:
     """``model calls this run: 1454  cache hits: 0  retries: 60 ...``: one session's
-    :class:`~jurybox.runner.Totals` (model calls are HTTP attempts; cache hits are not calls)."""
+    :class:`~jurybox.runner.Totals` (model calls are HTTP attempts; cache hits are not calls;
+    ``cached failures asked again`` only when there were any)."""
     failed = sum(t.failures.values())
     cached = (f" (prompt {t.prompt_tokens:,}, of which the provider's prefix cache served "
               f"{t.cached_tokens:,})" if t.cached_tokens else "")
-    return (f"model calls this run: {t.model_calls}  cache hits: {t.cache_hits}  "
+    asked = getattr(t, "cached_failures_asked", 0)
+    again = f"  cached failures asked again: {asked}" if asked else ""
+    return (f"model calls this run: {t.model_calls}  cache hits: {t.cache_hits}{again}  "
             f"retries: {t.retries}  re-asks: {t.reasks}  failed judgments: {failed}  "
             f"tokens: {t.prompt_tokens + t.completion_tokens:,}{cached}")
 

@@ -93,6 +93,8 @@ def _figures(totals: Mapping[str, Any], usd: float | None) -> list[tuple[str, st
             ("cache hits", f"{_count(totals, 'cache_hits'):,}"),
             ("retries", f"{_count(totals, 'retries'):,}"),
             ("re-asks", f"{_count(totals, 'reasks'):,}"),
+            *([("cached failures asked again", f"{asked:,}")]
+              if (asked := _count(totals, "cached_failures_asked")) else []),
             ("failed judgments", _failures(totals)),
             ("tokens", f"{tokens:,}"),
             ("prompt tokens", f"{_count(totals, 'prompt_tokens'):,}"),

@@ -11,8 +11,10 @@ Files (each record carries ``schema`` = SCHEMA_VERSION):
 
 Rerunning into the same directory with the same configuration (and the same dataset bytes)
 resumes: finished (item, protocol) pairs are read back from items.jsonl and not judged again.
-Decisions with an API failure (after all retries) are judged again, since such failures are
-transient and never cached; the newer line supersedes the older one. A line cut short by a
+Decisions with a failed call (an API failure after all retries, an unusable or refused
+answer) are judged again: API errors are never cached, and a failure is never served from the
+cache (the runner asks again; answers that were used come from the cache). The newer line
+supersedes the older one. A line cut short by a
 crash is dropped. Each run of the command is a session in run.json; totals add up over
 sessions. calls.jsonl logs every session's calls (a call served from the cache says so).
 """
@@ -175,7 +177,7 @@ class RunDir:
     def _track(self, record: dict) -> None:
         key = (unit_of(record), record["protocol"])
         api = "api" in record.get("failures", ())
-        if api:
+        if record.get("failures"):  # a failed call: judged again (asked again, not cached)
             self.done.discard(key)
         else:
             self.done.add(key)
@@ -331,8 +333,8 @@ class RunDir:
 
 class FailedUnits(NamedTuple):
     """Units of a run without a decision: ``units`` in all, ``api`` of them from API errors
-    (rerunning the same command judges those again; parse failures and refusals are recorded
-    answers and stay failures on a rerun, served from the cache)."""
+    (rerunning the same command judges all of them again: API errors are never cached, and
+    the runner asks again for a cached answer that could not be used)."""
 
     units: int
     api: int

@@ -48,6 +48,10 @@ class CallRecord(BaseModel):
         batch: the call was answered through the provider's batch API, billed at the batch
             rate (False for a cache hit: no call was made). Written to calls.jsonl only when
             True, so an online run's lines are as before (a line without it is online).
+        asked_again: the cache held an answer to this request that could not be used (it
+            failed to parse, or was cut off at the token limit), so the endpoint was asked
+            again and this answer replaced it (a failure is never served from the cache).
+            Written to calls.jsonl only when True.
     """
 
     key: str
@@ -66,13 +70,15 @@ class CallRecord(BaseModel):
     repaired: str | None = None
     outcome: Literal["ok", "api", "parse", "refusal"] | None = None
     batch: bool = False
+    asked_again: bool = False
 
     @model_serializer(mode="wrap")
     def _online_unmarked(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        """Leave ``batch`` out when False (see the class docstring)."""
+        """Leave ``batch`` and ``asked_again`` out when False (see the class docstring)."""
         data: dict[str, Any] = handler(self)
-        if not self.batch:
-            data.pop("batch", None)
+        for name in ("batch", "asked_again"):
+            if not data.get(name):
+                data.pop(name, None)
         return data
 
     @field_validator("error", "parse_error")
@@ -133,6 +139,8 @@ class Totals:
         batch_prompt_tokens, batch_completion_tokens: of ``prompt_tokens`` and
             ``completion_tokens``, those of batch calls (billed at the batch rate); the rest
             are online.
+        cached_failures_asked: calls made because the cache's answer to the request could
+            not be used (``asked_again``): a failure is never served from the cache.
     """
 
     jobs: int = 0
@@ -148,6 +156,7 @@ class Totals:
     batch_calls: int = 0
     batch_prompt_tokens: int = 0
     batch_completion_tokens: int = 0
+    cached_failures_asked: int = 0
 
     def add(self, record: CallRecord) -> None:
         """Count one call record."""
@@ -159,6 +168,7 @@ class Totals:
             self.reasks += 1
         self.model_calls += record.attempts
         self.retries += max(record.attempts - 1, 0)
+        self.cached_failures_asked += record.asked_again
         if record.cached:
             self.cache_hits += 1
             return
@@ -203,7 +213,9 @@ class Totals:
                 **({"batch_calls": self.batch_calls,
                     "batch_prompt_tokens": self.batch_prompt_tokens,
                     "batch_completion_tokens": self.batch_completion_tokens}
-                   if self.batch_calls else {})}
+                   if self.batch_calls else {}),
+                **({"cached_failures_asked": self.cached_failures_asked}
+                   if self.cached_failures_asked else {})}
 
 
-_COUNTED = ("cached", "usage", "attempts", "format_refused", "outcome", "batch")
+_COUNTED = ("cached", "usage", "attempts", "format_refused", "outcome", "batch", "asked_again")

@@ -12,7 +12,7 @@ import logging
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 
 from ..cache import cache_key
 from ..errors import (EndpointGoneError, FormatRefusedError, ParseError, ProviderError,
@@ -39,7 +39,7 @@ class AnswerStore(Protocol):
 
     def get(self, key: str) -> ChatResponse | None: ...
 
-    def put(self, key: str, response: ChatResponse) -> None: ...
+    def put(self, key: str, response: ChatResponse, *, replace: bool = False) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -107,6 +107,14 @@ async def parse_answer(parse: Callable[[str], T], text: str) -> T:
                            f"{type(exc).__name__}: {str(exc)[:200]})") from exc
 
 
+class _Fetched(NamedTuple):
+    """What :meth:`Runner._fetch` found: the record, and whether the cache answered it (not
+    an identical call in flight: only a cached answer is asked again when unusable)."""
+
+    record: CallRecord
+    stored: bool = False
+
+
 class Runner:
     """Executes jobs.
 
@@ -161,44 +169,45 @@ class Runner:
         whatever it contains: a truncated judgment may end before the judge changed its mind.
         Parsing never raises out of here: a parse function that raises anything but
         ParseError gives a recorded parse failure (:func:`parse_answer`).
+
+        A failure is never served from the cache: a cached answer that cannot be used is a
+        miss (not logged, not a cache hit): the endpoint is asked again and its answer
+        replaces the cached one (the record says ``asked_again``). Offline (replaying
+        recorded answers) a recorded failure stays a recorded failure.
         """
         request, key = job.request, cache_key(self._identity, job.request)
-        first_key, reask = key, 0
+        first_key, reask, fresh = key, 0, False
         while True:
-            record = await self._fetch(key, request, {**job.meta, "reask": reask})
+            record, stored = await self._fetch(key, request, {**job.meta, "reask": reask},
+                                               fresh=fresh)
             if record.format_refused and self.on_format_refused is not None and (
                     instead := self.on_format_refused(request)) is not None:
                 self._emit(record)  # logged: the refusal is part of what happened (no outcome)
                 request, key = instead, cache_key(self._identity, instead)
                 first_key = key if reask == 0 else first_key
+                fresh = False
                 continue
             if record.error is not None:
-                record.outcome = "api"
-                self._emit(record)
-                self._failed_in_a_row += 1
-                if self._gone is not None:  # the server has exited: no call can succeed
-                    raise self._gone
-                if self.abort_after is not None and self._failed_in_a_row >= self.abort_after:
-                    raise ProviderError(f"stopping: {self._failed_in_a_row} calls in a row failed; "
-                                        f"last error: {record.error}")
-                return Outcome(None, Failure("api", record.error), first_key)
+                return self._api_failure(record, first_key)
             self._failed_in_a_row = 0
             try:
-                if record.finish_reason == "length":
-                    raise ParseError("the answer was cut off at the token limit (finish_reason "
-                                     "'length'); answer more briefly", raw=record.text)
-                value = await parse_answer(job.parse, record.text)
-            except ParserFailed as exc:
-                record.parse_error, record.outcome = str(exc), "parse"
-                self._emit(record)
-                return Outcome(None, Failure("parse", str(exc), record.text), first_key)
-            except ParseError as exc:
+                value = await _usable(job, record)
+            except (ParserFailed, ParseError) as exc:
+                if stored and not self.offline:
+                    log.debug("cached answer %s cannot be used (%s): asking again", key[:12],
+                              exc)
+                    fresh = True  # a failure is never served from the cache
+                    continue
+                if isinstance(exc, ParserFailed):
+                    record.parse_error, record.outcome = str(exc), "parse"
+                    self._emit(record)
+                    return Outcome(None, Failure("parse", str(exc), record.text), first_key)
                 record.parse_error = str(exc)
                 kind: FailureKind = "refusal" if exc.kind == "refusal" else "parse"
                 if reask == 0 and self.reask:
                     self._emit(record)  # no outcome: the re-ask follows
                     request = reask_request(request, record.text, str(exc), asked=job.reask)
-                    key, reask = cache_key(self._identity, request), 1
+                    key, reask, fresh = cache_key(self._identity, request), 1, False
                     continue
                 record.outcome = kind
                 self._emit(record)
@@ -207,29 +216,47 @@ class Runner:
             self._emit(record)
             return Outcome(value, None, first_key)
 
+    def _api_failure(self, record: CallRecord, first_key: str) -> Outcome[Any]:
+        """Record an API failure; stop the run when the endpoint is gone or too many calls
+        in a row failed (``abort_after``)."""
+        record.outcome = "api"
+        self._emit(record)
+        self._failed_in_a_row += 1
+        if self._gone is not None:  # the server has exited: no call can succeed
+            raise self._gone
+        if self.abort_after is not None and self._failed_in_a_row >= self.abort_after:
+            raise ProviderError(f"stopping: {self._failed_in_a_row} calls in a row failed; "
+                                f"last error: {record.error}")
+        assert record.error is not None
+        return Outcome(None, Failure("api", record.error), first_key)
+
     def _emit(self, record: CallRecord) -> None:
         self.totals.add(record)
         if self.on_call is not None:
             self.on_call(record)
 
-    async def _fetch(self, key: str, request: ChatRequest, meta: dict) -> CallRecord:
+    async def _fetch(self, key: str, request: ChatRequest, meta: dict, *,
+                     fresh: bool = False) -> _Fetched:
         """A CallRecord for ``request``: from the cache, a call already in flight, or the
-        endpoint."""
-        if self.cache is not None and (hit := self.cache.get(key)) is not None:
-            return self._record(key, meta, request, hit, cached=True, attempts=0)
+        endpoint. ``fresh``: the cached answer could not be used: skip the cache, and let
+        the endpoint's answer replace it."""
+        if not fresh and self.cache is not None and (hit := self.cache.get(key)) is not None:
+            return _Fetched(self._record(key, meta, request, hit, cached=True, attempts=0),
+                            stored=True)
         if self.offline:
-            return _failed(key, meta, request, 0, "no recorded answer for this request")
+            return _Fetched(_failed(key, meta, request, 0, "no recorded answer for this "
+                                                           "request"))
         if key in self._inflight:
             record = await asyncio.shield(self._inflight[key])
-            return record.model_copy(update={"meta": meta, "cached": True, "attempts": 0,
-                                             "parse_error": None, "outcome": None,
-                                             "batch": False})
+            return _Fetched(record.model_copy(update={
+                "meta": meta, "cached": True, "attempts": 0, "parse_error": None,
+                "outcome": None, "batch": False, "asked_again": False}))
         future = asyncio.get_running_loop().create_future()
         self._inflight[key] = future
         try:
-            record = await self._call(key, request, meta)
+            record = await self._call(key, request, meta, fresh=fresh)
             future.set_result(record)
-            return record
+            return _Fetched(record)
         except BaseException as exc:
             future.set_exception(exc)
             future.exception()  # mark retrieved: waiters see it, nobody else must
@@ -237,7 +264,8 @@ class Runner:
         finally:
             del self._inflight[key]
 
-    async def _call(self, key: str, request: ChatRequest, meta: dict) -> CallRecord:
+    async def _call(self, key: str, request: ChatRequest, meta: dict, *,
+                    fresh: bool = False) -> CallRecord:
         error = "no attempt made"
         for attempt in range(self.retry.attempts):
             async with self._slots:
@@ -264,9 +292,11 @@ class Runner:
                                    f"unexpected {type(exc).__name__}: {exc}")
                 else:
                     if self.cache is not None:
-                        self.cache.put(key, response)
-                    return self._record(key, meta, request, response, cached=False,
-                                        attempts=attempt + 1)
+                        self.cache.put(key, response, replace=fresh)
+                    record = self._record(key, meta, request, response, cached=False,
+                                          attempts=attempt + 1)
+                    record.asked_again = fresh
+                    return record
             if attempt + 1 < self.retry.attempts:
                 delay = self.retry.delay(attempt, retry_after, self._rng)
                 log.debug("retrying %s in %.2fs after: %s", key[:12], delay, error)
@@ -281,6 +311,20 @@ class Runner:
                           finish_reason=response.finish_reason, attempts=attempts,
                           repaired=response.repaired, batch=response.batch and not cached,
                           **_shown(request))
+
+
+async def _usable(job: Job[T], record: CallRecord) -> T:
+    """The judgment in ``record``'s answer.
+
+    Raises:
+        ParseError: the answer cannot be used (cut off at the token limit, or ``job.parse``
+            refused it).
+        ParserFailed: ``job.parse`` failed (see :func:`parse_answer`).
+    """
+    if record.finish_reason == "length":
+        raise ParseError("the answer was cut off at the token limit (finish_reason "
+                         "'length'); answer more briefly", raw=record.text)
+    return await parse_answer(job.parse, record.text)
 
 
 def _shown(request: ChatRequest) -> dict[str, Any]:
