@@ -87,11 +87,13 @@ def test_a_lone_surrogate_in_a_candidate_is_a_data_error_naming_item_and_field(t
     out = tmp_path / "run"
     with pytest.raises(DataError) as caught:
         jurybox.judge(items, model="sim", out=out)
-    assert str(caught.value) == ("items[1]: field 'candidates[1]': is not UTF-8 text: byte "
-                                 "0x80 at byte offset 4 (line 1)")
-    assert (caught.value.path, caught.value.field) == ("items[1]", "candidates[1]")
+    # the item by its index and its id (as every error about an in-memory item names it)
+    assert str(caught.value) == ("items[1] (id 'b'): field 'candidates[1]': is not UTF-8 "
+                                 "text: byte 0x80 at byte offset 4 (line 1)")
+    assert (caught.value.path, caught.value.field) == ("items[1] (id 'b')", "candidates[1]")
     assert not out.exists()
-    with pytest.raises(DataError, match=r"items\[0\]: field 'prompt': holds a lone surrogate"):
+    with pytest.raises(DataError,
+                       match=r"items\[0\] \(id 'a'\): field 'prompt': holds a lone surrogate"):
         jurybox.judge([{"id": "a", "prompt": "\ud800?", "candidates": ["x", "y"]}],
                       model="sim", out=out)
 

@@ -51,21 +51,45 @@ def _as_row(item: Any, index: int) -> dict[str, Any]:
     return row
 
 
-def _unencodable(value: Any, where: str = "") -> tuple[str, str] | None:
-    """The first text in a row (its keys too) that UTF-8 cannot encode: (field, problem)."""
-    if isinstance(value, str):
-        problem = text_problem(value)
-        return None if problem is None else (where or "value", problem)
-    if isinstance(value, dict):
-        for key, inner in value.items():
-            name = f"{where}.{key}" if where else str(key)
-            found = _unencodable(str(key), f"{name} (the name)") or _unencodable(inner, name)
-            if found:
-                return found
-    if isinstance(value, (list, tuple)):
-        for i, inner in enumerate(value):
-            if found := _unencodable(inner, f"{where}[{i}]"):
-                return found
+#: The deepest nesting of lists and dicts an in-memory item's values may have (a row is
+#: written as JSON, which the standard library encodes with one recursion a level).
+MAX_ITEM_DEPTH = 100
+
+
+def _unencodable(value: Any) -> tuple[str, str] | None:
+    """The first problem of a row's values, walked without recursion: (field, problem) for a
+    text (a key too) that UTF-8 cannot encode, a list or dict that contains itself (a
+    circular reference), or nesting deeper than :data:`MAX_ITEM_DEPTH`.
+
+    >>> row = {"id": "q1", "meta": {}}; row["meta"]["self"] = row
+    >>> _unencodable(row)[0]
+    'meta.self'
+    """
+    # (value, field name, the ids of the containers above it)
+    stack: list[tuple[Any, str, frozenset[int]]] = [(value, "", frozenset())]
+    while stack:
+        value, where, above = stack.pop()
+        if isinstance(value, str):
+            if (problem := text_problem(value)) is not None:
+                return where or "value", problem
+            continue
+        if not isinstance(value, (dict, list, tuple)):
+            continue
+        if id(value) in above:
+            return (where or "value", "refers to a list or dict that contains it (a circular "
+                    "reference), which JSON cannot hold")
+        if len(above) >= MAX_ITEM_DEPTH:
+            return (where or "value", f"is nested deeper than {MAX_ITEM_DEPTH} levels of "
+                    f"lists and dicts")
+        inside = above | {id(value)}
+        if isinstance(value, dict):
+            children = []
+            for key, inner in value.items():
+                name = f"{where}.{key}" if where else str(key)
+                children += [(inner, name, inside), (str(key), f"{name} (the name)", inside)]
+        else:
+            children = [(inner, f"{where}[{i}]", inside) for i, inner in enumerate(value)]
+        stack.extend(reversed(children))  # first field first, as a reader would look
     return None
 
 
@@ -81,7 +105,11 @@ def input_rows(items: Iterable[Any]) -> list[dict[str, Any]]:
     for i, item in enumerate(items):
         row = _as_row(item, i)
         if found := _unencodable(row):
-            raise DataError(f"items[{i}]", found[1], field=found[0])
+            field = found[0] if len(found[0]) <= 60 else found[0][:60] + "..."
+            raw = row.get("id")
+            named = f" (id {id_text(raw)!r:.80})" if isinstance(raw, (str, int)) and \
+                id_text(raw) != str(i) else ""
+            raise DataError(f"items[{i}]{named}", found[1], field=field)
         try:
             json.dumps(row, ensure_ascii=False)
         except (TypeError, ValueError) as exc:
