@@ -17,12 +17,15 @@ from typer.core import TyperCommand, TyperGroup
 from rich.console import Console
 
 from ..errors import BatchFilesWritten, JuryboxError
+from ._environment import bad_parameter_message, name_variables
 from ..terminal import safe_text
 
 try:  # typer >= 0.2x vendors click; older versions use click itself
     from typer._click.exceptions import ClickException, NoArgsIsHelpError
+    from typer._click.globals import get_current_context
 except ImportError:  # pragma: no cover
     from click.exceptions import ClickException, NoArgsIsHelpError  # type: ignore[no-redef,assignment,unused-ignore]
+    from click.globals import get_current_context  # type: ignore[no-redef,assignment,unused-ignore]
 
 # Logs and CI are not terminals; give tables room there instead of rich's 80 columns.
 def _isatty(stream: Any) -> bool:
@@ -45,8 +48,9 @@ EXIT_INTERRUPTED = 130  # Ctrl-C (SIGTERM: 143); rerun the same command to resum
 
 
 def fail_cleanly(fn: Callable) -> Callable:
-    """Run a command; a JuryboxError or bad value becomes one line on stderr and exit 2,
-    Ctrl-C or SIGTERM a note on how to resume and exit 130 or 143."""
+    """Run a command; a JuryboxError or bad value becomes one line on stderr and exit 2
+    (naming the ``JURYBOX_`` variable that set an option it is about), Ctrl-C or SIGTERM a
+    note on how to resume and exit 130 or 143."""
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
@@ -54,8 +58,9 @@ def fail_cleanly(fn: Callable) -> Callable:
         except BatchFilesWritten as exc:  # --batch-files: the round waits outside jurybox
             print(f"\n{exc}", file=sys.stderr)
             raise typer.Exit(0) from None
-        except (JuryboxError, ValueError) as exc:
-            _error(_validation_message(exc) or str(exc))
+        except (JuryboxError, ValueError) as exc:  # naming a variable that set the value
+            _error(name_variables(_validation_message(exc) or str(exc),
+                                  get_current_context(silent=True)))
             raise typer.Exit(EXIT_BAD_INPUT) from None
         except KeyboardInterrupt as exc:
             signum = getattr(exc, "signum", signal.SIGINT)
@@ -97,7 +102,7 @@ class OneLineErrors(TyperGroup):
         except ClickException as exc:
             ctx = getattr(exc, "ctx", None)
             hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
-            _error(f"{exc.format_message()}{hint}")
+            _error(f"{bad_parameter_message(exc) or exc.format_message()}{hint}")
             sys.exit(exc.exit_code)
         except typer.Abort:
             print("aborted", file=sys.stderr)
