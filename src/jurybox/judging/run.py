@@ -34,7 +34,7 @@ from ..run import (Engine, RunHooks, RunInfo, RunJob, RunOptions, RunReport, che
 from ..run.endpoint import split_endpoints
 from ..run.loops import entered_off_loop
 from ..sim import SimConfig, SimJudge
-from .items import INPUT_FILE, id_text, input_rows, write_input
+from .items import INPUT_FILE, id_text, input_rows, named_by_item, write_input
 from .results import (ItemJudgment, JudgeSummary, judgment_of, pairwise_outcome, read_judgments,
                       write_judgments)
 
@@ -507,8 +507,9 @@ def _judge_call(items: Iterable[Any] | str | Path, model: str | None, protocol: 
     with lock_run_dir(folder) as lock:
         try:
             config = replace(probe, input=str(write_input(rows, folder)))
-            with _judge_run(config, folder, options, hooks, lock=lock, keep=True,
-                            given=[id_text(row["id"]) for row in rows]) as run:
+            with named_by_item(rows, Path(config.input)), _judge_run(
+                    config, folder, options, hooks, lock=lock, keep=True,
+                    given=[id_text(row["id"]) for row in rows]) as run:
                 yield run
         except BaseException:
             if not (folder / "run.json").exists():  # refused before any run: leave nothing
