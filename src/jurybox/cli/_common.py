@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
 import os
 import signal
 import sys
-from collections.abc import Callable, Sequence
+import warnings
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -54,7 +56,8 @@ def fail_cleanly(fn: Callable) -> Callable:
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
-            return fn(*args, **kwargs)
+            with warning_lines():
+                return fn(*args, **kwargs)
         except BatchFilesWritten as exc:  # --batch-files: the round waits outside jurybox
             print(f"\n{exc}", file=sys.stderr)
             raise typer.Exit(0) from None
@@ -68,6 +71,31 @@ def fail_cleanly(fn: Callable) -> Callable:
                   f"is saved; run the same command again to resume.", file=sys.stderr)
             raise typer.Exit(EXIT_INTERRUPTED + signum - signal.SIGINT) from None
     return wrapper
+
+
+@contextlib.contextmanager
+def warning_lines() -> Iterator[None]:
+    """Inside: the library's warnings a command's user acts on, each one ``warning:`` line
+    on stderr as it happens, in the command's words (``OrdersCappedWarning``: ``--k 7
+    asks for more orders than 3 candidates have ...``), once per command; other warnings
+    as Python shows them."""
+    from ..protocols.permutations import OrdersCappedWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("default", OrdersCappedWarning)  # once per text and place
+        shown, said = warnings.showwarning, set()  # a jury's judges warn alike: once
+
+        def show(message: Warning | str, category: type[Warning], *args: Any,
+                 **kwargs: Any) -> None:
+            if isinstance(message, OrdersCappedWarning):
+                if (text := message.text(f"--k {message.k}")) not in said:
+                    said.add(text)
+                    warn(text)
+            else:
+                shown(message, category, *args, **kwargs)
+
+        warnings.showwarning = show
+        yield
 
 
 def _validation_message(exc: BaseException) -> str | None:

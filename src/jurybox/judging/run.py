@@ -20,7 +20,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, overload
 
-from ..compare.run import BenchConfig, PreparedBench, _protocol_label, prepare_bench
+from ..compare.run import (BenchConfig, PreparedBench, _protocol_label, prepare_bench,
+                           warn_capped_orders)
 from ..compare.summary import latest_records, summarize
 from ..datasets import load_dataset
 from ..errors import ConfigError, did_you_mean
@@ -226,6 +227,7 @@ def _judge_run(config: JudgeConfig, out: Path, options: RunOptions | None,
     """Check the run (:func:`prepare_judge`) and open its endpoint for the engine; the job
     writes judgments.jsonl and .csv while the run directory is still locked."""
     bench = prepare_judge(config)
+    hooks = warn_capped_orders(bench, hooks)
     options = options or RunOptions()
 
     def after(folder: Path) -> None:
