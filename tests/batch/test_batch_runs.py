@@ -39,8 +39,9 @@ SMALL = ["--limit", "4", "--k", "2"]
 
 @pytest.fixture(autouse=True)
 def keys(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "x")
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "x")
+    """No API key: a served simulated judge is at a loopback base URL, which needs none."""
+    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "JURYBOX_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
 
 
 @contextmanager
@@ -116,7 +117,7 @@ def _child(args: list[str]) -> list[str]:
 
 
 def _env() -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": str(SRC), "OPENAI_API_KEY": "x"}
+    return {**os.environ, "PYTHONPATH": str(SRC)}
 
 
 def test_a_run_killed_while_its_batch_is_in_progress_pays_nothing_twice(tmp_path: Path

@@ -307,7 +307,8 @@ def test_template_and_criteria_mismatch_names_the_template_file(tmp_path):
 
 def test_pairs_take_one_gold_and_items_one_id_key(tmp_path):
     pair = {"id": "p", "prompt": "Q?", "candidates": ["a", "b"], "gold": [0, 1]}
-    with pytest.raises(jurybox.DataError, match=r"input.jsonl:1: field 'gold': a pair has one"):
+    with pytest.raises(jurybox.DataError, match=r"^items\[0\] \(id 'p'\): field 'gold': a pair "
+                                                r"has one"):
         jurybox.judge([pair], model="sim", protocol="pairwise", out=tmp_path / "a")
     both = {"id": "x", "item_id": "y", "prompt": "Q?", "candidates": ["a", "b"]}
     with pytest.raises(ConfigError, match=r"items\[0\] has both 'id' and 'item_id'"):

@@ -73,3 +73,11 @@ def test_a_missing_key_or_extra_is_a_clear_error(monkeypatch):
     monkeypatch.setattr(builtins, "__import__", no_anthropic)
     with pytest.raises(ConfigError, match=r"pip install 'jurybox\[anthropic\]'"):
         make_provider(parse_spec("anthropic/claude-test"))
+
+
+def test_a_server_on_this_machine_needs_no_key(tmp_path, monkeypatch):
+    # the simulated judge served as Anthropic's API on 127.0.0.1: no placeholder key to export
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv("JURYBOX_API_KEY", raising=False)
+    result = _run(tmp_path)
+    assert result.summary.protocols["pcf"].accuracy.n == 8

@@ -6,6 +6,7 @@ import pytest
 from jurybox.errors import ConfigError, ProviderError
 from jurybox.protocols import listwise_request
 from jurybox.providers import OpenAICompatibleProvider, make_provider, parse_spec
+from jurybox.providers.spec import is_loopback
 
 from ..conftest import make_items
 
@@ -26,6 +27,35 @@ def test_missing_key_is_one_clear_error(monkeypatch):
     monkeypatch.delenv("JURYBOX_API_KEY", raising=False)
     with pytest.raises(ConfigError, match="export OPENAI_API_KEY="):
         make_provider(parse_spec("openai/gpt-4o-mini"))
+
+
+@pytest.mark.parametrize("url, loopback", [
+    ("http://127.0.0.1:8765/v1", True), ("http://127.9.9.9/v1", True),
+    ("http://localhost:8000/v1", True), ("http://api.localhost/v1", True),
+    ("http://[::1]:8000/v1", True), ("http://u:p@127.0.0.1:1/v1", True),
+    ("https://api.openai.com/v1", False), ("http://127.0.0.1.example.com/v1", False),
+    ("http://localhost.example.com/v1", False), ("http://10.0.0.1/v1", False),
+    ("127.0.0.1:8000/v1", False), ("", False), (None, False), ("http://[::1/v1", False),
+])
+def test_loopback_base_urls(url, loopback):
+    assert is_loopback(url) is loopback
+
+
+def test_a_base_url_on_this_machine_needs_no_key(monkeypatch):
+    # the simulated judge served as OpenAI (jurybox serve-sim): no dummy OPENAI_API_KEY
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("JURYBOX_API_KEY", raising=False)
+    provider = make_provider(parse_spec("openai/judge"), base_url="http://127.0.0.1:8765/v1")
+    assert isinstance(provider, OpenAICompatibleProvider) and provider.api_key is None
+    with pytest.raises(ConfigError) as err:
+        make_provider(parse_spec("openai/judge"), base_url="https://gateway.example.com/v1")
+    assert str(err.value) == (
+        "openai/judge needs an API key: export OPENAI_API_KEY=... (or JURYBOX_API_KEY); a "
+        "--base-url on this machine (http://127.0.0.1:PORT/v1, e.g. jurybox serve-sim) needs "
+        "none")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-set")  # a key that is set is still sent
+    assert make_provider(parse_spec("openai/judge"),
+                         base_url="http://localhost:1/v1").api_key == "sk-set"
 
 
 def test_default_base_urls_and_override(monkeypatch):

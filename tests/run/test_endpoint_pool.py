@@ -250,12 +250,13 @@ def test_a_replica_without_key_env_is_named_when_the_provider_key_is_missing(
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("POOL_KEY_A", "key-a")
     monkeypatch.chdir(tmp_path)
-    Path("pool.yaml").write_text("- url: http://127.0.0.1:9/v1\n  key_env: POOL_KEY_A\n"
-                                 "- url: http://127.0.0.1:8/v1\n")
+    # hosts off this machine (a loopback one needs no key); never reached: the key is first
+    Path("pool.yaml").write_text("- url: http://a.invalid:9/v1\n  key_env: POOL_KEY_A\n"
+                                 "- url: http://b.invalid:8/v1\n")
     result = CliRunner().invoke(app, ["bench", "truthfulqa", "--limit", "2", "--model",
                                       "openai/judge", "--endpoints", "pool.yaml", "--no-cache",
                                       "--out", str(tmp_path / "out")])
-    one_line_error(result, "pool.yaml:3: the replica http://127.0.0.1:8/v1 names no key_env, "
+    one_line_error(result, "pool.yaml:3: the replica http://b.invalid:8/v1 names no key_env, "
                            "and openai/judge needs an API key: export OPENAI_API_KEY=...")
 
 

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
 import os
 import signal
 import sys
-from collections.abc import Callable, Sequence
+import warnings
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,12 +19,15 @@ from typer.core import TyperCommand, TyperGroup
 from rich.console import Console
 
 from ..errors import BatchFilesWritten, JuryboxError
+from ._environment import bad_parameter_message, name_variables
 from ..terminal import safe_text
 
 try:  # typer >= 0.2x vendors click; older versions use click itself
     from typer._click.exceptions import ClickException, NoArgsIsHelpError
+    from typer._click.globals import get_current_context
 except ImportError:  # pragma: no cover
     from click.exceptions import ClickException, NoArgsIsHelpError  # type: ignore[no-redef,assignment,unused-ignore]
+    from click.globals import get_current_context  # type: ignore[no-redef,assignment,unused-ignore]
 
 # Logs and CI are not terminals; give tables room there instead of rich's 80 columns.
 def _isatty(stream: Any) -> bool:
@@ -45,17 +50,20 @@ EXIT_INTERRUPTED = 130  # Ctrl-C (SIGTERM: 143); rerun the same command to resum
 
 
 def fail_cleanly(fn: Callable) -> Callable:
-    """Run a command; a JuryboxError or bad value becomes one line on stderr and exit 2,
-    Ctrl-C or SIGTERM a note on how to resume and exit 130 or 143."""
+    """Run a command; a JuryboxError or bad value becomes one line on stderr and exit 2
+    (naming the ``JURYBOX_`` variable that set an option it is about), Ctrl-C or SIGTERM a
+    note on how to resume and exit 130 or 143."""
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
-            return fn(*args, **kwargs)
+            with warning_lines():
+                return fn(*args, **kwargs)
         except BatchFilesWritten as exc:  # --batch-files: the round waits outside jurybox
             print(f"\n{exc}", file=sys.stderr)
             raise typer.Exit(0) from None
-        except (JuryboxError, ValueError) as exc:
-            _error(_validation_message(exc) or str(exc))
+        except (JuryboxError, ValueError) as exc:  # naming a variable that set the value
+            _error(name_variables(_validation_message(exc) or str(exc),
+                                  get_current_context(silent=True)))
             raise typer.Exit(EXIT_BAD_INPUT) from None
         except KeyboardInterrupt as exc:
             signum = getattr(exc, "signum", signal.SIGINT)
@@ -63,6 +71,31 @@ def fail_cleanly(fn: Callable) -> Callable:
                   f"is saved; run the same command again to resume.", file=sys.stderr)
             raise typer.Exit(EXIT_INTERRUPTED + signum - signal.SIGINT) from None
     return wrapper
+
+
+@contextlib.contextmanager
+def warning_lines() -> Iterator[None]:
+    """Inside: the library's warnings a command's user acts on, each one ``warning:`` line
+    on stderr as it happens, in the command's words (``OrdersCappedWarning``: ``--k 7
+    asks for more orders than 3 candidates have ...``), once per command; other warnings
+    as Python shows them."""
+    from ..protocols.permutations import OrdersCappedWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("default", OrdersCappedWarning)  # once per text and place
+        shown, said = warnings.showwarning, set()  # a jury's judges warn alike: once
+
+        def show(message: Warning | str, category: type[Warning], *args: Any,
+                 **kwargs: Any) -> None:
+            if isinstance(message, OrdersCappedWarning):
+                if (text := message.text(f"--k {message.k}")) not in said:
+                    said.add(text)
+                    warn(text)
+            else:
+                shown(message, category, *args, **kwargs)
+
+        warnings.showwarning = show
+        yield
 
 
 def _validation_message(exc: BaseException) -> str | None:
@@ -97,7 +130,7 @@ class OneLineErrors(TyperGroup):
         except ClickException as exc:
             ctx = getattr(exc, "ctx", None)
             hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
-            _error(f"{exc.format_message()}{hint}")
+            _error(f"{bad_parameter_message(exc) or exc.format_message()}{hint}")
             sys.exit(exc.exit_code)
         except typer.Abort:
             print("aborted", file=sys.stderr)

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from ..run import RunHooks
     from ..runner import CallRecord
 
-__all__ = ["BenchProgress", "clock_text"]
+__all__ = ["BenchProgress", "clock_text", "progress_forced"]
 
 #: Bar width bounds, columns: below MIN_BAR the bar is dropped, above MAX_BAR it stops growing.
 MIN_BAR, MAX_BAR = 6, 30
@@ -49,6 +49,26 @@ def clock_text(seconds: float | None) -> str:
         return "-:--:--"
     whole = math.ceil(seconds)
     return f"{whole // 3600}:{whole % 3600 // 60:02d}:{whole % 60:02d}"
+
+
+def progress_forced() -> bool:
+    """``JURYBOX_PROGRESS``: true to draw the progress line when stderr is not a terminal
+    (1, true, yes, on; 0, false, no, off or empty: only on a terminal; any case).
+
+    Raises:
+        ConfigError: any other value (the message names the variable and the values).
+    """
+    from ..errors import ConfigError
+    from ._environment import FLAG_VALUES
+
+    value = os.environ.get("JURYBOX_PROGRESS", "")
+    word = value.strip().lower()
+    if word in ("", "0", "false", "no", "off", "n", "f"):
+        return False
+    if word in ("1", "true", "yes", "on", "y", "t"):
+        return True
+    raise ConfigError(f"JURYBOX_PROGRESS must be one of {FLAG_VALUES} (or empty: a progress "
+                      f"line only on a terminal), got {value!r}")
 
 
 class _LineProgress(Progress):
@@ -91,8 +111,8 @@ class BenchProgress:
         self.started = clock()
         self.done_at_start = 0
         self.batches: dict[str, BatchEvent] = {}
-        draw = console is not None or _isatty(sys.stderr) or \
-            os.environ.get("JURYBOX_PROGRESS") == "1"
+        forced = progress_forced()  # checked on a terminal too
+        draw = console is not None or _isatty(sys.stderr) or forced
         self.progress = _LineProgress(self, console=console or err_console, transient=False,
                                       disable=not draw, get_time=clock)
         self.task = self.progress.add_task(label, total=None)

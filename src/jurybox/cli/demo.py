@@ -73,8 +73,10 @@ def demo(
     from ..sim import Faults, SimConfig
     from .agreement import print_agreement
     from .personalize import print_personalize
+    from ._progress import progress_forced
     from .score import print_outputs
 
+    progress_forced()  # a bad JURYBOX_PROGRESS is one line before the demo starts
     console.print(BANNER)
     options = RunOptions(cache_path=cache or default_cache())
     sim = SimConfig(bias="primacy", seed=0, faults=Faults(**DEMO_FAULTS))

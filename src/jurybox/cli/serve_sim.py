@@ -77,13 +77,15 @@ def serve_sim(
     from ..run.sim_notes import unlabelled_warning
     from ..sim import BatchScript, RubricKnowledge, SimConfig, SimJudge, serve_forever
 
+    if (ratings is None) != (items is None):  # one without the other is never used
+        raise ConfigError("--ratings needs --items (the texts of the rated items)"
+                          if items is None else "--items gives the texts of the items rated "
+                          "in --ratings: add --ratings, or leave --items unset")
     # gold is optional, as for jurybox judge: the items of a run's own file, labelled or not
     known = [] if dataset == "none" else load_dataset(dataset, labelled=False).items
     unlabelled = sum(not item.labelled for item in known)
     knowledge = None
-    if ratings is not None:
-        if items is None:
-            raise ConfigError("--ratings needs --items (the texts of the rated items)")
+    if ratings is not None and items is not None:
         table = load_ratings(ratings)
         texts = load_rated_items(items)
         knowledge = RubricKnowledge(table, {i: it.text for i, it in texts.items()})

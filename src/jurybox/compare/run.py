@@ -6,6 +6,8 @@ The bench supplies the run engine with its items, protocols, unit key and summar
 
 from __future__ import annotations
 
+import sys
+import warnings
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -19,6 +21,7 @@ from ..errors import ConfigError, DataError
 from ..fields import check_arguments, check_fields
 from ..protocols.prompts import LISTWISE_PROMPT_VERSION
 from ..protocols import JudgingProtocol, Weights, build_protocol, protocol_class, protocol_names
+from ..protocols.permutations import capped_orders
 from ..providers import Provider, redact_url
 from ..providers.spec import require_model
 from ..rundir import previous_sessions
@@ -30,7 +33,7 @@ from ..sim import SimConfig, SimJudge
 from .summary import BenchSummary, summarize
 
 __all__ = ["BenchConfig", "BenchResult", "DEFAULT_PROTOCOLS", "PreparedBench", "arun_bench",
-           "prepare_bench", "replay_bench", "run_bench"]
+           "prepare_bench", "replay_bench", "run_bench", "warn_capped_orders"]
 
 #: Protocols judged when none are named, by task.
 DEFAULT_PROTOCOLS = {"listwise": ("direct", "pcf"), "pairwise": ("pairwise", "both-orders", "apoc")}
@@ -219,6 +222,43 @@ def prepare_bench(config: BenchConfig, expected_sha256: str | None = None, *,
                          protocols)
 
 
+def warn_capped_orders(bench: PreparedBench, hooks: RunHooks | None) -> RunHooks | None:
+    """``hooks``, warning once when the run starts (after every check; through
+    :mod:`warnings`: :class:`~jurybox.protocols.permutations.OrdersCappedWarning`) if PCF's
+    ``k`` is above n! for some selected items: those are judged in all their n! orders."""
+    if "pcf" not in (bench.config.protocols or ()) or bench.dataset.task != "listwise" or \
+            bench.config.k <= 2:  # 2 candidates or more have 2 orders at least: no pass
+        return hooks
+    counts = {len(getattr(item, "candidates", ())) for item in bench.selection}
+    if (warning := capped_orders(bench.config.k, counts)) is None:
+        return hooks
+    base = hooks or RunHooks()
+
+    def on_start(total: int, done: int) -> None:
+        warnings.warn(warning, stacklevel=_caller_level())
+        if base.on_start is not None:
+            base.on_start(total, done)
+    return replace(base, on_start=on_start)
+
+
+def _caller_level() -> int:
+    """The ``stacklevel`` of the first frame outside jurybox (and the standard library
+    running it) above the warning's caller: the warning names the user's line."""
+    package = str(Path(__file__).resolve().parents[1])
+    frame, level = sys._getframe(2), 2  # warnings.warn's caller is level 1
+    while frame.f_back is not None and _runs_jurybox(frame.f_code.co_filename, package):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def _runs_jurybox(filename: str, package: str) -> bool:
+    """A frame of jurybox, or of the standard library running it (context managers, the
+    event loop the engine runs on, its worker thread)."""
+    return filename.startswith(package) or any(
+        part in filename for part in ("contextlib.py", "/asyncio/", "/concurrent/",
+                                      "threading.py"))
+
+
 def _job(bench: PreparedBench, out: Path, replayed: bool) -> RunJob[Item, BenchSummary]:
     config, dataset = bench.config, bench.dataset
     names = list(config.protocols or ())
@@ -306,6 +346,7 @@ def _bench_run(config: BenchConfig, out: Path, options: RunOptions | None,
                hooks: RunHooks | None) -> Iterator[tuple[Engine, RunJob[Item, BenchSummary]]]:
     """Check the bench (:func:`prepare_bench`) and open its endpoint for the engine."""
     bench = prepare_bench(config)
+    hooks = warn_capped_orders(bench, hooks)
     options = options or RunOptions()
     with open_endpoint(config.model, base_url=config.base_url, options=options,
                        sim=lambda: SimJudge(list(bench.selection), config.sim,

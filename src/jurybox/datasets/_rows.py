@@ -11,12 +11,12 @@ ambiguous and refused rather than read one way silently.
 from __future__ import annotations
 
 import csv
-import json
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import BinaryIO
 
 from ..errors import DataError, missing_extra
+from ._json_line import parse_object_line
 
 
 class LongNumber:
@@ -98,24 +98,18 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, dict]]:
     """Yield (line number, object) for each non-blank line.
 
     Raises:
-        DataError: bad bytes, bad JSON, a line that is not an object, or a key repeated
-            within one object at any depth (``{"gold": 0, "gold": 1}``; field: the key).
+        DataError: bad bytes, bad JSON (its column and the field it is in; a line cut short:
+            "the line ends before the JSON object closes"), a line that is not an object, or
+            a key repeated within one object at any depth (``{"gold": 0, "gold": 1}``; field:
+            the key).
     """
     with path.open("rb") as fh:
         for line_no, raw in _raw_lines(path, fh):
             line = _decode(path, raw, line_no)
             if not line.strip():
                 continue
-            try:
-                row = json.loads(line, parse_int=_parse_int, object_pairs_hook=_unique_keys)
-            except _RepeatedKey as exc:
-                raise DataError(path, f"key {exc.key!r:.80} appears twice in one JSON object; "
-                                f"give each key once", line=line_no, field=exc.key[:80]) from None
-            except json.JSONDecodeError as exc:
-                raise DataError(path, f"invalid JSON: {exc.msg} (column {exc.colno})",
-                                line=line_no) from None
-            except RecursionError:
-                raise DataError(path, "JSON nested too deeply to read", line=line_no) from None
+            row = parse_object_line(path, line_no, line, parse_int=_parse_int,
+                                    object_pairs_hook=_unique_keys, repeated=_RepeatedKey)
             if not isinstance(row, dict):
                 raise DataError(path, f"expected a JSON object, got {type(row).__name__}",
                                 line=line_no)

@@ -3,7 +3,8 @@
 A run directory must be able to show and resume what it judged, so in-memory items are
 written to ``RUN/input.jsonl`` in the generic format (``id, prompt, candidates, gold?``; see
 :mod:`jurybox.datasets.generic`) and judged from there, exactly as a file would be. Item
-``n`` of the input is line ``n`` of that file, so an error names the item.
+``n`` of the input is line ``n`` of that file; an error about that line names the item
+instead (``items[3] (id 'q3'): field 'candidates': ...``): :func:`named_by_item`.
 """
 
 from __future__ import annotations
@@ -11,7 +12,9 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-from collections.abc import Iterable, Mapping
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +22,7 @@ from ..datasets import ListwiseItem, PairwiseItem
 from ..errors import ConfigError, DataError
 from ..fields import text_problem
 
-__all__ = ["INPUT_FILE", "id_text", "input_rows", "write_input"]
+__all__ = ["INPUT_FILE", "id_text", "input_rows", "named_by_item", "write_input"]
 
 INPUT_FILE = "input.jsonl"
 _ALIASES = {"item_id": "id", "question": "prompt"}
@@ -155,3 +158,27 @@ def write_input(items: Iterable[Any], out: Path) -> Path:
     tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, path)
     return path
+
+
+@contextmanager
+def named_by_item(rows: list[dict[str, Any]], path: Path) -> Iterator[None]:
+    """Inside: a DataError about ``path`` (the input file written from ``rows``) is raised
+    again naming the item instead of a file its caller never wrote: ``items[i]``, its id
+    when it is not just its position, and the field; a line named in the message (``first
+    seen on line 1``) is the item at that index too.
+
+    Raises:
+        DataError: as described; any other error unchanged.
+    """
+    try:
+        yield
+    except DataError as exc:
+        if exc.path != str(path) or exc.line is None or not 1 <= exc.line <= len(rows):
+            raise
+        index = exc.line - 1
+        raw = rows[index].get("id")  # an id of another type is not named: the error says it
+        item_id = id_text(raw) if isinstance(raw, (str, int)) else str(index)
+        where = f"items[{index}]" + ("" if item_id == str(index) else f" (id {item_id!r:.80})")
+        message = re.sub(r"\b(?:on |at )?line (\d+)",
+                         lambda m: f"at items[{int(m[1]) - 1}]", exc.message)
+        raise DataError(where, message, field=exc.field) from None

@@ -20,7 +20,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, overload
 
-from ..compare.run import BenchConfig, PreparedBench, _protocol_label, prepare_bench
+from ..compare.run import (BenchConfig, PreparedBench, _protocol_label, prepare_bench,
+                           warn_capped_orders)
 from ..compare.summary import latest_records, summarize
 from ..datasets import load_dataset
 from ..errors import ConfigError, did_you_mean
@@ -34,7 +35,7 @@ from ..run import (Engine, RunHooks, RunInfo, RunJob, RunOptions, RunReport, che
 from ..run.endpoint import split_endpoints
 from ..run.loops import entered_off_loop
 from ..sim import SimConfig, SimJudge
-from .items import INPUT_FILE, id_text, input_rows, write_input
+from .items import INPUT_FILE, id_text, input_rows, named_by_item, write_input
 from .results import (ItemJudgment, JudgeSummary, judgment_of, pairwise_outcome, read_judgments,
                       write_judgments)
 
@@ -227,6 +228,7 @@ def _judge_run(config: JudgeConfig, out: Path, options: RunOptions | None,
     """Check the run (:func:`prepare_judge`) and open its endpoint for the engine; the job
     writes judgments.jsonl and .csv while the run directory is still locked."""
     bench = prepare_judge(config)
+    hooks = warn_capped_orders(bench, hooks)
     options = options or RunOptions()
 
     def after(folder: Path) -> None:
@@ -508,8 +510,9 @@ def _judge_call(items: Iterable[Any] | str | Path, model: str | None, protocol: 
     with lock_run_dir(folder) as lock:
         try:
             config = replace(probe, input=str(write_input(rows, folder)))
-            with _judge_run(config, folder, options, hooks, lock=lock, keep=True,
-                            given=[id_text(row["id"]) for row in rows]) as run:
+            with named_by_item(rows, Path(config.input)), _judge_run(
+                    config, folder, options, hooks, lock=lock, keep=True,
+                    given=[id_text(row["id"]) for row in rows]) as run:
                 yield run
         except BaseException:
             if not (folder / "run.json").exists():  # refused before any run: leave nothing

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
-from ..judging.items import INPUT_FILE, input_rows, write_input
+from ..judging.items import INPUT_FILE, input_rows, named_by_item, write_input
 from ..judging.run import JudgeConfig, _check_arguments, _check_settings
 from ..rundir import RunLock, lock_run_dir
 from ..run import RunHooks, RunOptions
@@ -64,7 +64,8 @@ def _prepared(items: Any, jury: Any, protocol: str, out: Any, options: Any, hook
             raise ConfigError(f"{folder} holds a jury run of other items ({given}); give "
                               f"another out= or delete that folder")
         path = write_input(rows, folder)
-        yield replace(probe, input=str(path)), panel, folder, lock
+        with named_by_item(rows, path):
+            yield replace(probe, input=str(path)), panel, folder, lock
 
 
 def _default_out(config: JudgeConfig, jury: Jury, digest: str) -> Path:

@@ -14,10 +14,11 @@ import hashlib
 import itertools
 import math
 import random
+from collections.abc import Iterable
 
 from ..limits import MAX_K
 
-__all__ = ["MAX_K", "base_order", "permutation_set"]
+__all__ = ["MAX_K", "OrdersCappedWarning", "base_order", "capped_orders", "permutation_set"]
 
 Order = tuple[int, ...]
 
@@ -76,3 +77,57 @@ def permutation_set(base: Order, k: int, *, seed: int, item_id: str) -> list[Ord
             seen.add(order)
             orders.append(order)
     return orders
+
+
+class OrdersCappedWarning(UserWarning):
+    """``k`` asks for more shown orders than some items' candidates have: an item of n
+    candidates with n! < k is judged in all its n! orders (:func:`permutation_set`), so it
+    gets fewer than k calls.
+
+    Attributes:
+        k: the orders asked for.
+        counts: the candidate counts of the items, sorted, each once.
+    """
+
+    def __init__(self, k: int, counts: Iterable[int]) -> None:
+        self.k, self.counts = k, tuple(sorted(set(counts)))
+        super().__init__(self.text(f"k={k}"))
+
+    def text(self, name: str) -> str:
+        """The warning's sentence with ``k`` named as ``name`` (``k=7``; the CLI's ``--k 7``).
+
+        >>> OrdersCappedWarning(7, [3, 3]).text("--k 7")
+        '--k 7 asks for more orders than 3 candidates have (3! = 6): judging all 6'
+        >>> print(OrdersCappedWarning(7, [2, 3, 4]).text("k=7"))  # doctest: +NORMALIZE_WHITESPACE
+        k=7 asks for more orders than some items have: items with 2 candidates get 2 orders,
+        with 3 get 6 (n! each; the others get 7)
+        """
+        capped = [n for n in self.counts if _fewer(n, self.k)]
+        if len(self.counts) == 1 and capped:
+            n = capped[0]
+            return (f"{name} asks for more orders than {n} candidates have ({n}! = "
+                    f"{math.factorial(n)}): judging all {math.factorial(n)}")
+        first, *rest = capped
+        parts = [f"items with {first} candidates get {math.factorial(first)} orders",
+                 *(f"with {n} get {math.factorial(n)}" for n in rest)]
+        others = f"; the others get {self.k}" if len(capped) < len(self.counts) else ""
+        return (f"{name} asks for more orders than some items have: {', '.join(parts)} "
+                f"(n! each{others})")
+
+
+def _fewer(n: int, k: int) -> bool:
+    """n! < k, without computing the factorial of a large n (8! is above MAX_K)."""
+    return n < 8 and math.factorial(n) < k
+
+
+def capped_orders(k: int, counts: Iterable[int]) -> OrdersCappedWarning | None:
+    """The warning for judging items of ``counts`` candidates in ``k`` orders each, or None
+    when every item has k orders (n! >= k for each).
+
+    >>> capped_orders(6, [3, 4]) is None, capped_orders(7, [3]).counts
+    (True, (3,))
+    """
+    counts = set(counts)
+    if any(_fewer(n, k) for n in counts):
+        return OrdersCappedWarning(k, counts)
+    return None

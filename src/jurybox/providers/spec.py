@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 from ..errors import ConfigError
 from .base import Provider
 from .openai_compat import OpenAICompatibleProvider, Transport
 
 __all__ = ["ModelSpec", "parse_spec", "provider_guess", "make_provider", "PROVIDERS",
-           "MODEL_CHOICES", "require_model"]
+           "MODEL_CHOICES", "require_model", "is_loopback"]
 
 
 @dataclass(frozen=True)
@@ -20,7 +22,8 @@ class _ProviderDefaults:
     key_required: bool
 
 
-#: Known providers: default base URL, key variable, whether a key is required.
+#: Known providers: default base URL, key variable, whether a key is required (not at a base
+#: URL on this machine: :func:`is_loopback`).
 PROVIDERS: dict[str, _ProviderDefaults] = {
     "openai": _ProviderDefaults("https://api.openai.com/v1", "OPENAI_API_KEY", True),
     "openrouter": _ProviderDefaults("https://openrouter.ai/api/v1", "OPENROUTER_API_KEY", True),
@@ -117,13 +120,38 @@ def parse_spec(spec: str) -> ModelSpec:
     return ModelSpec(provider, model)
 
 
+def is_loopback(base_url: str | None) -> bool:
+    """Whether ``base_url`` names this machine: ``localhost`` (or a name under it), an
+    address in 127.0.0.0/8, or ``::1``. A malformed URL is not (its own check names it).
+
+    >>> is_loopback("http://127.0.0.1:8765/v1"), is_loopback("http://localhost/v1")
+    (True, True)
+    >>> is_loopback("http://[::1]:80/v1"), is_loopback("https://api.openai.com/v1")
+    (True, False)
+    """
+    try:
+        host = urlsplit((base_url or "").strip()).hostname
+    except ValueError:
+        return False
+    if not host:
+        return False
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 def make_provider(spec: ModelSpec, *, base_url: str | None = None, api_key: str | None = None,
                   timeout_s: float = 60.0, transport: Transport = "aiohttp"
                   ) -> Provider:
     """Build the provider for a non-simulated spec.
 
     The key comes from ``api_key``, else ``JURYBOX_API_KEY``, else the provider's own variable
-    (``OPENAI_API_KEY`` for openai).
+    (``OPENAI_API_KEY`` for openai). A provider's required key is required for its service:
+    at a ``base_url`` on this machine (:func:`is_loopback`: ``jurybox serve-sim``, a local
+    proxy) none is needed, and one that is set is still sent.
 
     Raises:
         ConfigError: a required key is missing (the message names the variable), or the spec
@@ -134,13 +162,15 @@ def make_provider(spec: ModelSpec, *, base_url: str | None = None, api_key: str 
     defaults = PROVIDERS[spec.provider]
     key = api_key or os.environ.get("JURYBOX_API_KEY") or (
         os.environ.get(defaults.key_env) if defaults.key_env else None)
-    if defaults.key_required and not key:
+    if defaults.key_required and not key and not is_loopback(base_url):
         raise ConfigError(f"{spec} needs an API key: export {defaults.key_env}=... "
-                          f"(or JURYBOX_API_KEY)")
+                          f"(or JURYBOX_API_KEY); a --base-url on this machine "
+                          f"(http://127.0.0.1:PORT/v1, e.g. jurybox serve-sim) needs none")
     if spec.provider == "anthropic":
         from .anthropic import AnthropicProvider  # the SDK is an optional extra
 
-        return AnthropicProvider(spec.model, api_key=str(key), base_url=base_url,
+        # the SDK refuses to start without a key: a placeholder for a loopback server
+        return AnthropicProvider(spec.model, api_key=key or "none", base_url=base_url,
                                  timeout_s=timeout_s)
     return OpenAICompatibleProvider(spec.provider, spec.model, base_url or defaults.base_url,
                                     api_key=key, timeout_s=timeout_s, transport=transport,

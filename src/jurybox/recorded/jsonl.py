@@ -34,6 +34,7 @@ import zlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from ..datasets._json_line import parse_object_line
 from ..datasets._rows import _decode, _parse_int, _raw_lines, _RepeatedKey, _unique_keys
 from ..datasets._validate import check_file, check_name, check_text
 from ..errors import DataError, did_you_mean
@@ -60,17 +61,8 @@ def _rows(path: Path) -> Iterator[tuple[int, dict]]:
                 text = _decode(path, raw, line_no)
                 if not text.strip():
                     continue
-                try:
-                    row = json.loads(text, parse_int=_parse_int, object_pairs_hook=_unique_keys)
-                except _RepeatedKey as exc:
-                    raise DataError(path, f"key {exc.key!r:.80} appears twice in one JSON "
-                                    f"object", line=line_no, field=exc.key[:80]) from None
-                except json.JSONDecodeError as exc:
-                    raise DataError(path, f"invalid JSON: {exc.msg} (column {exc.colno})",
-                                    line=line_no) from None
-                except RecursionError:
-                    raise DataError(path, "JSON nested too deeply to read",
-                                    line=line_no) from None
+                row = parse_object_line(path, line_no, text, parse_int=_parse_int,
+                                        object_pairs_hook=_unique_keys, repeated=_RepeatedKey)
                 if not isinstance(row, dict):
                     raise DataError(path, f"expected a JSON object, got "
                                     f"{type(row).__name__}", line=line_no)
