@@ -35,7 +35,7 @@ def test_a_bad_item_is_named_by_index_id_and_field(tmp_path, bad, message):
     out = tmp_path / "run"
     with pytest.raises(DataError) as caught:
         jurybox.judge([*OK, bad], model="sim", out=out)
-    assert str(caught.value) == message
+    assert str(caught.value) == message and caught.value.index == 3  # type: ignore[attr-defined]
     assert "input.jsonl" not in str(caught.value)
     assert not out.exists()  # refused before any run: nothing left behind
 

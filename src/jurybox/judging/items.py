@@ -22,7 +22,7 @@ from ..datasets import ListwiseItem, PairwiseItem
 from ..errors import ConfigError, DataError
 from ..fields import text_problem
 
-__all__ = ["INPUT_FILE", "id_text", "input_rows", "named_by_item", "write_input"]
+__all__ = ["INPUT_FILE", "ItemError", "id_text", "input_rows", "named_by_item", "write_input"]
 
 INPUT_FILE = "input.jsonl"
 _ALIASES = {"item_id": "id", "question": "prompt"}
@@ -160,6 +160,18 @@ def write_input(items: Iterable[Any], out: Path) -> Path:
     return path
 
 
+class ItemError(DataError):
+    """A bad item given in memory, named ``items[index]`` (its id, its field).
+
+    Attributes:
+        index: the item's 0-based position in the items given.
+    """
+
+    def __init__(self, index: int, where: str, message: str, *, field: str | None) -> None:
+        self.index = index
+        super().__init__(where, message, field=field)
+
+
 @contextmanager
 def named_by_item(rows: list[dict[str, Any]], path: Path) -> Iterator[None]:
     """Inside: a DataError about ``path`` (the input file written from ``rows``) is raised
@@ -168,7 +180,7 @@ def named_by_item(rows: list[dict[str, Any]], path: Path) -> Iterator[None]:
     seen on line 1``) is the item at that index too.
 
     Raises:
-        DataError: as described; any other error unchanged.
+        ItemError: as described (a DataError); any other error unchanged.
     """
     try:
         yield
@@ -181,4 +193,4 @@ def named_by_item(rows: list[dict[str, Any]], path: Path) -> Iterator[None]:
         where = f"items[{index}]" + ("" if item_id == str(index) else f" (id {item_id!r:.80})")
         message = re.sub(r"\b(?:on |at )?line (\d+)",
                          lambda m: f"at items[{int(m[1]) - 1}]", exc.message)
-        raise DataError(where, message, field=exc.field) from None
+        raise ItemError(index, where, message, field=exc.field) from None

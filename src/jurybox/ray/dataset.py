@@ -106,7 +106,7 @@ class _BatchJudge:
 
     def _judge(self, rows: list[dict[str, Any]], protocol: str) -> list[dict[str, Any]]:
         """One row per item of ``rows``, in their order, judged with ``protocol``."""
-        from ..judging.items import id_text, input_rows
+        from ..judging.items import ItemError, id_text, input_rows
         from ..judging.run import judge
 
         result: list[dict[str, Any] | None] = [None] * len(rows)
@@ -132,13 +132,13 @@ class _BatchJudge:
                     judged = judge([row for _, row in good], model=self.model,
                                    protocol=protocol, out=folder, options=self.options,
                                    **self.settings)
-                except DataError as exc:
-                    if exc.line is None or not 1 <= exc.line <= len(good):
+                except ItemError as exc:
+                    if not 0 <= exc.index < len(good):
                         self._all_failed(result, good, protocol, exc)
                         break
-                    # an item the loader refuses (line n of the batch's input.jsonl is its
-                    # n-th good item): that item's row says why, the others are judged again
-                    i, row = good.pop(exc.line - 1)
+                    # an item the loader refuses (items[n] is the batch's n-th good item):
+                    # that item's row says why, the others are judged again
+                    i, row = good.pop(exc.index)
                     result[i] = _failed_row(_row_id(row), protocol,
                                             f"bad item: {_without_path(exc)}")
                     continue
