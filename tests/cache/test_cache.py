@@ -186,11 +186,12 @@ def test_a_cache_damaged_mid_run_stops_cleanly_and_the_run_resumes(tmp_path, mon
 
     monkeypatch.setattr(ResponseCache, "get", get_then_cut)
     out = tmp_path / "run"
-    args = ["bench", "truthfulqa", "--limit", "40", "--k", "2", "--concurrency", "2",
+    args = ["bench", "truthfulqa", "--limit", "40", "--k", "3", "--concurrency", "2",
             "--cache", str(path), "--out", str(out)]
     result = CliRunner().invoke(app, args)
+    # the run started (--k 3 above 2!, said once) and stopped part-way on the damage
     one_line_error(result, f"the response cache {str(path)!r} is damaged", "move it aside",
-                   "--no-cache")
+                   "--no-cache", besides="asks for more orders")
     manifest = json.loads((out / "run.json").read_text())
     assert manifest["status"] == "failed"  # as for other fatal errors, not "interrupted"
     assert manifest["totals"] == Totals.of_records(read_jsonl(out / "calls.jsonl")).as_dict()
