@@ -11,6 +11,9 @@ ticker coroutine that wakes every millisecond: the largest gap between its wake-
 long every other call in flight would have stalled.
 
 Usage: python benchmarks/hostile_answers.py [--limit 60] [--src PATH] [--cases a,b]
+                                            [--max-answer-chars N]
+  --max-answer-chars: the answer budget the parse runs with (default: jurybox's default);
+  the ``+ans`` cases need 6000000 to be read
   --src: the jurybox source folder to measure (default: this checkout's src), e.g. a copy of
   an older commit: git archive <commit> src | tar -x -C /tmp/old; --src /tmp/old/src
 """
@@ -63,6 +66,12 @@ CASES = {
     "mixed-1M": lambda: _mixed(999_000),
     "deep-10k": lambda: '{"a":' * 10_000 + "1" + "}" * 10_000,
     "quotes-1M": lambda: '{x"' * 333_000,
+    # junk, then a valid answer (issue 29): found when --max-answer-chars holds the text
+    "braces+ans-5M": lambda: "{" * 5_000_000 + "\n" + ANSWER,
+    "think+ans-5M": lambda: "<think>" * (5_000_000 // 7) + "\n" + ANSWER,
+    "objs+ans-5M": lambda: '{"a": "b"} ' * (5_000_000 // 11) + "\n" + ANSWER,
+    "quotes+ans-5M": lambda: '{x"' * (5_000_000 // 3) + "\n" + ANSWER,
+    "ans+deep-10k": lambda: ANSWER + "\n" + '{"a":' * 10_000 + "1" + "}" * 10_000,
 }
 PARSERS = ("listwise", "pairwise", "rubric")
 
@@ -109,9 +118,15 @@ async def _measure(parse, text: str) -> tuple[float, float, str]:
     return took, max(gaps), outcome
 
 
-def _child(case: str, parser: str) -> None:
+def _child(case: str, parser: str, budget: int | None) -> None:
     text = CASES[case]()
-    took, gap, outcome = asyncio.run(_measure(_parser(parser), text))
+    if budget:
+        from jurybox.parsing.extract import answer_budget
+
+        with answer_budget(budget):
+            took, gap, outcome = asyncio.run(_measure(_parser(parser), text))
+    else:
+        took, gap, outcome = asyncio.run(_measure(_parser(parser), text))
     print(json.dumps({"seconds": took, "stall": gap, "outcome": outcome}))
 
 
@@ -120,28 +135,31 @@ def main() -> None:
     ap.add_argument("--limit", type=float, default=60.0, help="seconds per parse (default 60)")
     ap.add_argument("--src", default=str(Path(__file__).resolve().parents[1] / "src"))
     ap.add_argument("--cases", default=",".join(CASES))
+    ap.add_argument("--max-answer-chars", type=int, default=0)
     ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
-        _child(*args.child)
+        _child(*args.child, args.max_answer_chars)
         return
     env = {**os.environ, "PYTHONPATH": args.src}
-    print(f"jurybox from {args.src}; limit {args.limit:g} s per parse")
-    print(f"{'case':<12} {'parser':<9} {'parse s':>9} {'loop stall s':>13}  outcome")
+    print(f"jurybox from {args.src}; limit {args.limit:g} s per parse; answer budget "
+          f"{args.max_answer_chars or 'default'}")
+    print(f"{'case':<14} {'parser':<9} {'parse s':>9} {'loop stall s':>13}  outcome")
     for case in args.cases.split(","):
         for parser in PARSERS:
             try:
-                out = subprocess.run([sys.executable, __file__, "--child", case, parser],
+                out = subprocess.run([sys.executable, __file__, "--child", case, parser,
+                                      "--max-answer-chars", str(args.max_answer_chars)],
                                      env=env, capture_output=True, text=True,
                                      timeout=args.limit)
                 row = json.loads(out.stdout.strip().splitlines()[-1])
-                print(f"{case:<12} {parser:<9} {row['seconds']:>9.3f} {row['stall']:>13.3f}"
+                print(f"{case:<14} {parser:<9} {row['seconds']:>9.3f} {row['stall']:>13.3f}"
                       f"  {row['outcome']}", flush=True)
             except subprocess.TimeoutExpired:
-                print(f"{case:<12} {parser:<9} {'>' + format(args.limit, 'g'):>9} "
+                print(f"{case:<14} {parser:<9} {'>' + format(args.limit, 'g'):>9} "
                       f"{'-':>13}  hung (killed)", flush=True)
             except (IndexError, json.JSONDecodeError):
-                print(f"{case:<12} {parser:<9} {'-':>9} {'-':>13}  crashed: "
+                print(f"{case:<14} {parser:<9} {'-':>9} {'-':>13}  crashed: "
                       f"{out.stderr.strip().splitlines()[-1:]}", flush=True)
 
 

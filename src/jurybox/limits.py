@@ -5,7 +5,8 @@ checked where its setting is used (:class:`~jurybox.run.RunOptions`,
 judge) and by the CLI's option ranges.
 """
 
-__all__ = ["MAX_ATTEMPTS", "MAX_CONCURRENCY", "MAX_K", "MAX_MAX_TOKENS", "MAX_SEED",
+__all__ = ["DEFAULT_MAX_ANSWER_CHARS", "MAX_ANSWER_CHARS", "MAX_ATTEMPTS", "MAX_CONCURRENCY",
+           "MAX_K", "MAX_MAX_TOKENS", "MAX_SEED",
            "MIN_UNITS_FOR_CI",
            "MAX_SEEDS", "MAX_TEMPERATURE", "MAX_TIMEOUT_S", "MAX_WINDOW", "sampling_problem",
            "temperature_problem"]
@@ -53,6 +54,14 @@ def temperature_problem(value: float) -> str | None:
 #: Largest run seed: 2**32 - 1, what every endpoint takes as a decoding seed (llama.cpp's is
 #: 32-bit; larger numbers were sent as written, past int64).
 MAX_SEED = 2 ** 32 - 1
+#: The default answer budget, characters: a judge's answer longer than this is a parse failure
+#: saying so, unread (about 250,000 tokens, far above any judge's ``max_tokens``; the most
+#: hostile shapes of this length parse in about a second: ``benchmarks/hostile_answers.py``).
+DEFAULT_MAX_ANSWER_CHARS = 1_000_000
+#: The largest answer budget (``--max-answer-chars``), characters: 32 MiB. Parsing stays
+#: linear, but the most hostile 5 MB answers take about 3 s to read on one core, so 32 MiB
+#: costs up to about 20 s per answer, in a worker thread.
+MAX_ANSWER_CHARS = 32 * 2 ** 20
 #: Largest completion budget, tokens: above any model's output limit.
 MAX_MAX_TOKENS = 1_000_000
 

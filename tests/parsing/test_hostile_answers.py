@@ -9,7 +9,8 @@ import pytest
 from jurybox.errors import ParseError
 from jurybox.parsing import parse_listwise, parse_rubric, parse_rubric_marker, parse_verdict
 from jurybox.parsing import extract
-from jurybox.parsing.extract import MAX_DEPTH, MAX_REPLY_CHARS, json_spans, strip_thinking
+from jurybox.parsing.extract import (_TOO_DEEP_MARK, MAX_DEPTH, MAX_REPLY_CHARS, TooDeep,
+                                     answer_budget, json_spans, strip_thinking)
 
 LABELS = ("A", "B", "C")
 
@@ -80,10 +81,11 @@ def test_every_hostile_text_is_a_judgment_or_a_parse_error(case, parser):
 
 
 @pytest.mark.parametrize("text, message", [
-    (DEEP, f"the JSON object is nested more than {MAX_DEPTH} levels deep"),
-    (answer() + "\n" + DEEP, f"the JSON object is nested more than {MAX_DEPTH} levels deep"),
-    (answer() + "\n" + '{"a":' * 10_000,
-     "the JSON object is never closed (the reply ends inside it)"),
+    # an object that is no answer (no key of one), deeper than MAX_DEPTH: read to that depth
+    (DEEP, 'missing "candidates" object mapping each label to its judgment; ranking must list '
+           "every label exactly once, as a JSON list of ['A', 'B', 'C']; got None"),
+    # an answer whose ranking opens 10,000 lists: cut at MAX_DEPTH, still not valid JSON
+    (HOSTILE["deep arrays in an answer"], "the JSON object is not valid JSON: Expecting value"),
     (with_score(HUGE), "score of A must be a number 0-100, got 99999999999999999999… "
                        "(a number of 5,000 characters)"),
     (with_score("1e999999"), "score of A must be a number 0-100, got 1e999999"),
@@ -114,16 +116,38 @@ def test_hostile_rubric_numbers_fail_naming_why():
         marker(HOSTILE["huge-digit marker"])
 
 
-def test_a_deep_object_is_never_decoded():
-    # json would recurse once per level (RecursionError at about 1,000): the scan measures
-    # the nesting first and decodes only objects within MAX_DEPTH
+def _depth(obj):
+    """How many objects deep ``obj`` is along its ``"a"`` keys, and what it holds at the end."""
+    depth = 0
+    while isinstance(obj, dict):
+        obj, depth = obj["a"], depth + 1
+    return depth, obj
+
+
+def test_a_deep_object_is_decoded_only_to_max_depth(monkeypatch):
+    # json recurses once per level (RecursionError at about 1,000): the scan measures the
+    # nesting first, and a value deeper than MAX_DEPTH is cut out of the text decoded and
+    # read as TooDeep
+    decoded = []
+    real_decode = extract.json.JSONDecoder.decode
+
+    def decode(self, s, *args, **kwargs):
+        decoded.append(len(s))
+        return real_decode(self, s, *args, **kwargs)
+
+    monkeypatch.setattr(extract.json.JSONDecoder, "decode", decode)
     spans = list(json_spans(DEEP))
-    assert [(s.start, s.end, s.obj) for s in spans] == [(0, len(DEEP), None)]
+    assert [(s.start, s.end, s.problem) for s in spans] == [(0, len(DEEP), None)]
+    assert _depth(spans[0].obj) == (MAX_DEPTH, TooDeep())
+    assert decoded == [len('{"a":' * MAX_DEPTH + _TOO_DEEP_MARK + "}" * MAX_DEPTH)]
     ok = '{"a":' * MAX_DEPTH + "1" + "}" * MAX_DEPTH
-    assert [s.problem for s in json_spans(ok)] == [None]
+    assert [_depth(s.obj) for s in json_spans(ok)] == [(MAX_DEPTH, 1)]
     too_deep = '{"a":' * (MAX_DEPTH + 1) + "1" + "}" * (MAX_DEPTH + 1)
-    assert [s.problem for s in json_spans(too_deep)] == [
-        f"the JSON object is nested more than {MAX_DEPTH} levels deep"]
+    assert [_depth(s.obj) for s in json_spans(too_deep)] == [(MAX_DEPTH, TooDeep())]
+    # lists and strings with brackets in them count as JSON counts them
+    mixed = '{"a": [' * 20 + '"}]{["' + "]}" * 20
+    assert [s.problem for s in json_spans(mixed)] == [None]
+    assert str(TooDeep()) == f"a value nested more than {MAX_DEPTH} levels deep"
 
 
 # ------------------------------------------------------------------------- the cap
@@ -139,9 +163,14 @@ def test_a_reply_over_the_cap_is_refused_unread(parser, monkeypatch):
     text = "x" * MAX_REPLY_CHARS + answer()
     with pytest.raises(ParseError) as err:
         PARSERS[parser](text)
-    assert str(err.value) == (f"the reply is {len(text):,} characters long; jurybox reads "
-                              f"replies of at most 1,000,000 characters: answer briefly")
+    assert str(err.value) == (f"the answer is {len(text):,} characters long, over the answer "
+                              f"budget of 1,000,000 characters (--max-answer-chars): answer "
+                              f"briefly")
     assert err.value.raw == text and err.value.kind == "parse"
+    with answer_budget(1_000), pytest.raises(ParseError, match=r"^the answer is 1,001 "
+                                             r"characters long, over the answer budget of "
+                                             r"1,000 characters"):
+        PARSERS[parser]("x" * 1_001)
 
 
 # ------------------------------------------------------------------------- linear work

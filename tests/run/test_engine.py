@@ -92,7 +92,8 @@ def test_manifest_records_every_protocols_parameters_and_the_options(tmp_path):
                                    "prompt_version": 2}}]
     assert manifest["options"] == {"concurrency": 3, "attempts": 2, "timeout_s": 60.0,
                                    "transport": "aiohttp", "cache": None, "abort_after": 25,
-                                   "window": 3, "structured": "auto"}
+                                   "window": 3, "structured": "auto",
+                                   "max_answer_chars": 1_000_000}
     assert manifest["kind"] == "bench" and manifest["dataset"]["n_items"] == 8
 
 

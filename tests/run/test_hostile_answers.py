@@ -93,11 +93,11 @@ HOSTILE = {
     "huge-digit score": (_listwise("9" * 5_000),
                          "score of A must be a number 0-100, got 99999999999999999999… "
                          "(a number of 5,000 characters)"),
-    # json recursed once per level: RecursionError
+    # json recursed once per level: RecursionError; now read 32 levels deep, and no answer
     "deep nesting": ('{"a":' * 10_000 + "1" + "}" * 10_000,
-                     "the JSON object is nested more than 32 levels deep"),
-    "deep nesting after a valid answer": (_listwise("50") + '{"a":' * 10_000 + "}" * 10_000,
-                                          "the JSON object is nested more than 32 levels deep"),
+                     'missing "candidates" object mapping each label to its judgment; ranking '
+                     "must list every label exactly once, as a JSON list of ['A', 'B', 'C', "
+                     "'D']; got None"),
 }
 
 

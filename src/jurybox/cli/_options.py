@@ -23,8 +23,8 @@ from ..batch.options import DEFAULT_POLL_MAX_S, DEFAULT_POLL_S, BatchOptions
 from ..cost.prices import Price
 from ..errors import ConfigError
 from ..providers.endpoints import Replica
-from ..limits import (MAX_ATTEMPTS, MAX_CONCURRENCY, MAX_MAX_TOKENS, MAX_SEED,
-                      MAX_TEMPERATURE, MAX_TIMEOUT_S)
+from ..limits import (DEFAULT_MAX_ANSWER_CHARS, MAX_ANSWER_CHARS, MAX_ATTEMPTS, MAX_CONCURRENCY,
+                      MAX_MAX_TOKENS, MAX_SEED, MAX_TEMPERATURE, MAX_TIMEOUT_S)
 from ..run.options import DEFAULT_EXECUTOR, DEFAULT_RAY_ACTORS, MAX_REPLICAS, RunOptions
 from ..runner.retry import RetryPolicy
 
@@ -34,8 +34,8 @@ __all__ = ["ENV_EPILOG", "FAULTS_HELP", "PANEL_COST", "PANEL_DATA", "PANEL_JUDGE
            "BatchFilesOpt",
            "BatchMaxTokensOpt", "BatchOpt", "BatchPollOpt", "EndpointsOpt", "ReplicasOpt",
            "API_KEY_VARIABLES", "Attempts", "BaseUrl", "Cache", "Concurrency", "DryRun",
-           "MaxTokens", "Model", "model_for", "NoCache", "Out", "PriceBatch", "PriceIn",
-           "PriceOut", "Seed",
+           "MaxAnswerChars", "MaxTokens", "Model", "model_for", "NoCache", "Out",
+           "PriceBatch", "PriceIn", "PriceOut", "Seed",
            "SimBias", "SimFaults", "SimLatency", "SimSeed", "Temperature", "Structured",
            "Timeout", "TransportOpt", "run_options",
            "ExecutorOpt", "RayActorsOpt", "RayAddressOpt"]
@@ -168,6 +168,25 @@ Attempts = Annotated[int, typer.Option(
 Timeout = Annotated[float, typer.Option(
     envvar="JURYBOX_TIMEOUT", min=0.001, max=int(MAX_TIMEOUT_S), metavar="SECONDS",
     rich_help_panel=PANEL_RUN, help="Per-request timeout, seconds.")]
+def _answer_budget(value: str | int) -> int:
+    """``--max-answer-chars``: a whole number 1 to MAX_ANSWER_CHARS (checked here, not by a
+    typer range, whose ``[1<=x<=33554432]`` would crowd the help's 80 columns)."""
+    try:
+        budget = value if isinstance(value, int) else int(value.strip(), 10)
+    except ValueError:
+        raise typer.BadParameter(f"{value!r:.40} is not a whole number") from None
+    if not 1 <= budget <= MAX_ANSWER_CHARS:
+        raise typer.BadParameter(f"{budget} is not in the range 1<=x<={MAX_ANSWER_CHARS}")
+    return budget
+
+
+MaxAnswerChars = Annotated[int, typer.Option(
+    envvar="JURYBOX_MAX_ANSWER_CHARS", parser=_answer_budget, metavar="CHARS",
+    rich_help_panel=PANEL_PROTOCOL,
+    help=f"Answer budget, characters, 1 to {MAX_ANSWER_CHARS:,}: a judge's answer longer "
+    "than this is a recorded parse failure naming its length and the budget, unread; within "
+    "it the verdict is found after any prefix (prose, think blocks, other JSON). Default "
+    f"{DEFAULT_MAX_ANSWER_CHARS:,}.")]
 Structured = Annotated[str, typer.Option(
     envvar="JURYBOX_STRUCTURED", metavar="MODE", rich_help_panel=PANEL_JUDGE,
     help="Structured outputs: auto, json-schema, json-object or off. auto: the answer's JSON "
@@ -275,6 +294,7 @@ def run_options(*, concurrency: int, attempts: int, timeout: float, transport: s
                 endpoints: tuple[Replica, ...] = (), replicas: int = 1,
                 executor: str = DEFAULT_EXECUTOR, ray_address: str | None = None,
                 ray_actors: int = DEFAULT_RAY_ACTORS,
+                max_answer_chars: int = DEFAULT_MAX_ANSWER_CHARS,
                 model: str | None = None) -> RunOptions:
     """The typed options of a judging command's flags (cache: the default file unless
     ``--no-cache``); with ``model``, the endpoint pool is checked against it (a dry run
@@ -299,7 +319,8 @@ def run_options(*, concurrency: int, attempts: int, timeout: float, transport: s
                          structured=structured, price=price,  # type: ignore[arg-type]
                          batch=batch, endpoints=endpoints, replicas=replicas,
                          executor=executor,  # type: ignore[arg-type]
-                         ray_address=ray_address, ray_actors=ray_actors)
+                         ray_address=ray_address, ray_actors=ray_actors,
+                         max_answer_chars=max_answer_chars)
     if model is not None:
         check_pool(parse_spec(model), options)
     return options

@@ -18,6 +18,8 @@ from ._jury import JuryOpt
 from ._plan import cost_line, plan_for, print_plan
 from ._protocol_options import (AdaptiveOpt, ConfidenceOpt, CriteriaOpt, K, MinK, PairwiseRuleOpt,
                                TemplateOpt, Tolerance, VerdictFormatOpt, WeightsOpt)
+from ..limits import DEFAULT_MAX_ANSWER_CHARS
+from ._options import MaxAnswerChars
 from ._options import ExecutorOpt, RayActorsOpt, RayAddressOpt
 from ._options import (BatchFallbackOpt, BatchFilesOpt, BatchMaxTokensOpt, BatchOpt, BatchPollOpt,
                        batch_options,
@@ -136,6 +138,7 @@ def bench(
     timeout: Timeout = DEFAULT_TIMEOUT_S,
     transport: TransportOpt = DEFAULT_TRANSPORT,
     structured: Structured = DEFAULT_STRUCTURED,
+    max_answer_chars: MaxAnswerChars = DEFAULT_MAX_ANSWER_CHARS,
     subset: Annotated[Optional[str], typer.Option(
         envvar="JURYBOX_SUBSET", metavar="NAME", rich_help_panel=PANEL_DATA,
         help="RewardBench 2 subset ('all' for every row; default "
@@ -220,7 +223,8 @@ def bench(
                     price_out=price_out, price_batch=price_batch, options=dict(
                         concurrency=concurrency, attempts=attempts, timeout=timeout,
                         transport=transport, cache=cache, no_cache=no_cache,
-                        structured=structured, batch=batch_options(
+                        structured=structured, max_answer_chars=max_answer_chars,
+                        batch=batch_options(
                             batch, batch_fallback, batch_poll, batch_max_tokens, batch_files),
                         executor=executor, ray_address=ray_address, ray_actors=ray_actors))
         return
@@ -230,7 +234,8 @@ def bench(
     price = resolve_price(model, price_in, price_out, price_batch)
     options = run_options(concurrency=concurrency, attempts=attempts, timeout=timeout,
                           transport=transport, cache=cache, no_cache=no_cache,
-                          structured=structured, price=price,
+                          structured=structured, max_answer_chars=max_answer_chars,
+                          price=price,
                           batch=batch_options(batch, batch_fallback, batch_poll,
                                               batch_max_tokens, batch_files),
                           endpoints=pool, replicas=replicas, executor=executor,

@@ -16,6 +16,8 @@ from ..run.options import (DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY, DEFAULT_STRUCT
 from ..run.options import DEFAULT_EXECUTOR, DEFAULT_RAY_ACTORS
 from ._fit import print_table
 from ._common import BenchProgress, console, exit_for_status, fail_cleanly, print_warnings
+from ..limits import DEFAULT_MAX_ANSWER_CHARS
+from ._options import MaxAnswerChars
 from ._options import PANEL_DATA, PANEL_START
 from ._options import ExecutorOpt, RayActorsOpt, RayAddressOpt
 from ._options import (BatchFallbackOpt, BatchFilesOpt, BatchMaxTokensOpt, BatchOpt, BatchPollOpt,
@@ -70,6 +72,7 @@ def judge(
     timeout: Timeout = DEFAULT_TIMEOUT_S,
     transport: TransportOpt = DEFAULT_TRANSPORT,
     structured: Structured = DEFAULT_STRUCTURED,
+    max_answer_chars: MaxAnswerChars = DEFAULT_MAX_ANSWER_CHARS,
     tolerance: Tolerance = 0.5,
     weights: WeightsOpt = "0.5,0.25,0.2,0.05",
     verdict_format: VerdictFormatOpt = None,
@@ -135,7 +138,8 @@ def judge(
 
         run = run_options(concurrency=concurrency, attempts=attempts, timeout=timeout,
                           transport=transport, cache=cache, no_cache=no_cache,
-                          structured=structured, price=command_price(price_in, price_out,
+                          structured=structured, max_answer_chars=max_answer_chars,
+                          price=command_price(price_in, price_out,
                                                                   price_batch),
                           batch=batch_options(batch, batch_fallback, batch_poll,
                                               batch_max_tokens, batch_files),
@@ -151,7 +155,8 @@ def judge(
     price = resolve_price(model, price_in, price_out, price_batch)
     options = run_options(concurrency=concurrency, attempts=attempts, timeout=timeout,
                           transport=transport, cache=cache, no_cache=no_cache,
-                          structured=structured, price=price,
+                          structured=structured, max_answer_chars=max_answer_chars,
+                          price=price,
                           batch=batch_options(batch, batch_fallback, batch_poll,
                                               batch_max_tokens, batch_files),
                           endpoints=pool, replicas=replicas, executor=executor,

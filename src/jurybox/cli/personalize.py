@@ -23,6 +23,8 @@ from ._common import BenchProgress, console, default_out, exit_for_status, fail_
 from ._fit import print_table
 from ._plan import cost_line, plan_for, print_plan
 from ._tables import print_pool
+from ..limits import DEFAULT_MAX_ANSWER_CHARS
+from ._options import MaxAnswerChars
 from ._options import ExecutorOpt, RayActorsOpt, RayAddressOpt
 from ._options import (BatchFallbackOpt, BatchFilesOpt, BatchMaxTokensOpt, BatchOpt, BatchPollOpt,
                        batch_options,
@@ -149,6 +151,7 @@ def personalize(
     timeout: Timeout = DEFAULT_TIMEOUT_S,
     transport: TransportOpt = DEFAULT_TRANSPORT,
     structured: Structured = DEFAULT_STRUCTURED,
+    max_answer_chars: MaxAnswerChars = DEFAULT_MAX_ANSWER_CHARS,
     answer_format: Annotated[str, typer.Option(
         envvar="JURYBOX_ANSWER_FORMAT", metavar="FORMAT", rich_help_panel=PANEL_PROTOCOL,
         help="How the judge answers: json (score, confidence, reasoning) or result-marker "
@@ -217,7 +220,8 @@ def personalize(
     price = resolve_price(model, price_in, price_out, price_batch)
     options = run_options(concurrency=concurrency, attempts=attempts, timeout=timeout,
                           transport=transport, cache=cache, no_cache=no_cache,
-                          structured=structured, price=price,
+                          structured=structured, max_answer_chars=max_answer_chars,
+                          price=price,
                           batch=batch_options(batch, batch_fallback, batch_poll,
                                               batch_max_tokens, batch_files),
                           endpoints=pool, replicas=replicas, executor=executor,

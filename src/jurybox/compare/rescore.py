@@ -15,10 +15,11 @@ import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from ..datasets import BUCKETS, RecordedPair
 from ..errors import ConfigError, DataError, ParseError, ProviderError
+from ..limits import DEFAULT_MAX_ANSWER_CHARS, MAX_ANSWER_CHARS
 from ..parsing import ShownVerdict, parse_verdict, strip_thinking
 from ..protocols import Weights, to_original
 from ..providers import ChatRequest, ChatResponse
@@ -304,4 +305,23 @@ def rescore_run(run_dir: str | Path, out: str | Path, *, hooks: RunHooks | None 
         warnings.warn(SkippedLinesWarning(answers.problems()), stacklevel=2)
     return replay_bench(config_from_manifest(manifest), endpoint, answers, out,
                         expected_sha256=manifest["dataset"]["sha256"], hooks=hooks,
-                        structured=last.get("mode", "off"))
+                        structured=last.get("mode", "off"),
+                        max_answer_chars=_answer_budget(run_dir, manifest))
+
+
+def _answer_budget(run_dir: Path, manifest: dict[str, Any]) -> int:
+    """The answer budget the run read its answers with (run.json ``options``; runs before
+    the budget was recorded: the default), so a replay reads them alike.
+
+    Raises:
+        DataError: run.json's ``options.max_answer_chars`` is not a whole number from 1 to
+            :data:`~jurybox.limits.MAX_ANSWER_CHARS`.
+    """
+    options = manifest.get("options")
+    budget = (options.get("max_answer_chars", DEFAULT_MAX_ANSWER_CHARS)
+              if isinstance(options, dict) else DEFAULT_MAX_ANSWER_CHARS)
+    if isinstance(budget, bool) or not isinstance(budget, int) or not (
+            1 <= budget <= MAX_ANSWER_CHARS):
+        raise DataError(run_dir / "run.json", f"field 'options.max_answer_chars' must be a "
+                        f"whole number from 1 to {MAX_ANSWER_CHARS:,}, got {budget!r:.40}")
+    return budget

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..datasets import (BUNDLED, Item, ItemSelection, LoadedDataset, load_dataset,
                         select_items)
-from ..limits import sampling_problem
+from ..limits import DEFAULT_MAX_ANSWER_CHARS, sampling_problem
 from ..errors import ConfigError, DataError
 from ..fields import check_arguments, check_fields
 from ..protocols.prompts import LISTWISE_PROMPT_VERSION
@@ -357,16 +357,19 @@ def _bench_run(config: BenchConfig, out: Path, options: RunOptions | None,
 def replay_bench(config: BenchConfig, provider: Provider, answers: AnswerStore,
                  out: str | Path, *, expected_sha256: str | None = None,
                  hooks: RunHooks | None = None,
-                 structured: StructuredMode = "off") -> BenchResult:
+                 structured: StructuredMode = "off",
+                 max_answer_chars: int = DEFAULT_MAX_ANSWER_CHARS) -> BenchResult:
     """Run a bench offline: every answer comes from ``answers``, none from a model (a request
     it lacks is a recorded failure). ``provider`` only supplies the endpoint identity that
-    cache keys were made with, and ``structured`` the structured-output mode the run's
-    requests were made in. Used by ``jurybox score`` to replay a run's calls.jsonl.
+    cache keys were made with, ``structured`` the structured-output mode the run's
+    requests were made in, and ``max_answer_chars`` the answer budget it read answers with.
+    Used by ``jurybox score`` to replay a run's calls.jsonl.
 
     Raises:
         DataError: the dataset's bytes differ from ``expected_sha256``.
     """
     bench = prepare_bench(config, expected_sha256)
-    engine = Engine(provider, RunOptions(structured=structured), hooks=hooks, answers=answers,
-                    offline=True)
+    engine = Engine(provider, RunOptions(structured=structured,
+                                         max_answer_chars=max_answer_chars),
+                    hooks=hooks, answers=answers, offline=True)
     return engine.run(_job(bench, Path(out), True))

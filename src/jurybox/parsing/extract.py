@@ -1,10 +1,13 @@
 """Find the JSON object a judge meant, wherever it put it, in time linear in the reply.
 
 Judges wrap answers in ``<think>`` blocks, code fences and prose. The judge's **last** JSON
-object in the visible text (think blocks removed) is its answer, fenced or not: a draft before
-it, valid or not, never stands in for it (:func:`final_object`). An object that repeats a key,
-is nested deeper than :data:`MAX_DEPTH` levels, or starts like JSON (``{"`` or ``{'``) but does
-not decode is still the judge's answer when it comes last: a parse failure naming why.
+object in the visible text (think blocks removed) that holds one of the answer's keys is its
+answer, fenced or not: a draft before it, valid or not, never stands in for it, and an object
+after it that holds none of the answer's keys (data the judge quoted) is not an answer
+(:func:`final_object`). An answer object that repeats a key or starts like JSON (``{"`` or
+``{'``) but does not decode is still the judge's answer: a parse failure naming why. Values
+nested deeper than :data:`MAX_DEPTH` levels are read as :class:`TooDeep` (never decoded: json
+recurses once per level), so a verdict beside a 900-deep object is still read.
 
 How objects are found (:func:`json_spans`), in one left-to-right scan: outside objects the scan
 looks for ``{``; from there it reads as JSON does (strings whole, so a brace or a tag in a
@@ -16,7 +19,8 @@ have been read out of step with the text's); one that starts like JSON and has n
 it is a broken object (the reply ends inside it). Every character is read a bounded number of
 times, and only objects that start like JSON are decoded, each once, from a slice (a decoding
 error's line count is then the slice's, not the reply's), so the work is linear in the reply's
-length; replies longer than :data:`MAX_REPLY_CHARS` are not read at all (:func:`check_length`).
+length; replies longer than the answer budget (:data:`MAX_REPLY_CHARS` characters unless
+set: :func:`answer_budget`, ``--max-answer-chars``) are not read at all (:func:`check_length`).
 The previous parser tried a decode at every ``{`` and looked for a closing tag from every
 opening one, which is quadratic: 200 kB of ``{`` took 29 s, 200 kB of ``<think>`` 295 s.
 
@@ -33,22 +37,33 @@ import math
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, TypeVar
+
+from ..limits import DEFAULT_MAX_ANSWER_CHARS
 
 T = TypeVar("T")
 
 __all__ = ["strip_thinking", "json_objects", "looks_like_refusal", "number_field",
            "final_object", "JSONSpan", "json_spans", "json_span_at", "last_json_span",
-           "repeated_keys_message", "BadNumber", "check_length", "digits_hint", "shorten",
-           "MAX_DEPTH", "MAX_REPLY_CHARS"]
+           "repeated_keys_message", "BadNumber", "TooDeep", "check_length", "answer_budget",
+           "digits_hint", "shorten", "MAX_DEPTH", "MAX_REPLY_CHARS"]
 
-#: The longest reply read, in characters (about 250,000 tokens, far above any judge's
-#: ``max_tokens``); a longer reply is a parse failure saying so (:func:`check_length`).
-MAX_REPLY_CHARS = 1_000_000
-#: The deepest nesting of objects and arrays read (a judgment needs 3); a deeper object is a
-#: parse failure saying so, never decoded (:mod:`json` would recurse once per level).
+#: The default answer budget: the longest reply read, in characters (about 250,000 tokens,
+#: far above any judge's ``max_tokens``); a longer reply is a parse failure saying so
+#: (:func:`check_length`). Set for a run with ``--max-answer-chars`` (up to
+#: :data:`jurybox.limits.MAX_ANSWER_CHARS`), in Python with :func:`answer_budget`.
+MAX_REPLY_CHARS = DEFAULT_MAX_ANSWER_CHARS
+#: The deepest nesting of objects and arrays decoded (a judgment needs 3); a value nested
+#: deeper is read as :class:`TooDeep`, never decoded (:mod:`json` would recurse once per level).
 MAX_DEPTH = 32
+#: The answer budget in effect (None: :data:`MAX_REPLY_CHARS`): see :func:`answer_budget`.
+_BUDGET: ContextVar[int | None] = ContextVar("jurybox_answer_budget", default=None)
+# what stands for a value nested too deep in the text decoded (a JSON string no judge writes)
+_TOO_DEEP_MARK = r'"\u0000jurybox:too-deep\u0000"'
+_TOO_DEEP_VALUE = "\x00jurybox:too-deep\x00"
 #: How many times the scan goes back to just after a ``{`` that is never closed.
 _RESTARTS = 2
 #: The longest JSON integer literal read as an int; longer ones are read as floats.
@@ -76,7 +91,7 @@ _ASCII_SPACE = " \t\r\n"
 def shorten(value: object, limit: int = 40) -> str:
     """``repr(value)`` cut to about ``limit`` characters (``'999…' (5000 characters)``), for
     error messages that quote what a judge wrote (a re-ask and calls.jsonl stay short)."""
-    if isinstance(value, BadNumber):
+    if isinstance(value, (BadNumber, TooDeep)):
         return str(value)
     if isinstance(value, str) and len(value) > limit:
         return f"{value[:limit]!r}… ({len(value):,} characters)"
@@ -105,6 +120,16 @@ class BadNumber:
     def __str__(self) -> str:
         return self.literal if self.length <= 20 else (
             f"{self.literal}… (a number of {self.length:,} characters)")
+
+
+@dataclass(frozen=True)
+class TooDeep:
+    """What a JSON value nested deeper than :data:`MAX_DEPTH` levels reads as (it is never
+    decoded): a score written as one fails naming it; a rationale holding one is kept as
+    text."""
+
+    def __str__(self) -> str:
+        return f"a value nested more than {MAX_DEPTH} levels deep"
 
 
 def _read_int(literal: str) -> int | float | BadNumber:
@@ -204,8 +229,8 @@ def _objects(text: str) -> list[tuple[int, int, int]]:
     while (start := _next_brace(text, pos, out)) is not None:
         end, found = _match(text, start)
         if end is None:
-            if _JSON_LIKE.match(text, start):
-                unclosed = start
+            if unclosed is None and _JSON_LIKE.match(text, start):
+                unclosed = start  # the outermost: a restart finds the objects it opens
             if restarts < _RESTARTS and text.find('"', start) != -1:
                 restarts += 1  # its quotes may have been read out of step: read again after it
                 pos = start + 1
@@ -240,6 +265,48 @@ class JSONSpan:
     problem: str | None = None
 
 
+def _shallow(text: str, start: int, end: int) -> str:
+    """``text[start:end]`` (an object as :func:`_match` found it) with every value that opens
+    deeper than :data:`MAX_DEPTH` levels replaced by a mark, in one pass over its tokens: what
+    is left nests at most :data:`MAX_DEPTH` levels, so :mod:`json` decodes it without deep
+    recursion (strings are read whole; any bracket closes a level, so a text with mismatched
+    brackets stays invalid JSON and no deeper)."""
+    parts: list[str] = []
+    keep, depth, cut = start, 0, None  # text[keep:] not yet copied; cut: where a skip began
+    for m in _IN_OBJECT.finditer(text, start, end):
+        first, last = m.span()
+        c = text[first]
+        if c == '"':
+            if last - first == 1:
+                break  # a string never closed: the rest is copied (json fails on it)
+            continue
+        if c in "{[":
+            if cut is None and depth + (last - first) > MAX_DEPTH:
+                cut = first + (MAX_DEPTH - depth)
+                parts.append(text[keep:cut])
+            depth += last - first
+            continue
+        closed = min(last - first, depth)
+        if cut is not None and depth - closed <= MAX_DEPTH:
+            at = first + (depth - MAX_DEPTH)  # the bracket closing the value cut out
+            parts.append(_TOO_DEEP_MARK)
+            keep, cut = at, None
+        depth -= closed
+    if cut is None:
+        parts.append(text[keep:end])
+    return "".join(parts)
+
+
+def _mark_too_deep(value: Any) -> Any:
+    """``value`` (decoded from :func:`_shallow`'s text, so at most :data:`MAX_DEPTH` deep)
+    with every mark read as a :class:`TooDeep`."""
+    if isinstance(value, dict):
+        return {k: _mark_too_deep(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_mark_too_deep(v) for v in value]
+    return TooDeep() if value == _TOO_DEEP_VALUE else value
+
+
 class _Reader:
     """Decodes found objects: repeated keys noted, numbers no float holds as BadNumber."""
 
@@ -260,18 +327,20 @@ class _Reader:
         if height == 0:
             return JSONSpan(None, start, end, problem="the JSON object is never closed (the "
                                                       "reply ends inside it)")
-        if height > MAX_DEPTH:
-            return JSONSpan(None, start, end, problem=f"the JSON object is nested more than "
-                                                      f"{MAX_DEPTH} levels deep")
         self.repeated.clear()
-        try:  # a slice: a decoding error counts lines in it, not in the whole reply
-            obj = self.decoder.decode(text[start:end])
+        # a slice: a decoding error counts lines in it, not in the whole reply; values deeper
+        # than MAX_DEPTH are cut out first (json recurses once per level)
+        piece = text[start:end] if height <= MAX_DEPTH else _shallow(text, start, end)
+        try:
+            obj = self.decoder.decode(piece)
         except ValueError as exc:  # JSONDecodeError, or a bug in a hook
-            where = (f" (at character {exc.pos + 1} of it)"
-                     if isinstance(exc, json.JSONDecodeError) else "")
+            where = (f" (at character {exc.pos + 1} of it)"  # of the text decoded
+                     if isinstance(exc, json.JSONDecodeError) and height <= MAX_DEPTH else "")
             why = str(getattr(exc, "msg", exc)).removesuffix(" at")  # "... character at"
             return JSONSpan(None, start, end,
                             problem=f"the JSON object is not valid JSON: {why}{where}")
+        if height > MAX_DEPTH:
+            obj = _mark_too_deep(obj)
         repeated = tuple(self.repeated)
         return JSONSpan(obj, start, end, repeated,
                         repeated_keys_message(repeated) if repeated else None)
@@ -370,18 +439,40 @@ def strip_thinking(text: str) -> str:
     return "".join(parts)
 
 
-def check_length(text: str) -> None:
-    """Refuse a reply too long to read.
+@contextmanager
+def answer_budget(max_chars: int | None) -> Iterator[None]:
+    """Within the block, replies up to ``max_chars`` characters are read (None: the default,
+    :data:`MAX_REPLY_CHARS`); the runner sets the run's ``max_answer_chars`` this way around
+    each parse. It holds for the current thread or task (a context variable; a worker thread
+    started by :func:`asyncio.to_thread` inherits it).
 
     Raises:
-        ParseError: ``text`` is longer than :data:`MAX_REPLY_CHARS`; the message says how
-            long it is and what is read. ``raw`` holds the text.
+        ValueError: ``max_chars`` is below 1.
+    """
+    if max_chars is not None and max_chars < 1:
+        raise ValueError(f"the answer budget must be at least 1 character, got {max_chars}")
+    token = _BUDGET.set(max_chars)
+    try:
+        yield
+    finally:
+        _BUDGET.reset(token)
+
+
+def check_length(text: str, max_chars: int | None = None) -> None:
+    """Refuse a reply longer than the answer budget: ``max_chars``, else the budget set by
+    :func:`answer_budget`, else :data:`MAX_REPLY_CHARS` characters.
+
+    Raises:
+        ParseError: ``text`` is over the budget; the message says how long it is, which
+            budget and how to set it. ``raw`` holds the text.
     """
     from ..errors import ParseError
 
-    if len(text) > MAX_REPLY_CHARS:
-        raise ParseError(f"the reply is {len(text):,} characters long; jurybox reads replies "
-                         f"of at most {MAX_REPLY_CHARS:,} characters: answer briefly", raw=text)
+    budget = max_chars or _BUDGET.get() or MAX_REPLY_CHARS
+    if len(text) > budget:
+        raise ParseError(f"the answer is {len(text):,} characters long, over the answer "
+                         f"budget of {budget:,} characters (--max-answer-chars): answer "
+                         f"briefly", raw=text)
 
 
 def json_objects(text: str) -> Iterator[dict]:
@@ -456,26 +547,45 @@ def repeated_keys_message(keys: tuple[str, ...]) -> str:
             f"{', '.join(shorten(k) for k in keys)}; write each key once")
 
 
-def final_object(text: str, validate: Callable[[dict], T]) -> T:
+def _holder(text: str, found: list[tuple[int, int, int]], keys: tuple[str, ...]
+            ) -> JSONSpan | None:
+    """The last of the objects ``found`` in ``text`` that has one of ``keys`` at its top
+    level (one that cannot be decoded: whose text names one as a key, in either quotes),
+    decoded; None when none has."""
+    reader = _Reader()
+    named = re.compile("[\"'](?:" + "|".join(re.escape(k) for k in keys) + ")[\"']\\s*:")
+    for start, end, height in reversed(found):
+        span = reader.span(text, start, end, height)
+        if (any(k in span.obj for k in keys) if span.obj is not None
+                else named.search(text, start, end) is not None):
+            return span
+    return None
+
+
+def final_object(text: str, validate: Callable[[dict], T], keys: tuple[str, ...] = ()
+                 ) -> T:
     """The judge's answer: the **last** JSON object of the visible text (think blocks
-    removed, fenced or not), validated. An earlier object, valid or not, never stands in for
-    a last one that fails: the judge's last answer is its answer.
+    removed, fenced or not) that holds one of ``keys`` (the answer's own keys; any object
+    when ``keys`` is empty, or when none holds one), validated. An earlier object, valid or
+    not, never stands in for a last one that fails: the judge's last answer is its answer;
+    a later object that holds none of ``keys`` is data the judge quoted, not an answer.
 
     Raises:
-        ParseError: the text is too long (:func:`check_length`); the last object fails
-            ``validate`` (its message, for the re-ask), repeats a key, does not decode, is
-            never closed or is too deep (the message says which); the text reads as a refusal
+        ParseError: the text is over the answer budget (:func:`check_length`); the answer
+            object fails ``validate`` (its message, for the re-ask), repeats a key, does not
+            decode or is never closed (the message says which); the text reads as a refusal
             (``kind="refusal"``); or there is no JSON object. ``raw`` holds the text.
     """
     from ..errors import ParseError
 
     check_length(text)
     visible = strip_thinking(text)
-    span = last_json_span(visible)
-    if span is None:
+    found = _objects(visible)
+    if not found:
         if looks_like_refusal(visible, visible=True):
             raise ParseError("the judge refused", raw=text, kind="refusal")
         raise ParseError("no JSON object found in the reply", raw=text)
+    span = (keys and _holder(visible, found, keys)) or _Reader().span(visible, *found[-1])
     if span.problem is not None or span.obj is None:
         raise ParseError(span.problem or "the JSON object cannot be read", raw=text)
     try:

@@ -12,6 +12,9 @@ from .extract import digits_hint, final_object, number_field, shorten
 __all__ = ["CandidateJudgment", "ListwiseJudgment", "parse_listwise"]
 
 _FLAGS = ("major_factual_error", "hallucinated_specificity", "calibrated_uncertainty")
+#: The keys that make a JSON object a listwise answer (an object with none of them, after it,
+#: is data the judge quoted: :func:`~jurybox.parsing.extract.final_object`).
+ANSWER_KEYS = ("candidates", "ranking", "rationale")
 
 
 @dataclass(frozen=True)
@@ -137,19 +140,20 @@ def _ranking(value: object, labels: tuple[str, ...], problems: list[str]) -> tup
 def parse_listwise(text: str, labels: tuple[str, ...]) -> ListwiseJudgment:
     """Extract a listwise judgment for ``labels`` from raw judge text.
 
-    The judge's answer is the **last** JSON object of the visible text (think blocks
-    removed; fenced, bare or in prose): when it is invalid the call fails, whatever valid
-    draft came before (:func:`~jurybox.parsing.extract.final_object`). Scores are numbers 0-100
-    or numeric strings in ASCII decimal digits ("85/100" and "85 out of 100" read as 85, a
-    fraction out of anything else fails; "1_0", "１０", NaN, infinities fail); flags booleans
-    or "true"/"false" strings. Scores that are all within [0, 1], one at least fractional, are
-    a 0-1 scale and fail (see :func:`_scale_problem`). An object that repeats a key at any
-    level fails, naming the key.
+    The judge's answer is the **last** JSON object of the visible text (think blocks removed;
+    fenced, bare or in prose) that holds ``candidates``, ``ranking`` or ``rationale``: when it
+    is invalid the call fails, whatever valid draft came before; an object after it with none of
+    them is not an answer (:func:`~jurybox.parsing.extract.final_object`). Scores are numbers
+    0-100 or numeric strings in ASCII decimal digits ("85/100" and "85 out of 100" read as 85, a
+    fraction out of anything else fails; "1_0", "１０", NaN, infinities fail); flags booleans or
+    "true"/"false" strings. Scores that are all within [0, 1], one at least fractional, are a
+    0-1 scale and fail (see :func:`_scale_problem`). An object that repeats a key at any level
+    fails, naming the key.
 
     Raises:
         ParseError: the last object does not validate (the message names **every** problem
             found, for the re-ask), cannot be read, or there is none (``kind="refusal"`` when
-            the text reads as a refusal); the text is longer than
-            :data:`~jurybox.parsing.extract.MAX_REPLY_CHARS`. ``raw`` holds the text.
+            the text reads as a refusal); the text is over the
+            answer budget (:func:`~jurybox.parsing.extract.check_length`). ``raw`` holds the text.
     """
-    return final_object(text, lambda obj: _validate(obj, labels))
+    return final_object(text, lambda obj: _validate(obj, labels), ANSWER_KEYS)

@@ -26,6 +26,9 @@ _DECORATION = " \t:*_`()\"'."
 #: The confidence of a result-marker answer, which states none: full, so the confidence
 #: filter keeps every such answer and the vote is a plain majority of the seeds.
 MARKER_CONFIDENCE = 100.0
+#: The keys that make a JSON object a rubric answer (an object with none of them, after it,
+#: is data the judge quoted: :func:`~jurybox.parsing.extract.final_object`).
+ANSWER_KEYS = ("score", "confidence", "reasoning")
 
 
 @dataclass(frozen=True)
@@ -59,7 +62,9 @@ def parse_rubric(text: str, valid: Callable[[float], bool], allowed: str, *,
     """Read ``{"score": ..., "confidence": ..., "reasoning": ...}`` from raw judge text.
 
     The judge's answer is the **last** JSON object of the visible text (think blocks
-    removed, fenced or not): when it is invalid the call fails, whatever came before.
+    removed, fenced or not) that holds ``score``, ``confidence`` or ``reasoning``: when it
+    is invalid the call fails, whatever came before; a later object with none of them is
+    not an answer.
     Numbers are JSON numbers or numeric strings in ASCII decimal digits
     (:func:`~jurybox.parsing.extract.number_field`).
 
@@ -73,8 +78,8 @@ def parse_rubric(text: str, valid: Callable[[float], bool], allowed: str, *,
     Raises:
         ParseError: the last object does not validate (the message names every problem:
             score and confidence), cannot be read, or there is none; a refusal
-            (``kind="refusal"``); a text longer than
-            :data:`~jurybox.parsing.extract.MAX_REPLY_CHARS`. ``raw`` holds the text.
+            (``kind="refusal"``); a text over the
+            answer budget (:func:`~jurybox.parsing.extract.check_length`). ``raw`` holds the text.
     """
     def validate(obj: dict) -> RubricJudgment:
         problems: list[str] = []
@@ -96,7 +101,7 @@ def parse_rubric(text: str, valid: Callable[[float], bool], allowed: str, *,
         return RubricJudgment(int(score), confidence,
                               reasoning if isinstance(reasoning, str) else str(reasoning))
 
-    return final_object(text, validate)
+    return final_object(text, validate, ANSWER_KEYS)
 
 
 def parse_rubric_marker(text: str, valid: Callable[[float], bool], allowed: str, *,
@@ -117,8 +122,8 @@ def parse_rubric_marker(text: str, valid: Callable[[float], bool], allowed: str,
     Raises:
         ParseError: no marker (``kind="refusal"`` when the text reads as a refusal), the
             last marker's score is not ``allowed`` (the message names the scale, for the
-            re-ask; only ASCII decimal digits are read), or the text is longer than
-            :data:`~jurybox.parsing.extract.MAX_REPLY_CHARS`. ``raw`` holds the text.
+            re-ask; only ASCII decimal digits are read), or the text is over the
+            answer budget (:func:`~jurybox.parsing.extract.check_length`). ``raw`` holds the text.
     """
     check_length(text)
     visible = strip_thinking(text)

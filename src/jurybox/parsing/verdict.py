@@ -157,8 +157,8 @@ def parse_verdict(text: str, *, rule: Literal["last", "unanimous"] = "last") -> 
     Raises:
         ParseError: no verdict (``kind="refusal"`` when the text reads as a refusal), the last
             verdict inside a JSON object with a repeated key, under ``"unanimous"`` tokens
-            that disagree, or a text longer than
-            :data:`~jurybox.parsing.extract.MAX_REPLY_CHARS`. ``raw`` holds the text.
+            that disagree, or a text over the answer budget
+            (:func:`~jurybox.parsing.extract.check_length`). ``raw`` holds the text.
     """
     check_length(text)
     visible = strip_thinking(text)

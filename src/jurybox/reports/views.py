@@ -18,7 +18,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..errors import ParseError
+from ..limits import MAX_ANSWER_CHARS
 from ..parsing import parse_listwise, parse_verdict
+from ..parsing.extract import answer_budget
 from ..protocols import RunView, Weights, consensus, credit, labels_for, run_view, to_original
 from ..protocols import winners as consensus_winners
 from ..protocols.pairwise import orders_disagree
@@ -237,11 +239,13 @@ def _call_view(call_id: str, protocols: tuple[str, ...], records: Sequence[dict[
     if last.outcome != "ok":
         return _failed(base, last.outcome,
                        last.error or last.parse_error or f"{last.outcome} failure")
-    try:
-        if task == "listwise":
-            judgment = parse_listwise(last.text, labels=labels)
-            return _replace(base, run=run_view(judgment, order), rationale=judgment.rationale)
-        shown = parse_verdict(last.text).verdict
+    try:  # the answer was read when recorded, within the run's budget: any budget here
+        with answer_budget(MAX_ANSWER_CHARS):
+            if task == "listwise":
+                judgment = parse_listwise(last.text, labels=labels)
+                return _replace(base, run=run_view(judgment, order),
+                                rationale=judgment.rationale)
+            shown = parse_verdict(last.text).verdict
         return _replace(base, shown_verdict=shown, verdict=to_original(shown, order))
     except ParseError as exc:  # parsed when recorded, not by the current parser
         return _failed(base, exc.kind if exc.kind == "refusal" else "parse",

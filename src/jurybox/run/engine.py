@@ -300,7 +300,8 @@ class Engine:
                             retry=self.options.retry, on_call=self._logger(rundir),
                             abort_after=None if self.offline or batch else
                             self.options.abort_after,
-                            offline=self.offline, on_format_refused=formats.refused)
+                            offline=self.offline, on_format_refused=formats.refused,
+                            max_answer_chars=self.options.max_answer_chars)
             with rundir.session(self._manifest(job), runner.totals.as_dict,
                                 {"executor": self._executor()}) as session:
                 session["structured"] = formats.state()
@@ -402,7 +403,8 @@ class Engine:
                             "cache": None if o.cache_path is None else redact_text(
                                 str(o.cache_path)),
                             "abort_after": o.abort_after, "window": o.items_in_flight,
-                            "structured": o.structured}}
+                            "structured": o.structured,
+                            "max_answer_chars": o.max_answer_chars}}
 
     def _executor(self) -> dict[str, Any]:
         """Where this session's calls are made, for its run.json record (not the run's

@@ -18,7 +18,8 @@ from ..batch.options import BATCH_WINDOW, BatchOptions
 from ..cost.prices import Price
 from ..errors import ConfigError
 from ..fields import check_fields
-from ..limits import MAX_CONCURRENCY, MAX_TIMEOUT_S, MAX_WINDOW
+from ..limits import (DEFAULT_MAX_ANSWER_CHARS, MAX_ANSWER_CHARS, MAX_CONCURRENCY, MAX_TIMEOUT_S,
+                      MAX_WINDOW)
 from ..providers.endpoints import Replica
 from ..providers.transport import Transport
 from ..runner.retry import RetryPolicy
@@ -87,6 +88,9 @@ class RunOptions:
             only with ``executor="ray"``.
         ray_actors: Ray actors making the calls, >= 1 (``executor="ray"``; a local Ray that
             jurybox starts takes at most 4 a core).
+        max_answer_chars: the answer budget, characters, 1 to :data:`MAX_ANSWER_CHARS`: a
+            judge's answer longer than this is a recorded parse failure saying so (its
+            length, the budget), unread; within it the verdict is found wherever it is.
 
     Raises:
         ConfigError: a value out of range (the message names the parameter).
@@ -107,6 +111,7 @@ class RunOptions:
     executor: Executor = DEFAULT_EXECUTOR
     ray_address: str | None = None
     ray_actors: int = DEFAULT_RAY_ACTORS
+    max_answer_chars: int = DEFAULT_MAX_ANSWER_CHARS
 
     def __post_init__(self) -> None:
         if isinstance(self.endpoints, (str, os.PathLike)) or (
@@ -132,6 +137,9 @@ class RunOptions:
         if self.window is not None and not 1 <= self.window <= MAX_WINDOW:
             raise ConfigError(f"window must be between 1 and {MAX_WINDOW:,}, got "
                               f"{self.window:,}")
+        if not 1 <= self.max_answer_chars <= MAX_ANSWER_CHARS:
+            raise ConfigError(f"max_answer_chars (--max-answer-chars) must be between 1 and "
+                              f"{MAX_ANSWER_CHARS:,}, got {self.max_answer_chars:,}")
         if not 1 <= self.replicas <= MAX_REPLICAS:
             raise ConfigError(f"replicas must be between 1 and {MAX_REPLICAS}, got "
                               f"{self.replicas:,}")

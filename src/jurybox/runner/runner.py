@@ -17,12 +17,13 @@ from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 from ..cache import cache_key
 from ..errors import (EndpointGoneError, FormatRefusedError, ParseError, ProviderError,
                       RetryableProviderError)
+from ..parsing.extract import MAX_REPLY_CHARS, answer_budget
 from ..providers import ChatRequest, ChatResponse, Message, Provider
 from .records import CallRecord, Failure, FailureKind, Outcome, Totals
 from .retry import RetryPolicy
 
-__all__ = ["AnswerStore", "INLINE_PARSE_CHARS", "Job", "ParserFailed", "REASK_JSON", "Runner",
-           "parse_answer", "reask_request"]
+__all__ = ["AnswerStore", "INLINE_PARSE_CHARS", "Job", "ParserFailed", "REASK_ECHO_CHARS",
+           "REASK_JSON", "Runner", "parse_answer", "reask_request"]
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -31,6 +32,10 @@ T = TypeVar("T")
 REASK_JSON = "only the JSON object in the format asked for above"
 #: Answers longer than this (characters) are parsed in a worker thread (:func:`parse_answer`).
 INLINE_PARSE_CHARS = 16_384
+#: The most of an unusable answer a re-ask sends back (characters): a longer one is sent as
+#: its first and last halves of this with the length left out between them, so a 5 MB answer
+#: does not make a 5 MB request (HTTP 413) and the judge still sees how it began and ended.
+REASK_ECHO_CHARS = 20_000
 
 
 class AnswerStore(Protocol):
@@ -63,8 +68,13 @@ def reask_request(request: ChatRequest, raw: str, error: str, *,
                   asked: str = REASK_JSON) -> ChatRequest:
     """The follow-up request after unusable output: the conversation, the judge's reply, and
     the validation error with a request to answer again with ``asked`` (the answer format:
-    a JSON object unless the job asked for verdict tokens or a result marker)."""
+    a JSON object unless the job asked for verdict tokens or a result marker). A reply
+    longer than :data:`REASK_ECHO_CHARS` is sent back shortened (its start and end)."""
     follow_up = f"Your reply could not be used: {error}. Reply again with {asked}."
+    if len(raw) > REASK_ECHO_CHARS:
+        half = REASK_ECHO_CHARS // 2
+        raw = (f"{raw[:half]}\n[... {len(raw) - 2 * half:,} characters of this reply left "
+               f"out ...]\n{raw[-half:]}")
     return request.model_copy(update={"messages": request.messages + (
         Message(role="assistant", content=raw), Message(role="user", content=follow_up))})
 
@@ -79,8 +89,9 @@ async def parse_answer(parse: Callable[[str], T], text: str) -> T:
     """``parse(text)``, off the event loop when ``text`` is long.
 
     Why both bounds and a thread: jurybox's parsers are linear in the text and refuse texts
-    over :data:`jurybox.parsing.extract.MAX_REPLY_CHARS`, so no parse is unbounded; but at
-    that cap the most hostile shapes still take up to about a second of pure Python
+    over the answer budget (:data:`jurybox.parsing.extract.MAX_REPLY_CHARS` by default), so
+    no parse is unbounded; but at that cap the most hostile shapes still take up to about a
+    second of pure Python (a few seconds at 5 MB)
     (``benchmarks/hostile_answers.py``), and on the loop every call in flight would wait
     for it. In a worker thread the loop keeps running: CPython hands the interpreter over
     every ``sys.getswitchinterval()`` (5 ms), so the loop stalls only for the longest single
@@ -138,6 +149,8 @@ class Runner:
             with the request; returns the request to send instead (a lower mode, or none), or
             None to record the refusal as an API failure. The refused call is logged; it is
             neither a failure nor counted against ``abort_after``.
+        max_answer_chars: the answer budget: an answer longer than this (characters) is a
+            parse failure saying so, unread (:func:`~jurybox.parsing.extract.check_length`).
     """
 
     def __init__(self, provider: Provider, *, cache: AnswerStore | None = None,
@@ -145,10 +158,13 @@ class Runner:
                  on_call: Callable[[CallRecord], None] | None = None,
                  rng: random.Random | None = None, abort_after: int | None = 25,
                  offline: bool = False,
-                 on_format_refused: Callable[[ChatRequest], ChatRequest | None] | None = None
-                 ) -> None:
+                 on_format_refused: Callable[[ChatRequest], ChatRequest | None] | None = None,
+                 max_answer_chars: int = MAX_REPLY_CHARS) -> None:
         if concurrency < 1:
             raise ValueError(f"concurrency must be >= 1, got {concurrency}")
+        if max_answer_chars < 1:
+            raise ValueError(f"max_answer_chars must be >= 1, got {max_answer_chars}")
+        self.max_answer_chars = max_answer_chars
         self.provider, self.cache, self.reask = provider, cache, reask
         self.retry = retry or RetryPolicy()
         self.on_call = on_call
@@ -191,7 +207,7 @@ class Runner:
                 return self._api_failure(record, first_key)
             self._failed_in_a_row = 0
             try:
-                value = await _usable(job, record)
+                value = await _usable(job, record, self.max_answer_chars)
             except (ParserFailed, ParseError) as exc:
                 if stored and not self.offline:
                     log.debug("cached answer %s cannot be used (%s): asking again", key[:12],
@@ -313,8 +329,8 @@ class Runner:
                           **_shown(request))
 
 
-async def _usable(job: Job[T], record: CallRecord) -> T:
-    """The judgment in ``record``'s answer.
+async def _usable(job: Job[T], record: CallRecord, max_chars: int) -> T:
+    """The judgment in ``record``'s answer, read within the answer budget ``max_chars``.
 
     Raises:
         ParseError: the answer cannot be used (cut off at the token limit, or ``job.parse``
@@ -324,7 +340,8 @@ async def _usable(job: Job[T], record: CallRecord) -> T:
     if record.finish_reason == "length":
         raise ParseError("the answer was cut off at the token limit (finish_reason "
                          "'length'); answer more briefly", raw=record.text)
-    return await parse_answer(job.parse, record.text)
+    with answer_budget(max_chars):  # the worker thread of a long parse inherits it
+        return await parse_answer(job.parse, record.text)
 
 
 def _shown(request: ChatRequest) -> dict[str, Any]:
