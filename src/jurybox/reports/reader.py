@@ -18,6 +18,7 @@ from ..errors import DataError, JuryboxError
 from ..protocols import Weights, protocol_class
 from .flags import Comparison, ItemFlags, Marks, item_flags, marks_of
 from ..rundir.files import unit_of
+from ..rundir.layout import RunPaths
 from ..rundir.lines import (RunFiles, call_offsets, line_offsets, read_lines_at,
                             read_run_files)
 from .views import ItemView, Task, build_item
@@ -25,7 +26,7 @@ from .views import ItemView, Task, build_item
 __all__ = ["RunFiles", "RunReader", "read_run_files"]
 
 
-class RunReader:
+class RunReader(RunPaths):
     """A run directory opened for reading (no lock: a run still going can be read).
 
     Attributes:
@@ -89,14 +90,6 @@ class RunReader:
     def marks(self, item_id: str) -> dict[str, Marks]:
         """What the flags need of each protocol's latest decision on the item."""
         return self._marks.get(item_id, {})
-
-    @property
-    def items_path(self) -> Path:
-        return self.path / "items.jsonl"
-
-    @property
-    def calls_path(self) -> Path:
-        return self.path / "calls.jsonl"
 
     def _task(self) -> str:
         if self.summary.get("task") in ("listwise", "pairwise"):

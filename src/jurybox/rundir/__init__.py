@@ -13,14 +13,15 @@ import typing as _typing
 from .._lazy import lazy_exports as _lazy_exports
 
 __all__ = ["FailedUnits", "LockHolder", "RUN_FILE_NAMES", "Records", "RunDir", "RunDirBusyError",
-           "RunFiles", "RunLock", "SCHEMA_VERSION", "call_offsets", "iter_lines_at",
+           "RunFiles", "RunLock", "RunPaths", "SCHEMA_VERSION", "call_offsets", "iter_lines_at",
            "iter_records", "line_offsets", "lock_holder", "lock_run_dir", "previous_sessions",
            "read_jsonl", "read_lines_at", "read_manifest", "read_run_files", "unit_of",
            "write_json_atomic", "write_text_atomic"]
 
 __getattr__, __dir__ = _lazy_exports(__name__, {
     "FailedUnits": ".writer",
-    "RUN_FILE_NAMES": ".writer",
+    "RUN_FILE_NAMES": ".layout",
+    "RunPaths": ".layout",
     "RunDir": ".writer",
     "lock_run_dir": ".writer",
     "LockHolder": ".lock",
@@ -50,4 +51,5 @@ if _typing.TYPE_CHECKING:
     from .lines import (RunFiles, call_offsets, iter_lines_at, line_offsets, read_lines_at,
                         read_run_files)
     from .lock import LockHolder, RunDirBusyError, RunLock, lock_holder
-    from .writer import RUN_FILE_NAMES, FailedUnits, RunDir, lock_run_dir
+    from .layout import RUN_FILE_NAMES, RunPaths
+    from .writer import FailedUnits, RunDir, lock_run_dir

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DataError
+from .layout import MANIFEST_FILE
 
 __all__ = ["Records", "SCHEMA_VERSION", "iter_records", "previous_sessions",
            "read_jsonl", "read_manifest", "unit_of", "write_json_atomic", "write_text_atomic"]
@@ -152,7 +153,7 @@ def previous_sessions(folder: str | Path) -> int:
     """How many sessions ``folder``'s run.json records (0 when there is none or it is
     unreadable): the simulated judge keys its injected API faults by it."""
     try:
-        manifest = read_manifest(Path(folder) / "run.json")
+        manifest = read_manifest(Path(folder) / MANIFEST_FILE)
     except DataError:
         return 0
     sessions = (manifest or {}).get("sessions")

@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 
 from ..errors import DataError
 from .files import read_manifest
+from .layout import MANIFEST_FILE, SUMMARY_FILE
 
 __all__ = ["RunFiles", "call_offsets", "iter_lines_at", "line_offsets", "read_lines_at",
            "read_run_files"]
@@ -140,15 +141,15 @@ def read_run_files(path: str | Path) -> RunFiles:
             JSON type in either file (naming the file and field).
     """
     path = Path(path)
-    manifest = read_manifest(path / "run.json")
+    manifest = read_manifest(path / MANIFEST_FILE)
     if manifest is None:
         raise DataError(path, "not a jurybox run directory (no run.json)")
-    _check_shape(path / "run.json", manifest, _MANIFEST_SHAPE)
-    summary = _read_summary(path / "summary.json")
-    _check_shape(path / "summary.json", summary, _SUMMARY_SHAPE)
+    _check_shape(path / MANIFEST_FILE, manifest, _MANIFEST_SHAPE)
+    summary = _read_summary(path / SUMMARY_FILE)
+    _check_shape(path / SUMMARY_FILE, summary, _SUMMARY_SHAPE)
     for name, entry in (summary.get("protocols") or {}).items():
         if not isinstance(entry, dict):
-            raise DataError(path / "summary.json", f"must be a JSON object, got {entry!r:.60}",
+            raise DataError(path / SUMMARY_FILE, f"must be a JSON object, got {entry!r:.60}",
                             field=f"protocols.{name}"[:80])
     return RunFiles(manifest, summary)
 

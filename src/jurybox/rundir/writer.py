@@ -35,9 +35,10 @@ from ..errors import ConfigError, DataError, JuryboxError
 from ..runner.records import Totals
 from .files import (SCHEMA_VERSION, drop_partial_tail, iter_records, read_manifest,
                     unit_of, write_json_atomic)
+from .layout import RUN_FILE_NAMES, RunPaths
 from .lock import RunLock
 
-__all__ = ["FailedUnits", "RUN_FILE_NAMES", "RunDir", "lock_run_dir"]
+__all__ = ["FailedUnits", "RunDir", "lock_run_dir"]
 
 log = logging.getLogger(__name__)
 
@@ -73,11 +74,7 @@ def lock_run_dir(path: str | Path) -> RunLock:
                           f"{exc.strerror or exc}") from None
 
 
-#: Names jurybox writes into a run directory (before run.json exists, a folder holding
-#: anything else and none of these is someone else's: --out / or a folder of notes).
-RUN_FILE_NAMES = frozenset({"input.jsonl", "run.json", "calls.jsonl", "items.jsonl",
-                            "summary.json", "report.html", "judgments.jsonl",
-                            "judgments.csv"})
+
 
 
 def _check_not_a_foreign_folder(path: Path) -> None:
@@ -92,7 +89,7 @@ def _check_not_a_foreign_folder(path: Path) -> None:
                           f"{sorted(names)[0][:60]!r}); give --out a new or empty folder")
 
 
-class RunDir:
+class RunDir(RunPaths):
     """A run directory opened for writing (or resuming), locked for this call.
 
     Args:
@@ -158,7 +155,7 @@ class RunDir:
             self._track(record)
         sessions = previous.get("sessions") or [] if previous else []
         if not (isinstance(sessions, list) and all(isinstance(x, dict) for x in sessions)):
-            raise DataError(self.path / "run.json", "field 'sessions' must be a list of "
+            raise DataError(self.manifest_path, "field 'sessions' must be a list of "
                             "objects; it was changed outside jurybox: restore it, or delete "
                             "the run directory to start over")
         self.sessions: list[dict] = list(sessions)
@@ -202,22 +199,6 @@ class RunDir:
                                 "totals": totals.as_dict(),
                                 "note": "ended without saying so (killed); totals derived "
                                         "from calls.jsonl"}
-
-    @property
-    def manifest_path(self) -> Path:
-        return self.path / "run.json"
-
-    @property
-    def items_path(self) -> Path:
-        return self.path / "items.jsonl"
-
-    @property
-    def calls_path(self) -> Path:
-        return self.path / "calls.jsonl"
-
-    @property
-    def summary_path(self) -> Path:
-        return self.path / "summary.json"
 
     @staticmethod
     def _append(fh, record: dict) -> None:
