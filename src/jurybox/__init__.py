@@ -9,7 +9,7 @@ run, compare, judging, agreement, rubrics, personalize, cli). Names are imported
 import importlib as _importlib
 import typing as _typing
 
-__version__ = "0.1.0"
+from ._version import __version__
 
 #: Root name -> the subpackage it comes from.
 _EXPORTS = {

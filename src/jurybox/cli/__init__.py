@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from .. import __version__
+from .._version import __version__
 from ..errors import ConfigError
 from ._common import CONTEXT_SETTINGS, EXIT_BAD_INPUT, JuryboxCommand, OneLineErrors, _error
 from ._logging import DEFAULT_LEVEL, SafeFormatter, log_level

@@ -39,7 +39,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Union
 
-from .. import __version__
+from .._version import __version__
 from ..compare.run import BenchConfig, PreparedBench, arun_bench, prepare_bench, run_bench
 from ..cost.prices import Price, bundled_price, resolve_price, with_batch_rate
 from ..errors import ConfigError, ProviderError, write_error

@@ -9,7 +9,7 @@ import json
 import re
 from pathlib import Path
 
-from .. import __version__
+from .._version import __version__
 
 __all__ = ["DEFAULT_MAX_ITEMS", "INPUTS_META", "report_inputs", "report_is_current"]
 

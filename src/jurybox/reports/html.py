@@ -28,7 +28,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from .. import __version__
+from .._version import __version__
 from ..errors import DataError
 from .curve import CurveCollector, PermutationCurve
 from .flags import Comparison, filter_names, flip_marks

@@ -22,7 +22,7 @@ from urllib.parse import quote
 
 from markupsafe import Markup, escape
 
-from .. import __version__
+from .._version import __version__
 from ..errors import ConfigError, JuryboxError
 from .assets import asset, page_script
 from .freshness import DEFAULT_MAX_ITEMS

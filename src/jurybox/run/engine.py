@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
-from .. import __version__
+from .._version import __version__
 from ..batch import BatchEvent, BatchProvider
 from ..cache import ResponseCache
 from ..cost.spent import run_cost
