@@ -10,7 +10,7 @@ server, the local judge, a served endpoint or a pool) and its provider is wrappe
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import replace
 
 from ..providers import Provider, redact_text
@@ -20,7 +20,7 @@ from .cluster import cluster_address, connect
 from .provider import RayProvider
 from .recipe import recipe_of
 
-__all__ = ["ray_endpoint"]
+__all__ = ["RayExecutor", "executor", "ray_endpoint"]
 
 
 @contextmanager
@@ -51,3 +51,20 @@ def ray_endpoint(model: str, *, base_url: str | None, options: RunOptions,
             yield provider
         finally:
             provider.close()
+
+
+class RayExecutor:
+    """The ``ray`` executor (:class:`~jurybox.run.executor.Executor`): the run's calls made
+    by Ray actors; declared as the ``ray`` entry point of ``jurybox.executors``."""
+
+    name = "ray"
+
+    @staticmethod
+    def open(model: str, *, base_url: str | None, options: RunOptions,
+             sim: Callable[[], SimJudge]) -> AbstractContextManager[Provider]:
+        """:func:`ray_endpoint`."""
+        return ray_endpoint(model, base_url=base_url, options=options, sim=sim)
+
+
+#: The entry point's object.
+executor = RayExecutor()

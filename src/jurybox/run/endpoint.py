@@ -16,6 +16,7 @@ from ..providers.endpoints import Replica, load_endpoints, parse_base_urls
 from ..providers.pool import PoolProvider
 from ..providers.urls import base_url_problem
 from ..sim import SimJudge, SimServer
+from .executor import executor_named
 from .options import RunOptions
 
 __all__ = ["LOCAL_TIMEOUT_S", "check_endpoint", "check_pool", "open_endpoint",
@@ -116,8 +117,10 @@ def open_endpoint(model: str, *, base_url: str | None, options: RunOptions,
         ConfigError: a bad spec, a missing API key, a local judge that cannot start, or a
             base URL given with an endpoint pool.
     """
-    if options.executor == "ray":  # the calls are made by Ray actors (jurybox.ray)
-        yield from _on_ray(model, base_url=base_url, options=options, sim=sim)
+    if options.executor != "local":  # a plugin makes the calls (ray: Ray actors)
+        with executor_named(options.executor).open(model, base_url=base_url, options=options,
+                                                   sim=sim) as provider:
+            yield provider
         return
     spec = check_endpoint(model, base_url)
     check_pool(spec, options)
@@ -174,12 +177,3 @@ def served_pool(spec: ModelSpec, replicas: Sequence[Replica], options: RunOption
                               f"key_env, and {exc}") from None
     return PoolProvider(providers, weights=[r.weight for r in replicas],
                         limits=[r.max_concurrency for r in replicas])
-
-
-def _on_ray(model: str, *, base_url: str | None, options: RunOptions,
-            sim: Callable[[], SimJudge]) -> Iterator[Provider]:
-    """:func:`open_endpoint` with ``executor="ray"``: :func:`jurybox.ray.ray_endpoint`."""
-    from ..ray.endpoint import ray_endpoint
-
-    with ray_endpoint(model, base_url=base_url, options=options, sim=sim) as provider:
-        yield provider
