@@ -21,7 +21,7 @@ def test_all_is_exact(name):
     assert public - exported == set(), f"{name} exports names missing from __all__"
 
 
-@pytest.mark.parametrize("name, package", [("ajudge", "judging"), ("arun_judge", "judging"),
+@pytest.mark.parametrize("name, package", [("ajudge", "api"), ("arun_judge", "judging"),
                                            ("arun_bench", "compare"),
                                            ("arun_personalize", "personalize")])
 def test_the_awaitable_forms_are_exported_from_the_root(name, package):

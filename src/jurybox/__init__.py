@@ -1,9 +1,10 @@
 """jurybox: robust, reproducible LLM-as-a-judge evaluation.
 
-The root exports the verbs and core types; each layer is a subpackage with its own
-``__all__`` (datasets, providers, sim, runner, cache, parsing, protocols, stats, rundir, reports,
-run, compare, judging, agreement, rubrics, personalize, cli). Names are imported on first use, so
-``import jurybox`` costs almost nothing.
+The root exports the verbs (from :mod:`jurybox.api`, the public layer above every package) and
+the core types; each layer is a subpackage with its own ``__all__`` (datasets, providers, sim,
+runner, cache, parsing, protocols, stats, rundir, reports, run, compare, judging, agreement,
+rubrics, personalize, cli; the layering: docs/architecture.md). Names are imported on first
+use, so ``import jurybox`` costs almost nothing.
 """
 
 import importlib as _importlib
@@ -33,7 +34,9 @@ _EXPORTS = {
     "PersonalizeConfig": "personalize", "run_personalize": "personalize",
     "arun_personalize": "personalize",
     "ItemJudgment": "judging", "JudgeConfig": "judging", "Judgments": "judging",
-    "judge": "judging", "run_judge": "judging", "ajudge": "judging", "arun_judge": "judging",
+    "run_judge": "judging", "arun_judge": "judging",
+    "judge": "api", "ajudge": "api", "bench": "api", "abench": "api", "personalize": "api",
+    "apersonalize": "api", "agreement": "api", "score": "api",
 }
 
 __all__ = [
@@ -66,11 +69,15 @@ __all__ = [
     "SimServer",
     "Weights",
     "__version__",
+    "abench",
     "accuracy",
+    "agreement",
     "ajudge",
+    "apersonalize",
     "arun_bench",
     "arun_judge",
     "arun_personalize",
+    "bench",
     "build_protocol",
     "judge",
     "load_listwise",
@@ -81,10 +88,12 @@ __all__ = [
     "order_diagnostics",
     "paired_comparison",
     "parse_spec",
+    "personalize",
     "run_agreement",
     "run_bench",
     "run_judge",
     "run_personalize",
+    "score",
 ]
 
 
@@ -105,8 +114,9 @@ if _typing.TYPE_CHECKING:
     from .cache import ResponseCache
     from .compare import BenchConfig, BenchResult, arun_bench, run_bench
     from .datasets import ListwiseItem, load_listwise, load_ratings
-    from .judging import (ItemJudgment, JudgeConfig, Judgments, ajudge, arun_judge, judge,
-                          run_judge)
+    from .api import (abench, agreement, ajudge, apersonalize, bench, judge, personalize,
+                      score)
+    from .judging import ItemJudgment, JudgeConfig, Judgments, arun_judge, run_judge
     from .errors import ConfigError, DataError, JuryboxError, ParseError, ProviderError
     from .personalize import PersonalizeConfig, arun_personalize, run_personalize
     from .protocols import DirectProtocol, PCFProtocol, Weights, build_protocol

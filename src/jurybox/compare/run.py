@@ -20,7 +20,8 @@ from ..limits import DEFAULT_MAX_ANSWER_CHARS, sampling_problem
 from ..errors import ConfigError, DataError
 from ..fields import check_arguments, check_fields
 from ..protocols.prompts import LISTWISE_PROMPT_VERSION
-from ..protocols import JudgingProtocol, Weights, build_protocol, protocol_class, protocol_names
+from ..protocols import (JudgingProtocol, Weights, build_protocol, protocol_class,
+                         protocol_label, protocol_names)
 from ..protocols.permutations import capped_orders
 from ..providers import Provider, redact_url
 from ..providers.spec import require_model
@@ -268,7 +269,7 @@ def _job(bench: PreparedBench, out: Path, replayed: bool) -> RunJob[Item, BenchS
                       seed=config.seed)
         return replace(s, n_items=info.n_units, simulated=info.simulated, model=config.model,
                        dataset=dataset.name, totals=info.totals.as_dict(), replayed=replayed,
-                       labels={p.name: _protocol_label(p) for p in bench.protocols})
+                       labels={p.name: protocol_label(p) for p in bench.protocols})
 
     return RunJob(
         out=Path(out), model=config.model,
@@ -282,15 +283,6 @@ def _job(bench: PreparedBench, out: Path, replayed: bool) -> RunJob[Item, BenchS
                               "n_items": bench.selection.n_items}},
         units=lambda: iter(bench.selection), n_units=bench.selection.n_items,
         unit_key=lambda item: item.item_id, protocols=bench.protocols, summarize=summarizer)
-
-
-def _protocol_label(protocol: JudgingProtocol) -> str:
-    """A protocol's name in tables, with its combination rule or adaptive mode when it has
-    one: ``"both-orders (strict)"``, ``"pcf (exact)"``."""
-    params = protocol.params()
-    rule = params.get("rule") or (params.get("adaptive") if params.get("adaptive") not in (
-        None, "off") else None)
-    return f"{protocol.name} ({rule})" if rule else protocol.name
 
 
 def run_bench(config: BenchConfig, out: str | Path, *, options: RunOptions | None = None,

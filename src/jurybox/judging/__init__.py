@@ -2,7 +2,9 @@
 
 ``jurybox judge FILE`` and :func:`judge` (items in memory; ``await ajudge(...)`` on a running
 event loop) run one protocol and return per-item winners, C_i and its components, agreement
-across permutations and flags.
+across permutations and flags. :mod:`.config` defines a run, :mod:`.run` runs one,
+:mod:`.call` judges items given in memory; juries are :func:`jurybox.judge`'s
+(:mod:`jurybox.api`).
 """
 
 import typing as _typing
@@ -10,8 +12,9 @@ import typing as _typing
 from .._lazy import lazy_exports as _lazy_exports
 
 __all__ = ["CSV_COLUMNS", "ItemJudgment", "JudgeConfig", "JudgeResult", "JudgeSummary",
-           "Judgments", "ajudge", "arun_judge", "default_judge_out", "judge", "prepare_judge",
-           "read_judgments", "run_judge", "write_judgments"]
+           "Judgments", "ajudge", "arun_judge", "check_judge_arguments", "check_judge_settings",
+           "default_judge_out", "judge", "prepare_judge", "read_judgments", "run_judge",
+           "write_judgments"]
 
 __getattr__, __dir__ = _lazy_exports(__name__, {
     "CSV_COLUMNS": ".results",
@@ -19,18 +22,21 @@ __getattr__, __dir__ = _lazy_exports(__name__, {
     "JudgeSummary": ".results",
     "read_judgments": ".results",
     "write_judgments": ".results",
-    "JudgeConfig": ".run",
+    "JudgeConfig": ".config",
+    "default_judge_out": ".config",
+    "prepare_judge": ".config",
     "JudgeResult": ".run",
     "Judgments": ".run",
-    "ajudge": ".run",
     "arun_judge": ".run",
-    "default_judge_out": ".run",
-    "judge": ".run",
-    "prepare_judge": ".run",
     "run_judge": ".run",
+    "ajudge": ".call",
+    "check_judge_arguments": ".call",
+    "check_judge_settings": ".call",
+    "judge": ".call",
 })
 
 if _typing.TYPE_CHECKING:
     from .results import CSV_COLUMNS, ItemJudgment, JudgeSummary, read_judgments, write_judgments
-    from .run import (JudgeConfig, JudgeResult, Judgments, ajudge, arun_judge, default_judge_out,
-                      judge, prepare_judge, run_judge)
+    from .call import ajudge, check_judge_arguments, check_judge_settings, judge
+    from .config import JudgeConfig, default_judge_out, prepare_judge
+    from .run import JudgeResult, Judgments, arun_judge, run_judge

@@ -1,4 +1,5 @@
-"""``judge``: pick the best of N candidates (or the better of two) where there is no gold.
+"""Run (or resume) a judge run from a :class:`~jurybox.judging.JudgeConfig`: pick the best of N
+candidates (or the better of two) where there is no gold.
 
 A judge run is a bench run of one protocol over items whose gold is optional, with the
 per-item judgments as its product: ``RUN/judgments.jsonl`` and ``RUN/judgments.csv`` next to
@@ -11,128 +12,34 @@ Each verb has an awaitable form for code that runs on an event loop (``await aju
 
 from __future__ import annotations
 
-import hashlib
-import json
-import os
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, overload
+from typing import Any
 
-from ..compare.run import (BenchConfig, PreparedBench, _protocol_label, prepare_bench,
-                           warn_capped_orders)
+from ..compare.run import PreparedBench, warn_capped_orders
 from ..compare.summary import latest_records, summarize
-from ..datasets import load_dataset
-from ..errors import ConfigError, did_you_mean
-from ..fields import check_fields
-from ..providers.spec import require_model
-from ..protocols import PCFProtocol, Weights, protocol_class, protocol_names
+from ..errors import ConfigError
+from ..protocols import PCFProtocol, protocol_label
 from ..protocols.prompts import LISTWISE_PROMPT_VERSION
-from ..rundir import RunLock, iter_lines_at, line_offsets, lock_run_dir, previous_sessions
-from ..run import (Engine, RunHooks, RunInfo, RunJob, RunOptions, RunReport, check_endpoint,
-                   open_endpoint)
-from ..run.endpoint import split_endpoints
+from ..rundir import RunLock, iter_lines_at, line_offsets, previous_sessions
+from ..run import (Engine, RunHooks, RunInfo, RunJob, RunOptions, RunReport, open_endpoint)
 from ..run.loops import entered_off_loop
-from ..sim import SimConfig, SimJudge
-from .items import INPUT_FILE, id_text, input_rows, named_by_item, write_input
+from ..sim import SimJudge
+from .config import JudgeConfig, prepare_judge
 from .results import (ItemJudgment, JudgeSummary, judgment_of, pairwise_outcome, read_judgments,
                       write_judgments)
 
-if TYPE_CHECKING:
-    from ..jury import JuryResult
-
-__all__ = ["JudgeConfig", "JudgeResult", "Judgments", "ajudge", "arun_judge", "default_judge_out",
-           "judge", "prepare_judge", "run_judge"]
+__all__ = ["JudgeResult", "Judgments", "arun_judge", "run_judge"]
 
 #: What :func:`run_judge` returns.
 JudgeResult = RunReport[JudgeSummary]
 
 
-@dataclass(frozen=True)
-class JudgeConfig:
-    """Everything that defines a judge run (stored in run.json; resume requires the same).
-
-    The fields not listed below are :class:`~jurybox.compare.BenchConfig`'s.
-
-    Attributes:
-        input: a file (generic JSONL ``id, prompt, candidates, gold?``; JudgeBench JSONL; or
-            any bench dataset file) or a bundled dataset name.
-        model: the judge (``sim``, ``local``, ``openai/gpt-4o-mini``, ...): no default, so the
-            user's own data is never judged by the simulated judge unless asked.
-        protocol: ``pcf`` (default), ``direct``, ``pairwise``, ``both-orders``, ``keyed`` or
-            ``apoc``; pairwise protocols take generic lines with exactly 2 candidates.
-        criteria, template: the user's judging criteria and template text (None: the
-            factuality prompt; :mod:`jurybox.protocols.templates`).
-    """
-
-    input: str
-    model: str
-    protocol: str = "pcf"
-    k: int = 7
-    limit: int | None = None
-    seed: int = 0
-    tolerance: float = 0.5
-    weights: Weights = Weights()
-    temperature: float = 0.0
-    max_tokens: int | None = None
-    base_url: str | None = None
-    verdict_format: str | None = None
-    pairwise_rule: str | None = None
-    adaptive: str | None = None
-    confidence: float | None = None
-    min_k: int | None = None
-    criteria: str | None = None
-    template: str | None = None
-    sim: SimConfig = field(default_factory=SimConfig)
-
-    def __post_init__(self) -> None:
-        check_fields(self)  # ConfigError naming a field of the wrong kind (k=2.5, criteria=5)
-
-    def bench_config(self) -> BenchConfig:
-        """The one-protocol bench this judge run is."""
-        return BenchConfig(
-            dataset=self.input, model=self.model, protocols=(self.protocol,), k=self.k,
-            limit=self.limit, seed=self.seed, tolerance=self.tolerance, weights=self.weights,
-            temperature=self.temperature, max_tokens=self.max_tokens, base_url=self.base_url,
-            verdict_format=self.verdict_format, pairwise_rule=self.pairwise_rule,
-            adaptive=self.adaptive, confidence=self.confidence, min_k=self.min_k,
-            criteria=self.criteria, template=self.template, sim=self.sim)
-
-    def as_dict(self) -> dict[str, Any]:
-        """As stored in run.json's ``config``."""
-        d = self.bench_config().as_dict()
-        del d["dataset"], d["protocols"], d["baseline"], d["subset"], d["n_candidates"]
-        return {"input": self.input, "protocol": self.protocol, **d}
-
-
-def prepare_judge(config: JudgeConfig) -> PreparedBench:
-    """Check everything before any model call: the protocol name, the input file (gold
-    optional; generic lines read as pairs for a pairwise protocol), the options.
-
-    Raises:
-        ConfigError, DataError: on the first problem.
-    """
-    choices = protocol_names("listwise") + protocol_names("pairwise")
-    if config.protocol not in choices:
-        raise ConfigError(f"unknown protocol {config.protocol!r}"
-                          f"{did_you_mean(config.protocol, choices) or ';'} jurybox judge takes "
-                          f"{', '.join(choices)}")
-    check_endpoint(config.model, config.base_url)  # before reading a large input
-    dataset = load_dataset(config.input, labelled=False)
-    task = protocol_class(config.protocol).task
-    if task == "pairwise" and dataset.format == "jsonl":
-        dataset = load_dataset(config.input, format="pairs", labelled=False)
-    if task != dataset.task:
-        raise ConfigError(f"protocol {config.protocol!r} judges {task} items, but "
-                          f"{config.input!r} holds {dataset.task} items; {dataset.task} "
-                          f"protocols: {protocol_names(dataset.task)}")
-    return prepare_bench(config.bench_config(), dataset=dataset)
-
-
 def _summarizer(bench: PreparedBench, config: JudgeConfig):
     name = config.protocol
-    label = _protocol_label(bench.protocols[0])
+    label = protocol_label(bench.protocols[0])
 
     def summarize_judge(records: Iterable[dict[str, Any]], info: RunInfo) -> JudgeSummary:
         s = summarize(records, [name], task=bench.dataset.task, seed=config.seed)
@@ -281,15 +188,6 @@ async def arun_judge(config: JudgeConfig, out: str | Path, *,
         return await run.engine.arun(run.job)
 
 
-def default_judge_out(config: JudgeConfig, items_sha256: str = "") -> Path:
-    """``runs/judge-<input>-<model>-<hash of config>``: the same call reuses (and resumes)
-    the same folder, a changed one gets a new folder."""
-    digest = hashlib.sha256(json.dumps([config.as_dict(), items_sha256], sort_keys=True,
-                                       default=str).encode()).hexdigest()
-    return Path("runs") / (f"judge-{Path(config.input).stem}-"
-                           f"{config.model.replace('/', '_')}-{digest[:8]}")
-
-
 @dataclass(frozen=True)
 class Judgments:
     """What :func:`judge` returns: per-item judgments (in input order) and the run.
@@ -315,242 +213,3 @@ class Judgments:
             if j.item_id == str(item_id):
                 return j
         raise KeyError(item_id)
-
-
-@overload
-def judge(items: Iterable[Any] | str | Path, *, model: str | None = None, protocol: str = "pcf",
-          out: str | Path | None = None, options: RunOptions | None = None,
-          hooks: RunHooks | None = None, jury: None = None, **settings: Any) -> Judgments: ...
-
-
-@overload
-def judge(items: Iterable[Any] | str | Path, *, model: None = None, protocol: str = "pcf",
-          out: str | Path | None = None, options: RunOptions | None = None,
-          hooks: RunHooks | None = None, jury: Any, **settings: Any) -> JuryResult: ...
-
-
-def judge(items: Iterable[Any] | str | Path, *, model: str | None = None, protocol: str = "pcf",
-          out: str | Path | None = None, options: RunOptions | None = None,
-          hooks: RunHooks | None = None, jury: Any = None, **settings: Any
-          ) -> Judgments | JuryResult:
-    """Judge candidates given in memory (or a file) and return typed per-item results.
-
-    Args:
-        items: dicts (``id``, ``prompt``, ``candidates``, optional ``gold``; ``item_id`` and
-            ``question`` are accepted too), :class:`~jurybox.ListwiseItem` or PairwiseItem
-            values, other dataclasses with those fields, or a file path / bundled name.
-        model: the judge, required: ``provider/model`` (``openai/gpt-4o-mini``, ``vllm/...``),
-            ``local`` (llama.cpp on this machine), or ``sim`` to try the tool (the simulated
-            judge, which is told the gold answers).
-        protocol: ``pcf`` (default), ``direct``, ``pairwise``, ``both-orders``, ``keyed``,
-            ``apoc``.
-        out: the run directory (default ``runs/judge-items-<model>-<hash>``, the same for the
-            same items and settings, so a rerun is served from its cache and records).
-        settings: any other :class:`JudgeConfig` field (``k``, ``criteria``, ``template``
-            text, ``adaptive``, ``seed``, ``base_url``, ``sim``, ...). Several replicas of
-            the judge's model, judged through as one endpoint pool: ``base_url`` as a list or
-            tuple of URLs (or comma-separated), or ``endpoints`` the path of an endpoints
-            file (:mod:`jurybox.providers.endpoints`), as ``--base-url`` and ``--endpoints``.
-        jury: instead of ``model``, several judges as one panel: a list of model specs,
-            dicts with a jury file's judge keys (``model``, ``name``, ``weight``, ``sim``,
-            ...), :class:`~jurybox.jury.Juror` values, a :class:`~jurybox.jury.Jury`, or a
-            jury file's path (:mod:`jurybox.jury.panel`). Each judge runs ``protocol`` on
-            every item into ``out/judges/<name>``; the jury decides by weighted vote
-            (pairwise) or the weighted mean of C_i (listwise).
-
-    Returns:
-        The judgments of exactly the items given (or selected by ``limit``), in their order;
-        with ``jury``, a :class:`~jurybox.jury.JuryResult` (``records``: per item the jury's
-        decision and each judge's; ``summary``: per-judge and jury statistics).
-
-    One call at a time in a run directory: the call locks ``out`` before it writes the items
-    into it and holds the lock until its result is read, and a second call into the same
-    folder while the first runs, from another thread, another task or another process
-    (two calls with the same items and no ``out`` share the default folder), is refused at
-    once with RunDirBusyError naming the holder, as two processes always were. Refused rather
-    than queued: the rule is the same in and across processes; a wait could never end where a
-    blocking call on an event loop's thread waited for a task of that loop; and the same call
-    once the first has finished is served from its records and cache, with no model call.
-
-    Blocks, inside a running event loop too (Jupyter, an async handler: the engine then runs
-    on a worker thread); :func:`ajudge` is the awaitable form, which does not block the loop.
-
-    Raises:
-        ConfigError, DataError: bad items or settings (before any model call); ``out`` holds
-            a run of other items or other settings; RunDirBusyError (a ConfigError): another
-            call or process judges into ``out``.
-        ProviderError: the endpoint cannot be used.
-        KeyboardInterrupt: Ctrl-C, after writing run.json with status "interrupted".
-    """
-    if jury is not None:
-        from ..jury.api import judge_with_jury
-
-        _no_model_with_jury(model)
-        return judge_with_jury(items, jury, protocol=protocol, out=out, options=options,
-                               hooks=hooks, **settings)
-    with _judge_call(items, model, protocol, out, options, hooks, settings) as run:
-        return run.result(run.engine.run(run.job))
-
-
-def _no_model_with_jury(model: str | None) -> None:
-    if model is not None:
-        raise ConfigError("give model= (one judge) or jury= (several), not both")
-
-
-@overload
-async def ajudge(items: Iterable[Any] | str | Path, *, model: str | None = None,
-                 protocol: str = "pcf", out: str | Path | None = None,
-                 options: RunOptions | None = None, hooks: RunHooks | None = None,
-                 jury: None = None, **settings: Any) -> Judgments: ...
-
-
-@overload
-async def ajudge(items: Iterable[Any] | str | Path, *, model: None = None,
-                 protocol: str = "pcf", out: str | Path | None = None,
-                 options: RunOptions | None = None, hooks: RunHooks | None = None,
-                 jury: Any, **settings: Any) -> JuryResult: ...
-
-
-async def ajudge(items: Iterable[Any] | str | Path, *, model: str | None = None,
-                 protocol: str = "pcf", out: str | Path | None = None,
-                 options: RunOptions | None = None, hooks: RunHooks | None = None,
-                 jury: Any = None, **settings: Any) -> Judgments | JuryResult:
-    """:func:`judge` on the running event loop: ``await jurybox.ajudge(items, ...)`` (in a
-    notebook, an async web handler).
-
-    The judging (every model call, every hook) runs on the caller's loop without blocking
-    it, so several ``ajudge`` calls with different ``out`` folders judge concurrently on one
-    loop; writing the items, checking them, starting the endpoint and writing the summary,
-    judgments and report run in the loop's default executor. Arguments, result and errors as
-    :func:`judge`, plus asyncio.CancelledError when the awaiting task is cancelled (run.json
-    then says "interrupted"; the same call again resumes).
-    """
-    if jury is not None:
-        from ..jury.api import ajudge_with_jury
-
-        _no_model_with_jury(model)
-        return await ajudge_with_jury(items, jury, protocol=protocol, out=out,
-                                      options=options, hooks=hooks, **settings)
-    async with entered_off_loop(
-            _judge_call(items, model, protocol, out, options, hooks, settings)) as run:
-        return run.result(await run.engine.arun(run.job))
-
-
-def _check_settings(settings: dict[str, Any]) -> None:
-    unknown = sorted(set(settings) - set(JudgeConfig.__dataclass_fields__) - {"input"})
-    if unknown or "input" in settings:
-        takes = sorted(set(JudgeConfig.__dataclass_fields__) - {"input"} | {"endpoints"})
-        raise ConfigError(f"judge() takes no setting {', '.join(map(repr, unknown or ['input']))}"
-                          f"; it takes {takes}")
-
-
-def _pool_settings(settings: dict[str, Any], options: RunOptions | None
-                   ) -> tuple[dict[str, Any], RunOptions | None]:
-    """judge()'s ``base_url`` (a URL; several: a list or tuple of URLs, or one text of
-    comma-separated URLs) and ``endpoints`` (an endpoints file's path), as ``--base-url`` and
-    ``--endpoints`` take them: the settings with the config's one base URL, and the options
-    with an endpoint pool (:attr:`RunOptions.endpoints`) when several replicas are given.
-
-    Raises:
-        ConfigError: base_url of another kind, an empty list, a bad URL or one given twice;
-            endpoints not a path; base_url and endpoints both given; a pool given here and in
-            ``options.endpoints`` too.
-        DataError: a bad endpoints file (file, line, endpoint and field).
-    """
-    if "base_url" not in settings and "endpoints" not in settings:
-        return settings, options
-    settings = dict(settings)
-    base_url, endpoints = settings.pop("base_url", None), settings.pop("endpoints", None)
-    if isinstance(base_url, (list, tuple)):
-        if not base_url or not all(isinstance(url, str) for url in base_url):
-            raise ConfigError(f"base_url must be a URL, or a list of URLs (the replicas of "
-                              f"one model), got {base_url!r:.120}")
-    elif base_url is not None and not isinstance(base_url, str):
-        raise ConfigError(f"base_url must be a URL (text), a list of URLs, or None, got "
-                          f"{base_url!r:.80} ({type(base_url).__name__})")
-    if endpoints is not None and not isinstance(endpoints, (str, os.PathLike)):
-        raise ConfigError(f"endpoints must be the path of an endpoints file (str or Path), "
-                          f"got {type(endpoints).__name__}")
-    url, pool = split_endpoints(base_url, None if endpoints is None else os.fspath(endpoints))
-    if url is not None:
-        settings["base_url"] = url
-    if pool:
-        if options is not None and options.endpoints:
-            raise ConfigError("the endpoint pool is given twice, in base_url= or endpoints= "
-                              "and in options=RunOptions(endpoints=...): give it once")
-        options = replace(options or RunOptions(), endpoints=pool)
-    return settings, options
-
-
-@contextmanager
-def _judge_call(items: Iterable[Any] | str | Path, model: str | None, protocol: str,
-                out: str | Path | None, options: RunOptions | None, hooks: RunHooks | None,
-                settings: dict[str, Any]) -> Iterator[_JudgeRun]:
-    """:func:`judge`'s run: items in memory are written to ``out/input.jsonl`` with ``out``
-    locked (and the lock held through the run); a call refused before its run leaves
-    nothing behind."""
-    _check_arguments(items, out, options, hooks)
-    settings, options = _pool_settings(settings, options)
-    _check_settings(settings)
-    model = require_model(model, os.fspath(items) if isinstance(items, (str, os.PathLike))
-                          else "the items", how="model=...")
-    if isinstance(items, (str, os.PathLike)):
-        config = JudgeConfig(input=os.fspath(items), model=model, protocol=protocol,
-                             **settings)
-        folder = Path(out) if out is not None else default_judge_out(config)
-        with _judge_run(config, folder, options, hooks, keep=True) as run:
-            yield run
-        return
-    raw = list(items)
-    rows = input_rows(raw)  # a bad item is refused before the folder is touched
-    digest = hashlib.sha256(json.dumps([repr(r) for r in raw]).encode()).hexdigest()
-    probe = JudgeConfig(input="items", model=model, protocol=protocol, **settings)
-    folder = Path(out) if out is not None else default_judge_out(probe, digest)
-    existed, had_lock = folder.exists(), (folder / "lock").exists()
-    with lock_run_dir(folder) as lock:
-        try:
-            config = replace(probe, input=str(write_input(rows, folder)))
-            with named_by_item(rows, Path(config.input)), _judge_run(
-                    config, folder, options, hooks, lock=lock, keep=True,
-                    given=[id_text(row["id"]) for row in rows]) as run:
-                yield run
-        except BaseException:
-            if not (folder / "run.json").exists():  # refused before any run: leave nothing
-                _remove_input(folder, existed, had_lock)
-            raise
-
-
-def _check_arguments(items: Any, out: Any, options: Any, hooks: Any) -> None:
-    """judge()'s own arguments, before anything is written (ConfigError naming the one)."""
-    if isinstance(items, Mapping):
-        raise ConfigError("items must be a list of items (dicts with id, prompt, candidates) "
-                          "or a file path, got one dict; give [item]")
-    if not isinstance(items, (str, os.PathLike, Iterable)):
-        raise ConfigError(f"items must be a list of items or a file path, got "
-                          f"{type(items).__name__}")
-    if out is not None:
-        if not isinstance(out, (str, os.PathLike)):
-            raise ConfigError(f"out must be a path (str or Path) or None, got "
-                              f"{type(out).__name__}")
-        if not str(out).strip():
-            raise ConfigError("out is empty; give a folder for the run directory")
-        if Path(out).exists() and not Path(out).is_dir():
-            raise ConfigError(f"out={str(out)!r} is a file, not a folder; give a folder for "
-                              f"the run directory")
-    if options is not None and not isinstance(options, RunOptions):
-        raise ConfigError(f"options must be a RunOptions or None, got {type(options).__name__}")
-    if hooks is not None and not isinstance(hooks, RunHooks):
-        raise ConfigError(f"hooks must be a RunHooks or None, got {type(hooks).__name__}")
-
-
-def _remove_input(folder: Path, existed: bool, had_lock: bool) -> None:
-    """Undo :func:`write_input` and the lock file of a call that was refused (bad items or
-    settings), while it still holds the lock; a folder it did not create stays."""
-    (folder / INPUT_FILE).unlink(missing_ok=True)
-    if not had_lock:
-        (folder / "lock").unlink(missing_ok=True)
-    if not existed:
-        try:
-            folder.rmdir()
-        except OSError:  # something else is in it: leave it
-            pass

@@ -19,7 +19,8 @@ from typing import Any
 
 from ..errors import ConfigError
 from ..judging.items import INPUT_FILE, input_rows, named_by_item, write_input
-from ..judging.run import JudgeConfig, _check_arguments, _check_settings
+from ..judging.call import check_judge_arguments, check_judge_settings
+from ..judging.config import JudgeConfig
 from ..rundir import RunLock, lock_run_dir
 from ..run import RunHooks, RunOptions
 from .panel import Juror, Jury, jury_of
@@ -42,8 +43,8 @@ def _jury(jury: Any) -> Jury:
 def _prepared(items: Any, jury: Any, protocol: str, out: Any, options: Any, hooks: Any,
               settings: dict[str, Any]) -> Iterator[tuple[JudgeConfig, Jury, Path,
                                                           RunLock | None]]:
-    _check_arguments(items, out, options, hooks)
-    _check_settings(settings)
+    check_judge_arguments(items, out, options, hooks)
+    check_judge_settings(settings)
     panel = _jury(jury)
     if isinstance(items, (str, os.PathLike)):
         config = JudgeConfig(input=os.fspath(items), model="sim", protocol=protocol,

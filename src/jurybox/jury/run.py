@@ -43,7 +43,8 @@ from .._version import __version__
 from ..compare.run import BenchConfig, PreparedBench, arun_bench, prepare_bench, run_bench
 from ..cost.prices import Price, bundled_price, resolve_price, with_batch_rate
 from ..errors import ConfigError, ProviderError, write_error
-from ..judging.run import JudgeConfig, arun_judge, prepare_judge, run_judge
+from ..judging.config import JudgeConfig, prepare_judge
+from ..judging.run import arun_judge, run_judge
 from ..rundir import RunLock, lock_run_dir, write_json_atomic
 from ..run import RunHooks, RunOptions, RunReport, check_endpoint, open_endpoint
 from ..runner.retry import RetryPolicy

@@ -14,7 +14,8 @@ __all__ = [
     "RunView", "Selection", "Task", "Unit", "Vote", "Weights", "apoc_verdict",
     "base_order", "build_protocol", "consensus", "credit", "decoding_seed", "escape_text",
     "labels_for", "listwise_request", "listwise_schema", "net_verdict", "pairwise_request",
-    "permutation_set", "protocol_class", "protocol_names", "register", "request_tag",
+    "permutation_set", "protocol_class", "protocol_label", "protocol_names", "register",
+    "request_tag",
     "rubric_parser", "rubric_request", "rubric_schema", "run_view", "select_examples",
     "strict_verdict", "to_original", "verdict_schema", "vote", "winners",
 ]
@@ -37,6 +38,7 @@ _exported, __dir__ = _lazy_exports(__name__, {
     "Task": ".base",
     "build_protocol": ".base",
     "protocol_class": ".base",
+    "protocol_label": ".base",
     "protocol_names": ".base",
     "register": ".base",
     "JUDGE_KINDS": ".examples",
@@ -97,8 +99,8 @@ def __getattr__(name: str) -> _typing.Any:
 if _typing.TYPE_CHECKING:
     from .aggregate import Consensus, RunView, Weights, consensus, credit, run_view, winners
     from .base import (PROTOCOLS, CallBudget, Calls, JudgingProtocol, PlannedCall, PlannedProtocol,
-                       ProtocolClass, Task, build_protocol, protocol_class, protocol_names,
-                       register)
+                       ProtocolClass, Task, build_protocol, protocol_class, protocol_label,
+                       protocol_names, register)
     from .examples import JUDGE_KINDS, Example, JudgeKind, Selection, select_examples
     from .listwise import DirectProtocol, ListwiseDecision, PCFProtocol
     from .pairwise import (APOCJudge, BothOrders, KeyedJudge, PairwiseDecision, PairwiseDirect,

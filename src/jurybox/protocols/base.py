@@ -21,7 +21,7 @@ from ..runner import Outcome
 
 __all__ = ["PlannedCall", "Calls", "JudgingProtocol", "PlannedProtocol", "ProtocolClass", "Task",
            "register",
-           "build_protocol", "protocol_names", "protocol_class", "PROTOCOLS"]
+           "build_protocol", "protocol_label", "protocol_names", "protocol_class", "PROTOCOLS"]
 
 #: Which kind of item a protocol judges.
 Task = Literal["listwise", "pairwise", "rubric"]
@@ -188,3 +188,12 @@ def build_protocol(name: str, **kwargs: Any) -> JudgingProtocol:
         return cls(**{k: v for k, v in kwargs.items() if v is not None})
     except (TypeError, ValueError) as exc:  # a missing argument or a value out of range
         raise ConfigError(f"protocol {name!r}: {exc}") from None
+
+
+def protocol_label(protocol: JudgingProtocol) -> str:
+    """A protocol's name in tables, with its combination rule or adaptive mode when it has
+    one: ``"both-orders (strict)"``, ``"pcf (exact)"``."""
+    params = protocol.params()
+    rule = params.get("rule") or (params.get("adaptive") if params.get("adaptive") not in (
+        None, "off") else None)
+    return f"{protocol.name} ({rule})" if rule else protocol.name

@@ -107,7 +107,7 @@ class _BatchJudge:
     def _judge(self, rows: list[dict[str, Any]], protocol: str) -> list[dict[str, Any]]:
         """One row per item of ``rows``, in their order, judged with ``protocol``."""
         from ..judging.items import ItemError, id_text, input_rows
-        from ..judging.run import judge
+        from ..judging.call import judge
 
         result: list[dict[str, Any] | None] = [None] * len(rows)
         good: list[tuple[int, dict[str, Any]]] = []
@@ -196,7 +196,7 @@ def judge_dataset(ds: Any, *, model: str, protocol: str | Sequence[str] = "pcf",
         ConfigError: Ray is not installed; a bad model spec, protocol or setting, checked
             here before any batch runs (per-item problems become failed rows instead).
     """
-    from ..judging.run import JudgeConfig
+    from ..judging.config import JudgeConfig
     from ..protocols import protocol_names
     from ..run.endpoint import check_endpoint
     from .cluster import require_ray
