@@ -6,7 +6,6 @@ import contextlib
 import functools
 import hashlib
 import json
-import os
 import signal
 import sys
 import warnings
@@ -16,9 +15,10 @@ from typing import Any
 
 import typer
 from typer.core import TyperCommand, TyperGroup
-from rich.console import Console
 
 from ..errors import BatchFilesWritten, JuryboxError
+from ._console import (_error, console, default_cache, err_console,  # noqa: F401 - re-exported
+                       warn)
 from ._environment import bad_parameter_message, name_variables
 from ..terminal import safe_text
 
@@ -28,19 +28,6 @@ try:  # typer >= 0.2x vendors click; older versions use click itself
 except ImportError:  # pragma: no cover
     from click.exceptions import ClickException, NoArgsIsHelpError  # type: ignore[no-redef,assignment,unused-ignore]
     from click.globals import get_current_context  # type: ignore[no-redef,assignment,unused-ignore]
-
-# Logs and CI are not terminals; give tables room there instead of rich's 80 columns.
-def _isatty(stream: Any) -> bool:
-    """A stream is a terminal (False for a closed or missing one: ``jurybox ... >&-``)."""
-    try:
-        return bool(stream is not None and stream.isatty())
-    except (OSError, ValueError):
-        return False
-
-
-console = Console(width=None if _isatty(sys.stdout) else 176)
-err_console = Console(stderr=True)
-
 
 #: Exit codes of every judging command (the README lists them).
 EXIT_NOTHING_JUDGED = 1  # every call failed
@@ -181,29 +168,6 @@ class JuryboxCommand(TyperCommand):
                 # --help with it (typer would draw a panel of --help alone above it)
                 option.rich_help_panel = PANEL_START
         return option
-
-
-def _error(message: str) -> None:
-    """One line on stderr, never wrapped or marked up; a URL's secrets hidden and control
-    characters quoted from data shown as escapes (:func:`jurybox.terminal.safe_text`)."""
-    from ..providers.urls import redact_text  # never print credentials from a URL
-
-    print(f"error: {safe_text(redact_text(' '.join(message.split())))}", file=sys.stderr)
-
-
-def warn(message: str) -> None:
-    """One ``warning:`` line on stderr, as :func:`_error` writes its line."""
-    from ..providers.urls import redact_text
-
-    print(f"warning: {safe_text(redact_text(' '.join(message.split())))}", file=sys.stderr)
-
-
-def default_cache() -> Path:
-    """``$JURYBOX_CACHE``, else ``$XDG_CACHE_HOME/jurybox/cache.sqlite`` (~/.cache)."""
-    if os.environ.get("JURYBOX_CACHE"):
-        return Path(os.environ["JURYBOX_CACHE"])
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "jurybox" / "cache.sqlite"
 
 
 def default_out(kind: str, config: dict) -> Path:

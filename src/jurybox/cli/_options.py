@@ -308,7 +308,7 @@ def run_options(*, concurrency: int, attempts: int, timeout: float, transport: s
     """
     from ..providers import parse_spec
     from ..run.endpoint import check_pool
-    from ._common import default_cache, warn
+    from ._console import default_cache, warn
 
     if no_cache and cache is not None:  # --no-cache wins, saying so
         warn(f"--no-cache: the response cache {str(cache)!r} (--cache or JURYBOX_CACHE) is "

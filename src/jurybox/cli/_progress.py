@@ -102,7 +102,7 @@ class BenchProgress:
     def __init__(self, label: str = "judging", *, console: Console | None = None,
                  clock: Callable[[], float] = time.monotonic, interval: float | None = None,
                  stream: TextIO | None = None) -> None:
-        from ._common import _isatty, err_console
+        from ._console import _isatty, err_console
         from ._plain_progress import PlainProgress, progress_interval
 
         self.label = label
@@ -176,7 +176,7 @@ class BenchProgress:
     def _say(self, text: str) -> None:
         from rich.markup import escape
 
-        from ._common import err_console
+        from ._console import err_console
 
         target = self.progress.console if not self.progress.disable else err_console
         target.print(escape(text), highlight=False, soft_wrap=True)
