@@ -8,9 +8,10 @@ import pytest
 
 from jurybox.errors import ParseError
 from jurybox.parsing import parse_listwise, parse_rubric, parse_rubric_marker, parse_verdict
-from jurybox.parsing import extract
-from jurybox.parsing.extract import (_TOO_DEEP_MARK, MAX_DEPTH, MAX_REPLY_CHARS, TooDeep,
-                                     answer_budget, json_spans, strip_thinking)
+from jurybox.parsing import scan
+from jurybox.parsing.extract import (MAX_DEPTH, MAX_REPLY_CHARS, TooDeep, answer_budget,
+                                     json_spans, strip_thinking)
+from jurybox.parsing.scan import _TOO_DEEP_MARK
 
 LABELS = ("A", "B", "C")
 
@@ -129,13 +130,13 @@ def test_a_deep_object_is_decoded_only_to_max_depth(monkeypatch):
     # nesting first, and a value deeper than MAX_DEPTH is cut out of the text decoded and
     # read as TooDeep
     decoded = []
-    real_decode = extract.json.JSONDecoder.decode
+    real_decode = scan.json.JSONDecoder.decode
 
     def decode(self, s, *args, **kwargs):
         decoded.append(len(s))
         return real_decode(self, s, *args, **kwargs)
 
-    monkeypatch.setattr(extract.json.JSONDecoder, "decode", decode)
+    monkeypatch.setattr(scan.json.JSONDecoder, "decode", decode)
     spans = list(json_spans(DEEP))
     assert [(s.start, s.end, s.problem) for s in spans] == [(0, len(DEEP), None)]
     assert _depth(spans[0].obj) == (MAX_DEPTH, TooDeep())
@@ -196,19 +197,19 @@ class _Counting:
     ('{"a": "b"} ' * 20_000),               # many small objects
 ])
 def test_the_scan_reads_each_character_a_bounded_number_of_times(text, monkeypatch):
-    counting = _Counting(extract._IN_OBJECT)
-    monkeypatch.setattr(extract, "_IN_OBJECT", counting)
+    counting = _Counting(scan._IN_OBJECT)
+    monkeypatch.setattr(scan, "_IN_OBJECT", counting)
     decoded = []
-    real_decode = extract.json.JSONDecoder.decode
+    real_decode = scan.json.JSONDecoder.decode
 
     def decode(self, s, *args, **kwargs):
         decoded.append(len(s))
         return real_decode(self, s, *args, **kwargs)
 
-    monkeypatch.setattr(extract.json.JSONDecoder, "decode", decode)
+    monkeypatch.setattr(scan.json.JSONDecoder, "decode", decode)
     list(json_spans(text))
     # every token is a character of the text, read at most once per pass (1 + the restarts)
-    assert counting.tokens <= (extract._RESTARTS + 1) * len(text)
+    assert counting.tokens <= (scan._RESTARTS + 1) * len(text)
     assert sum(decoded) <= len(text)  # each character decoded at most once
 
 

@@ -7,7 +7,8 @@ from collections import Counter
 from dataclasses import dataclass
 
 from ..errors import ParseError
-from .extract import digits_hint, final_object, number_field, shorten
+from .extract import final_object
+from .numbers import digits_hint, number_field, shorten
 
 __all__ = ["CandidateJudgment", "ListwiseJudgment", "parse_listwise"]
 

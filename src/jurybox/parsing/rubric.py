@@ -13,8 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..errors import ParseError
-from .extract import (check_length, digits_hint, final_object, looks_like_refusal, number_field,
-                      shorten, strip_thinking)
+from .budget import check_length
+from .extract import final_object, looks_like_refusal, strip_thinking
+from .numbers import digits_hint, number_field, shorten
 
 __all__ = ["MARKER_CONFIDENCE", "RubricJudgment", "parse_rubric", "parse_rubric_marker"]
 

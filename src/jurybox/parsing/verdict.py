@@ -27,8 +27,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..errors import ParseError
-from .extract import (check_length, json_span_at, looks_like_refusal, repeated_keys_message,
-                      strip_thinking)
+from .budget import check_length
+from .extract import looks_like_refusal, strip_thinking
+from .scan import json_span_at, repeated_keys_message
 
 __all__ = ["ShownVerdict", "VerdictJudgment", "parse_verdict", "token_verdict"]
 

@@ -20,7 +20,7 @@ from typing import Any, Literal
 from ..errors import ParseError
 from ..limits import MAX_ANSWER_CHARS
 from ..parsing import parse_listwise, parse_verdict
-from ..parsing.extract import answer_budget
+from ..parsing.budget import answer_budget
 from ..protocols import RunView, Weights, consensus, credit, labels_for, run_view, to_original
 from ..protocols import winners as consensus_winners
 from ..protocols.pairwise import orders_disagree

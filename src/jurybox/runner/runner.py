@@ -17,7 +17,7 @@ from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 from ..cache import cache_key
 from ..errors import (EndpointGoneError, FormatRefusedError, ParseError, ProviderError,
                       RetryableProviderError)
-from ..parsing.extract import MAX_REPLY_CHARS, answer_budget
+from ..parsing.budget import MAX_REPLY_CHARS, answer_budget
 from ..providers import ChatRequest, ChatResponse, Message, Provider
 from .records import CallRecord, Failure, FailureKind, Outcome, Totals
 from .retry import RetryPolicy
