@@ -230,7 +230,8 @@ def test_anthropic_bad_usage_is_invalid_and_a_lone_surrogate_is_replaced():
 def test_an_endless_error_body_is_read_only_up_to_its_bound():
     # an HTTP 500 whose body never ended grew a run to 2.7 GB before its timeout: the
     # error text is read up to MAX_ERROR_BODY_BYTES and the rest never
-    from jurybox.providers.openai_compat import MAX_ERROR_BODY_BYTES, _error_text
+    from jurybox.providers.responses import MAX_ERROR_BODY_BYTES
+    from jurybox.providers.responses import error_text as _error_text
 
     pulled = []
 

@@ -22,7 +22,7 @@ import aiohttp
 from ..errors import (BatchRejectedError, ConfigError, ProviderError, RetryableProviderError,
                       TimeoutError_)
 from ..providers import ChatRequest, OpenAICompatibleProvider
-from ..providers.openai_compat import _error_text, _raise_for_status, _read_limited
+from ..providers.responses import error_text, raise_for_status, read_limited
 from ..providers.urls import redact_text
 from .api import BatchLimits, BatchResult, BatchStatus, ResultKind, Submitted
 
@@ -67,9 +67,9 @@ class OpenAIBatchAPI:
             async with self._p._get_session().request(method, url, headers=headers,
                                                       **kwargs) as resp:
                 if resp.status >= 300:
-                    _raise_for_status(resp.status, await _error_text(resp),
+                    raise_for_status(resp.status, await error_text(resp),
                                       resp.headers.get("Retry-After"))
-                body = await _read_limited(resp, MAX_FILE_BYTES)
+                body = await read_limited(resp, MAX_FILE_BYTES)
         except asyncio.TimeoutError:
             raise TimeoutError_(f"{method} {path}: no answer within {self._p.timeout_s:g} s"
                                 ) from None

@@ -30,56 +30,21 @@ from typing import Any
 
 import aiohttp
 
-from ..errors import (ConfigError, FormatRefusedError, ProviderError, RateLimitError,
-                      RetryableProviderError, ServerError, TimeoutError_)
+from ..errors import (ConfigError, ProviderError, RetryableProviderError, ServerError,
+                      TimeoutError_)
 from .base import AnswerFormat, ChatRequest, ChatResponse, Usage
 from .read import answer_text, describe, finish_reason
 from .transport import Dialect, Transport
 from .unreachable import why_unreachable
 from .urls import redact_text, split_credentials
+from .listing import (ANY_MODEL_NAME, SIM_KNOWS_FIELD, SIM_OWNER, listed_models, owners_of,
+                      read_listing, sim_knows_of, unlisted_model)
+from .responses import (MAX_BODY_BYTES, error_text, raise_for_status, read_limited)
 
-__all__ = ["Dialect", "OpenAICompatibleProvider", "Transport", "SIM_OWNER", "response_format"]
-
-#: ``owned_by`` of the simulated judge's models; a provider that sees it knows the judge is
-#: simulated, however it was reached.
-SIM_OWNER = "jurybox-sim"
-#: Field of the simulated judge's ``/models`` entry holding what it knows (a digest of its
-#: items and their gold): a provider that reaches serve-sim by URL adds it to its cache
-#: identity, so the same server restarted with another dataset or gold is another judge.
-SIM_KNOWS_FIELD = "jurybox_sim_knows"
-
-#: Servers that answer whatever model name a request gives (llama.cpp's servers serve their
-#: one loaded model): a name missing from their ``/models`` list is no sign of a typo.
-ANY_MODEL_NAME = frozenset({"llamacpp", "local"})
+__all__ = ["Dialect", "OpenAICompatibleProvider", "SIM_KNOWS_FIELD", "SIM_OWNER", "Transport",
+           "response_format"]
 
 log = logging.getLogger(__name__)
-
-
-def listed_models(listing: object) -> list[str] | None:
-    """The sorted model ids of a ``GET /models`` body, or None (a body without a usable list).
-
-    >>> listed_models({"data": [{"id": "b"}, {"id": "a"}, {"id": 3}]}), listed_models({})
-    (['a', 'b'], None)
-    """
-    ids = sorted({m["id"] for m in _models(listing)
-                  if isinstance(m, dict) and isinstance(m.get("id"), str)})
-    return ids or None
-
-
-def unlisted_model(model: str, listing: object) -> list[str] | None:
-    """The model ids a ``GET /models`` body lists when ``model`` is not among them, else None
-    (listed, or a body without a usable list: nothing to say). Ollama's ``name:latest`` counts
-    as ``name``, which Ollama accepts.
-
-    >>> unlisted_model("gpt-4o-mini", {"data": [{"id": "gpt-4o"}, {"id": "gpt-4.1"}]})
-    ['gpt-4.1', 'gpt-4o']
-    >>> unlisted_model("llama3.1", {"data": [{"id": "llama3.1:latest"}]}) is None
-    True
-    """
-    ids = listed_models(listing) or []
-    if not ids or model in ids or f"{model}:latest" in ids:
-        return None
-    return ids
 
 
 def _usage(usage: Any) -> Usage:
@@ -98,73 +63,6 @@ def _usage(usage: Any) -> Usage:
         "cached_tokens": (details or {}).get("cached_tokens")})
 
 
-def _models(listing: object) -> list[Any]:
-    """The entries of a ``GET /models`` body's ``data`` list ([] for a body without one:
-    ``{"data": null}``, another shape, not an object)."""
-    data = listing.get("data") if isinstance(listing, dict) else None
-    return data if isinstance(data, list) else []
-
-
-def _owners(listing: object) -> set[str]:
-    """The ``owned_by`` values of a ``GET /models`` body (strings only)."""
-    return {m["owned_by"] for m in _models(listing)
-            if isinstance(m, dict) and isinstance(m.get("owned_by"), str)}
-
-
-#: Largest response body read, bytes: a longer one is refused unread past this point.
-MAX_BODY_BYTES = 32 * 1024 * 1024
-#: Most of an error response's body read, bytes: enough for any error message (an endless
-#: HTTP 500 body once grew a run to 2.7 GB before its timeout).
-MAX_ERROR_BODY_BYTES = 64 * 1024
-
-
-async def _read_limited(resp: aiohttp.ClientResponse, limit: int = MAX_BODY_BYTES) -> bytes:
-    """The response body, read until its end or until it passes ``limit`` bytes (then
-    longer than the limit: the caller refuses or cuts it)."""
-    chunks, size = [], 0
-    async for chunk in resp.content.iter_chunked(1 << 16):
-        chunks.append(chunk)
-        size += len(chunk)
-        if size > limit:
-            break
-    return b"".join(chunks)
-
-
-async def _error_text(resp: aiohttp.ClientResponse) -> str:
-    """The start of an error response's body as text (at most
-    :data:`MAX_ERROR_BODY_BYTES`; the rest is never read)."""
-    body = await _read_limited(resp, MAX_ERROR_BODY_BYTES)
-    text = body[:MAX_ERROR_BODY_BYTES].decode("utf-8", errors="replace")
-    return text + (" ..." if len(body) > MAX_ERROR_BODY_BYTES else "")
-
-
-def _listing(body: bytes) -> object:
-    """A ``GET`` answer's JSON (``/models``, ``/sim/stats``); a body that is too long, not
-    JSON or nested too deeply reads as None (a server with no usable list)."""
-    if len(body) > MAX_BODY_BYTES:
-        return None
-    try:
-        return json.loads(body)
-    except (ValueError, RecursionError):
-        return None
-
-
-def _sim_knows(listing: object) -> str | None:
-    """The simulated judge's knowledge digest in a ``/models`` body, or None."""
-    for m in _models(listing):
-        if isinstance(m, dict) and m.get("owned_by") == SIM_OWNER and isinstance(
-                m.get(SIM_KNOWS_FIELD), str):
-            return str(m[SIM_KNOWS_FIELD])
-    return None
-
-
-def _retry_after(value: str | None) -> float | None:
-    try:
-        return max(0.0, float(value)) if value is not None else None
-    except ValueError:
-        return None
-
-
 def response_format(fmt: AnswerFormat, dialect: Dialect) -> dict[str, Any]:
     """``response_format`` for ``fmt`` in a server's dialect."""
     if dialect == "llamacpp":
@@ -173,31 +71,6 @@ def response_format(fmt: AnswerFormat, dialect: Dialect) -> dict[str, Any]:
         return {"type": "json_object"}
     return {"type": "json_schema",
             "json_schema": {"name": "answer", "schema": fmt.answer_schema, "strict": True}}
-
-
-def _refused_format(status: int, body: str) -> bool:
-    """A refusal of ``response_format`` itself (not of the prompt): 400, 422 or 500 whose body
-    names the field."""
-    text = body.lower()
-    return status in (400, 422, 500) and any(
-        word in text for word in ("response_format", "json_schema", "json schema"))
-
-
-def _raise_for_status(status: int, body: str, retry_after: str | None,
-                      structured: bool = False) -> None:
-    snippet = body[:200].replace("\n", " ")
-    if structured and _refused_format(status, body):
-        raise FormatRefusedError(f"HTTP {status}: the server refused response_format: {snippet}",
-                                 status=status)
-    if status == 429:
-        raise RateLimitError(f"HTTP 429 rate limited: {snippet}", status=status,
-                             retry_after=_retry_after(retry_after))
-    if status >= 500:
-        raise ServerError(f"HTTP {status}: {snippet}", status=status,
-                          retry_after=_retry_after(retry_after))
-    if status in (401, 403):
-        raise ProviderError(f"HTTP {status} authentication failed: {snippet}", status=status)
-    raise ProviderError(f"HTTP {status}: {snippet}", status=status)
 
 
 class OpenAICompatibleProvider:
@@ -294,10 +167,10 @@ class OpenAICompatibleProvider:
                                                 json=self._payload(request),
                                                 headers=self._headers()) as resp:
                 if resp.status != 200:
-                    _raise_for_status(resp.status, await _error_text(resp),
+                    raise_for_status(resp.status, await error_text(resp),
                                       resp.headers.get("Retry-After"),
                                       request.answer_format is not None)
-                body = await _read_limited(resp)
+                body = await read_limited(resp)
         except asyncio.TimeoutError:
             raise TimeoutError_(f"no answer within {self.timeout_s:g} s") from None
         except aiohttp.ClientError as exc:
@@ -358,7 +231,7 @@ class OpenAICompatibleProvider:
         except openai.APIConnectionError as exc:
             raise RetryableProviderError(f"connection failed: {redact_text(str(exc))}") from None
         except openai.APIStatusError as exc:
-            _raise_for_status(exc.status_code, str(exc.message),
+            raise_for_status(exc.status_code, str(exc.message),
                               exc.response.headers.get("retry-after"),
                               request.answer_format is not None)
         if not hasattr(completion, "model_dump"):  # the SDK hands back raw text it cannot parse
@@ -385,9 +258,9 @@ class OpenAICompatibleProvider:
                                         f"404: is the base URL right? (it usually ends in /v1)",
                                         status=404)
                 if resp.status == 200:
-                    listing = _listing(await _read_limited(resp))
-                    self.simulated = SIM_OWNER in _owners(listing)
-                    self._sim_knows = _sim_knows(listing) if self.simulated else None
+                    listing = read_listing(await read_limited(resp))
+                    self.simulated = SIM_OWNER in owners_of(listing)
+                    self._sim_knows = sim_knows_of(listing) if self.simulated else None
                     self.listed = listed_models(listing)
                     self._warn_if_unlisted(listing)
         except (aiohttp.ClientError, asyncio.TimeoutError, ValueError) as exc:
@@ -407,7 +280,7 @@ class OpenAICompatibleProvider:
                                                timeout=aiohttp.ClientTimeout(total=10)) as resp:
                 if resp.status != 200:
                     return None
-                value = _listing(await _read_limited(resp))
+                value = read_listing(await read_limited(resp))
         except (aiohttp.ClientError, asyncio.TimeoutError, ValueError):
             return None
         return value if isinstance(value, dict) else None
