@@ -16,12 +16,12 @@ __getattr__, __dir__ = _lazy_exports(__name__, {
     "check_endpoint": ".endpoint",
     "open_endpoint": ".endpoint",
     "Engine": ".engine",
-    "Interrupted": ".engine",
-    "RunHooks": ".engine",
-    "RunInfo": ".engine",
-    "RunJob": ".engine",
-    "RunReport": ".engine",
-    "Summary": ".engine",
+    "Interrupted": ".job",
+    "RunHooks": ".job",
+    "RunInfo": ".job",
+    "RunJob": ".job",
+    "RunReport": ".job",
+    "Summary": ".job",
     "DEFAULT_ABORT_AFTER": ".options",
     "DEFAULT_ATTEMPTS": ".options",
     "DEFAULT_CONCURRENCY": ".options",
@@ -37,7 +37,8 @@ __getattr__, __dir__ = _lazy_exports(__name__, {
 if _typing.TYPE_CHECKING:
     from .calls import ItemCalls, ProtocolCalls
     from .endpoint import check_endpoint, open_endpoint
-    from .engine import Engine, Interrupted, RunHooks, RunInfo, RunJob, RunReport, Summary
+    from .engine import Engine
+    from .job import Interrupted, RunHooks, RunInfo, RunJob, RunReport, Summary
     from .options import (DEFAULT_ABORT_AFTER, DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY,
                           DEFAULT_STRUCTURED, DEFAULT_TIMEOUT_S, DEFAULT_TRANSPORT, RunOptions)
     from .structured import STRUCTURED_MODES, AnswerFormats, StructuredMode

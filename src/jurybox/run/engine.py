@@ -25,13 +25,12 @@ import inspect
 import logging
 import signal
 import sys
-from collections.abc import Awaitable, Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, TypeVar
 
 from .._version import __version__
-from ..batch import BatchEvent, BatchProvider
+from ..batch import BatchProvider
 from ..cache import ResponseCache
 from ..cost.spent import run_cost
 from ..protocols import JudgingProtocol
@@ -40,11 +39,12 @@ from ..providers.pool import AFFINITY
 from ..errors import (BatchFilesWritten, ConfigError, DataError, JuryboxError, ProviderError,
                       write_error)
 from ..reports import write_report
-from ..rundir import FailedUnits, Records, RunDir, RunLock
+from ..rundir import Records, RunDir
 from ..runner import AnswerStore, CallRecord, Runner, Totals
 from .batching import BATCH_CONCURRENCY, batch_api_for, close_batches, open_batches
 from .calls import ItemCalls
-from .loops import off_loop, run_blocking
+from .job import Interrupted, RunHooks, RunInfo, RunJob, RunReport, Summary
+from .loops import Blocking, all_or_none, inline, off_loop, run_blocking
 from .options import RunOptions
 from .sim_notes import run_warnings, sim_stats, unknown_since
 from .structured import AnswerFormats
@@ -55,100 +55,8 @@ log = logging.getLogger(__name__)
 
 
 U = TypeVar("U")
-S = TypeVar("S", bound="Summary")
+S = TypeVar("S", bound=Summary)
 T = TypeVar("T")
-
-
-class Summary(Protocol):
-    """What a summarizer returns: anything that serializes itself for summary.json."""
-
-    def to_json(self) -> dict[str, Any]: ...
-
-
-@dataclass(frozen=True)
-class RunInfo:
-    """What a summarizer may want to know about the run beyond its records."""
-
-    n_units: int
-    simulated: bool
-    totals: Totals
-    offline: bool
-
-
-@dataclass(frozen=True)
-class RunJob(Generic[U, S]):
-    """What a judging command hands the engine.
-
-    Attributes:
-        out: the run directory.
-        model: the model spec (for run.json).
-        config: what defines the run; a rerun into ``out`` must have the same (run.json).
-        manifest: extra run.json fields (dataset, kind, seed, ...).
-        units: a fresh iterator over the units each call (read lazily: never held at once).
-        n_units: how many units ``units()`` yields.
-        unit_key: a unit's key in items.jsonl (unique in the run).
-        protocols: judged on every unit, in table order.
-        summarize: items.jsonl records (re-iterable; later lines supersede earlier ones)
-            -> a summary.
-        after: writes more files from the finished run directory (the judge's
-            judgments.jsonl), called with its path after summary.json, still locked.
-        lock: ``out``'s lock when the caller took it already (``jurybox.judge`` does, before
-            it writes the items into ``out``): the engine uses it and the caller releases it.
-            None: the engine locks ``out`` after checking the endpoint.
-        warnings: the summary -> what its results cannot be trusted for, one sentence each,
-            after the engine's own (:attr:`RunReport.warnings`).
-    """
-
-    out: Path
-    model: str
-    config: dict[str, Any]
-    manifest: dict[str, Any]
-    units: Callable[[], Iterable[U]]
-    n_units: int
-    unit_key: Callable[[U], str]
-    protocols: Sequence[JudgingProtocol]
-    summarize: Callable[[Iterable[dict[str, Any]], RunInfo], S]
-    after: Callable[[Path], None] | None = None
-    lock: RunLock | None = None
-    warnings: Callable[[S], tuple[str, ...]] | None = None
-
-
-@dataclass(frozen=True)
-class RunHooks:
-    """Progress callbacks (the CLI's progress bar): all optional."""
-
-    on_start: Callable[[int, int], None] | None = None  # (units in run, units already done)
-    on_call: Callable[[CallRecord], None] | None = None
-    on_item: Callable[[Any], None] | None = None
-    on_batch: Callable[[BatchEvent], None] | None = None  # batch mode: a batch changed state
-
-
-@dataclass(frozen=True)
-class RunReport(Generic[S]):
-    """What a run returns: its summary and bookkeeping."""
-
-    summary: S
-    out: Path
-    totals: Totals
-    judged_now: int
-    n_units: int
-    simulated: bool
-    protocols: list[dict[str, Any]] = field(default_factory=list)
-    judge: str = ""  # how reports name the judge (the local judge: file and sha256)
-    failed_units: FailedUnits = FailedUnits(0, 0)
-    cost_usd: float | None = None  # the whole run (every session), when a price was given
-    #: what the results cannot be trusted for, one sentence each (summary.json ``warnings``):
-    #: a simulated judge that did not know the items it was asked about, or judged items
-    #: without gold
-    warnings: tuple[str, ...] = ()
-    #: of ``cost_usd``, what the batch calls cost at the batch rate (None: no batch call)
-    batch_usd: float | None = None
-
-    @property
-    def status(self) -> str:
-        """``complete``, or ``partial`` when some units have no decision (run.json says the
-        same)."""
-        return self.failed_units.status
 
 
 class Engine:
@@ -237,12 +145,12 @@ class Engine:
         except (ValueError, RuntimeError, NotImplementedError):  # not the main thread
             installed = False
         try:
-            return await self._session(job, _inline)
+            return await self._session(job, inline)
         finally:
             if installed:
                 loop.remove_signal_handler(signal.SIGTERM)
 
-    async def _session(self, job: RunJob[U, S], blocking: _Blocking) -> RunReport[S]:
+    async def _session(self, job: RunJob[U, S], blocking: Blocking) -> RunReport[S]:
         """Check the endpoint, open (and lock) the run directory, judge, summarize, close.
         ``blocking`` runs the long file work (inline on a loop of the engine's own; off the
         loop on the caller's)."""
@@ -454,40 +362,8 @@ class Engine:
                 if self.hooks.on_item is not None:
                     self.hooks.on_item(unit)
 
-        await _all_or_none([worker() for _ in range(self.options.items_in_flight)])
+        await all_or_none([worker() for _ in range(self.options.items_in_flight)])
         return judged
-
-
-class Interrupted(KeyboardInterrupt):
-    """The run was stopped by a signal (``signum``: SIGINT for Ctrl-C, SIGTERM) after run.json
-    was written with status ``interrupted``; rerunning the same command resumes."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signal.Signals(signum).name)
-        self.signum = signum
-
-
-class _Blocking(Protocol):
-    """How the engine runs file work: :func:`_inline` or :func:`~.loops.off_loop`."""
-
-    def __call__(self, fn: Callable[..., T], /, *args: Any) -> Awaitable[T]: ...
-
-
-async def _inline(fn: Callable[..., T], /, *args: Any) -> T:
-    """``fn(*args)`` here, on the engine's own loop (nothing else runs on it)."""
-    return fn(*args)
-
-
-async def _all_or_none(coros: list[Any]) -> None:
-    """Run the coroutines concurrently; on an error or cancellation (Ctrl-C) the others are
-    cancelled and awaited before the exception propagates, so no task is left pending."""
-    tasks = [asyncio.ensure_future(c) for c in coros]
-    try:
-        await asyncio.gather(*tasks)
-    finally:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
 
 
 async def _check_if_served(provider: Provider) -> None:

@@ -14,11 +14,12 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import threading
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from contextlib import AbstractContextManager, asynccontextmanager
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
-__all__ = ["entered_off_loop", "loop_running", "off_loop", "run_blocking"]
+__all__ = ["Blocking", "all_or_none", "entered_off_loop", "inline", "loop_running", "off_loop",
+           "run_blocking"]
 
 T = TypeVar("T")
 
@@ -165,3 +166,26 @@ async def entered_off_loop(cm: AbstractContextManager[T]) -> AsyncIterator[T]:
             raise
     else:
         await off_loop(cm.__exit__, None, None, None)
+
+
+class Blocking(Protocol):
+    """How the engine runs file work: :func:`inline` or :func:`off_loop`."""
+
+    def __call__(self, fn: Callable[..., T], /, *args: Any) -> Awaitable[T]: ...
+
+
+async def inline(fn: Callable[..., T], /, *args: Any) -> T:
+    """``fn(*args)`` here, on the engine's own loop (nothing else runs on it)."""
+    return fn(*args)
+
+
+async def all_or_none(coros: list[Any]) -> None:
+    """Run the coroutines concurrently; on an error or cancellation (Ctrl-C) the others are
+    cancelled and awaited before the exception propagates, so no task is left pending."""
+    tasks = [asyncio.ensure_future(c) for c in coros]
+    try:
+        await asyncio.gather(*tasks)
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
