@@ -5,7 +5,7 @@ import typing as _typing
 from .._lazy import lazy_exports as _lazy_exports
 
 __all__ = ["BenchConfig", "BenchResult", "BenchSummary", "DEFAULT_PROTOCOLS", "DecisionDiff",
-           "JudgeBenchRule", "OutputsScore", "PreparedBench", "ProtocolSummary",
+           "JudgeBenchRule", "JudgingSettings", "OutputsScore", "PreparedBench", "ProtocolSummary",
            "RecordedAnswers", "SkippedLinesWarning", "arun_bench", "config_from_manifest",
            "prepare_bench", "replay_bench", "rescore_run", "run_bench", "score_outputs",
            "summarize"]
@@ -21,6 +21,7 @@ __getattr__, __dir__ = _lazy_exports(__name__, {
     "DEFAULT_PROTOCOLS": ".run",
     "BenchConfig": ".run",
     "BenchResult": ".run",
+    "JudgingSettings": ".run",
     "PreparedBench": ".run",
     "arun_bench": ".run",
     "prepare_bench": ".run",
@@ -35,6 +36,7 @@ __getattr__, __dir__ = _lazy_exports(__name__, {
 if _typing.TYPE_CHECKING:
     from .rescore import (DecisionDiff, OutputsScore, RecordedAnswers, SkippedLinesWarning,
                           config_from_manifest, rescore_run, score_outputs)
-    from .run import (DEFAULT_PROTOCOLS, BenchConfig, BenchResult, PreparedBench, arun_bench,
+    from .run import (DEFAULT_PROTOCOLS, BenchConfig, BenchResult, JudgingSettings,
+                      PreparedBench, arun_bench,
                       prepare_bench, replay_bench, run_bench)
     from .summary import BenchSummary, JudgeBenchRule, ProtocolSummary, summarize

@@ -10,7 +10,7 @@ import sys
 import warnings
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +33,8 @@ from ..runner import AnswerStore
 from ..sim import SimConfig, SimJudge
 from .summary import BenchSummary, summarize
 
-__all__ = ["BenchConfig", "BenchResult", "DEFAULT_PROTOCOLS", "PreparedBench", "arun_bench",
+__all__ = ["BenchConfig", "BenchResult", "DEFAULT_PROTOCOLS", "JudgingSettings", "PreparedBench",
+           "arun_bench",
            "prepare_bench", "replay_bench", "run_bench", "warn_capped_orders"]
 
 #: Protocols judged when none are named, by task.
@@ -48,23 +49,20 @@ BenchResult = RunReport[BenchSummary]
 DEFAULT_MODEL = "\x00unset"
 
 
-@dataclass(frozen=True)
-class BenchConfig:
-    """Everything that defines a bench run (stored in run.json; resume requires the same).
+@dataclass(frozen=True, kw_only=True)
+class JudgingSettings:
+    """How a run judges, the same for a bench (:class:`BenchConfig`) and a judge run
+    (:class:`~jurybox.judging.JudgeConfig`), which differ by their data: keyword-only fields,
+    stored in run.json's config (resume requires the same).
 
     Attributes:
-        dataset: bundled name or file.
-        model: ``provider/model``, ``local`` or ``sim``; default ``sim`` for a bundled
-            dataset only (a user's file without a model is a ConfigError).
-        protocols: names, in table order (None: the task's defaults).
-        baseline: compared with every other protocol (None: the first).
         k: PCF permutations per item.
         limit: a seeded sample of this many items (per split), None for all.
         seed: the run seed: item sample, shown orders, request tags, decoding seed sent to
             the endpoint, bootstrap resampling.
-        subset, n_candidates: dataset options (RewardBench 2 subset, TruthfulQA candidates).
         tolerance, weights: listwise winners and C_i weights.
         temperature, max_tokens: judge sampling (max_tokens None: the protocol's default).
+        base_url: the judge's endpoint (None: the provider's default).
         verdict_format: pairwise: ``token`` or ``json`` (None: token).
         pairwise_rule: both-orders: ``net`` or ``strict`` (None: net); see
             :class:`~jurybox.protocols.BothOrders`. Left out of run.json's config when None,
@@ -72,24 +70,15 @@ class BenchConfig:
         adaptive: PCF: ``off``, ``exact`` or ``sequential`` (None: off); confidence,
             min_k: the sequential rule's (None: 0.95, 3). See
             :mod:`jurybox.protocols.adaptive`. Left out of run.json's config when None.
-        listwise_prompt: the listwise prompt layout (None: the current one,
-            :data:`~jurybox.protocols.prompts.LISTWISE_PROMPT_VERSION`); run.json records it
-            for listwise runs, and rescoring a run written before it existed uses 1.
         criteria, template: the user's judging criteria and prompt template text (None:
             the factuality prompt; :mod:`jurybox.protocols.templates`). Left out of run.json's
             config when None.
         sim: the simulated judge's behaviour (``model="sim"`` only).
     """
 
-    dataset: str
-    model: str = DEFAULT_MODEL
-    protocols: tuple[str, ...] | None = None
-    baseline: str | None = None
     k: int = 7
     limit: int | None = None
     seed: int = 0
-    subset: str | None = "Factuality"
-    n_candidates: int = 4
     tolerance: float = 0.5
     weights: Weights = Weights()
     temperature: float = 0.0
@@ -100,10 +89,40 @@ class BenchConfig:
     adaptive: str | None = None
     confidence: float | None = None
     min_k: int | None = None
-    listwise_prompt: int | None = None
     criteria: str | None = None
     template: str | None = None
     sim: SimConfig = field(default_factory=SimConfig)
+
+    def settings(self) -> dict[str, Any]:
+        """The :class:`JudgingSettings` fields by name, to build another config that judges
+        alike (a judge run's one-protocol bench)."""
+        return {f.name: getattr(self, f.name) for f in fields(JudgingSettings)}
+
+
+@dataclass(frozen=True)
+class BenchConfig(JudgingSettings):
+    """Everything that defines a bench run (stored in run.json; resume requires the same):
+    its data and protocols here, how it judges in :class:`JudgingSettings` (keyword-only).
+
+    Attributes:
+        dataset: bundled name or file.
+        model: ``provider/model``, ``local`` or ``sim``; default ``sim`` for a bundled
+            dataset only (a user's file without a model is a ConfigError).
+        protocols: names, in table order (None: the task's defaults).
+        baseline: compared with every other protocol (None: the first).
+        subset, n_candidates: dataset options (RewardBench 2 subset, TruthfulQA candidates).
+        listwise_prompt: the listwise prompt layout (None: the current one,
+            :data:`~jurybox.protocols.prompts.LISTWISE_PROMPT_VERSION`); run.json records it
+            for listwise runs, and rescoring a run written before it existed uses 1.
+    """
+
+    dataset: str
+    model: str = DEFAULT_MODEL
+    protocols: tuple[str, ...] | None = None
+    baseline: str | None = None
+    subset: str | None = "Factuality"
+    n_candidates: int = 4
+    listwise_prompt: int | None = None
 
     def __post_init__(self) -> None:
         if self.model == DEFAULT_MODEL:  # not given: the simulated judge on bundled data only

@@ -6,26 +6,25 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..compare.run import BenchConfig, PreparedBench, prepare_bench
+from ..compare.run import BenchConfig, JudgingSettings, PreparedBench, prepare_bench
 from ..datasets import load_dataset
 from ..errors import ConfigError, did_you_mean
 from ..fields import check_fields
-from ..protocols import Weights, protocol_class, protocol_names
+from ..protocols import protocol_class, protocol_names
 from ..run import check_endpoint
-from ..sim import SimConfig
 
 __all__ = ["JudgeConfig", "default_judge_out", "prepare_judge"]
 
 
 @dataclass(frozen=True)
-class JudgeConfig:
-    """Everything that defines a judge run (stored in run.json; resume requires the same).
-
-    The fields not listed below are :class:`~jurybox.compare.BenchConfig`'s.
+class JudgeConfig(JudgingSettings):
+    """Everything that defines a judge run (stored in run.json; resume requires the same):
+    its data and protocol here, how it judges in
+    :class:`~jurybox.compare.run.JudgingSettings` (keyword-only, as a bench's).
 
     Attributes:
         input: a file (generic JSONL ``id, prompt, candidates, gold?``; JudgeBench JSONL; or
@@ -34,42 +33,19 @@ class JudgeConfig:
             user's own data is never judged by the simulated judge unless asked.
         protocol: ``pcf`` (default), ``direct``, ``pairwise``, ``both-orders``, ``keyed`` or
             ``apoc``; pairwise protocols take generic lines with exactly 2 candidates.
-        criteria, template: the user's judging criteria and template text (None: the
-            factuality prompt; :mod:`jurybox.protocols.templates`).
     """
 
     input: str
     model: str
     protocol: str = "pcf"
-    k: int = 7
-    limit: int | None = None
-    seed: int = 0
-    tolerance: float = 0.5
-    weights: Weights = Weights()
-    temperature: float = 0.0
-    max_tokens: int | None = None
-    base_url: str | None = None
-    verdict_format: str | None = None
-    pairwise_rule: str | None = None
-    adaptive: str | None = None
-    confidence: float | None = None
-    min_k: int | None = None
-    criteria: str | None = None
-    template: str | None = None
-    sim: SimConfig = field(default_factory=SimConfig)
 
     def __post_init__(self) -> None:
         check_fields(self)  # ConfigError naming a field of the wrong kind (k=2.5, criteria=5)
 
     def bench_config(self) -> BenchConfig:
         """The one-protocol bench this judge run is."""
-        return BenchConfig(
-            dataset=self.input, model=self.model, protocols=(self.protocol,), k=self.k,
-            limit=self.limit, seed=self.seed, tolerance=self.tolerance, weights=self.weights,
-            temperature=self.temperature, max_tokens=self.max_tokens, base_url=self.base_url,
-            verdict_format=self.verdict_format, pairwise_rule=self.pairwise_rule,
-            adaptive=self.adaptive, confidence=self.confidence, min_k=self.min_k,
-            criteria=self.criteria, template=self.template, sim=self.sim)
+        return BenchConfig(dataset=self.input, model=self.model, protocols=(self.protocol,),
+                           **self.settings())
 
     def as_dict(self) -> dict[str, Any]:
         """As stored in run.json's ``config``."""
