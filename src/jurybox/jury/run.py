@@ -262,6 +262,22 @@ def _jury_dir(config: AnyConfig, jury: Jury, out: Path, options: RunOptions | No
         yield plans
 
 
+@contextmanager
+def _stopping(plan: JudgePlan) -> Iterator[None]:
+    """A judge's run: its endpoint failing stops the jury, naming the judge (:func:`_stop`)."""
+    try:
+        yield
+    except ProviderError as exc:
+        raise _stop(plan, exc) from None
+
+
+def _judged(plan: JudgePlan, report: RunReport[Any]) -> RunReport[Any]:
+    """``report``, unless the judge failed every call (then the jury stops, naming it)."""
+    if _failed_everything(report):
+        raise _nothing(plan, report)
+    return report
+
+
 def run_jury(config: AnyConfig, jury: Jury, out: str | Path, *,
              options: RunOptions | None = None, hooks: RunHooks | None = None,
              lock: RunLock | None = None) -> JuryResult:
@@ -288,18 +304,11 @@ def run_jury(config: AnyConfig, jury: Jury, out: str | Path, *,
     with _jury_dir(config, jury, out, options, lock) as plans:
         reports: dict[str, RunReport[Any]] = {}
         for plan in plans:
-            try:
-                if isinstance(plan.config, JudgeConfig):
-                    report: RunReport[Any] = run_judge(plan.config, plan.out,
-                                                       options=plan.options, hooks=hooks)
-                else:
-                    report = run_bench(plan.config, plan.out, options=plan.options,
-                                       hooks=hooks)
-            except ProviderError as exc:
-                raise _stop(plan, exc) from None
-            if _failed_everything(report):
-                raise _nothing(plan, report)
-            reports[plan.juror.label] = report
+            with _stopping(plan):
+                run = run_judge if isinstance(plan.config, JudgeConfig) else run_bench
+                report: RunReport[Any] = run(plan.config, plan.out,  # type: ignore[arg-type]
+                                             options=plan.options, hooks=hooks)
+            reports[plan.juror.label] = _judged(plan, report)
         return _finish(config, jury, plans, out, reports)
 
 
@@ -318,18 +327,12 @@ async def arun_jury(config: AnyConfig, jury: Jury, out: str | Path, *,
                                 _manifest(config, jury, plans))
         reports: dict[str, RunReport[Any]] = {}
         for plan in plans:
-            try:
-                if isinstance(plan.config, JudgeConfig):
-                    report: RunReport[Any] = await arun_judge(
-                        plan.config, plan.out, options=plan.options, hooks=hooks)
-                else:
-                    report = await arun_bench(plan.config, plan.out, options=plan.options,
-                                              hooks=hooks)
-            except ProviderError as exc:
-                raise _stop(plan, exc) from None
-            if _failed_everything(report):
-                raise _nothing(plan, report)
-            reports[plan.juror.label] = report
+            with _stopping(plan):
+                arun = arun_judge if isinstance(plan.config, JudgeConfig) else arun_bench
+                report: RunReport[Any] = await arun(
+                    plan.config, plan.out, options=plan.options,  # type: ignore[arg-type]
+                    hooks=hooks)
+            reports[plan.juror.label] = _judged(plan, report)
         return await asyncio.to_thread(_finish, config, jury, plans, out, reports)
     except OSError as exc:
         raise write_error(out, exc) from None
