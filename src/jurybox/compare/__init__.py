@@ -19,9 +19,9 @@ __getattr__, __dir__ = _lazy_exports(__name__, {
     "rescore_run": ".rescore",
     "score_outputs": ".rescore",
     "DEFAULT_PROTOCOLS": ".run",
-    "BenchConfig": ".run",
+    "BenchConfig": ".config",
     "BenchResult": ".run",
-    "JudgingSettings": ".run",
+    "JudgingSettings": ".config",
     "PreparedBench": ".run",
     "arun_bench": ".run",
     "prepare_bench": ".run",
@@ -36,7 +36,7 @@ __getattr__, __dir__ = _lazy_exports(__name__, {
 if _typing.TYPE_CHECKING:
     from .rescore import (DecisionDiff, OutputsScore, RecordedAnswers, SkippedLinesWarning,
                           config_from_manifest, rescore_run, score_outputs)
-    from .run import (DEFAULT_PROTOCOLS, BenchConfig, BenchResult, JudgingSettings,
-                      PreparedBench, arun_bench,
+    from .config import BenchConfig, JudgingSettings
+    from .run import (DEFAULT_PROTOCOLS, BenchResult, PreparedBench, arun_bench,
                       prepare_bench, replay_bench, run_bench)
     from .summary import BenchSummary, JudgeBenchRule, ProtocolSummary, summarize

@@ -28,7 +28,8 @@ from ..run import RunHooks
 from ..sim import SimConfig
 from ..stats import (BucketAccuracy, JudgeBenchCounts, bucket_accuracy, judgebench_counts,
                      judgebench_vote)
-from .run import BenchConfig, BenchResult, replay_bench
+from .config import BenchConfig
+from .run import BenchResult, replay_bench
 
 __all__ = ["DecisionDiff", "OutputsScore", "score_outputs", "RecordedAnswers", "rescore_run",
            "config_from_manifest", "SkippedLinesWarning"]

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..compare.run import BenchConfig, JudgingSettings, PreparedBench, prepare_bench
+from ..compare.config import BenchConfig, JudgingSettings
+from ..compare.run import PreparedBench, prepare_bench
 from ..datasets import load_dataset
 from ..errors import ConfigError, did_you_mean
 from ..fields import check_fields

@@ -18,11 +18,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..compare.run import PreparedBench, warn_capped_orders
+from ..compare.run import PreparedBench, bench_job, warn_capped_orders
 from ..compare.summary import latest_records, summarize
 from ..errors import ConfigError
 from ..protocols import PCFProtocol, protocol_label
-from ..protocols.prompts import LISTWISE_PROMPT_VERSION
 from ..rundir import RunLock, iter_lines_at, line_offsets, previous_sessions
 from ..run import (Engine, RunHooks, RunInfo, RunJob, RunOptions, RunReport, open_endpoint)
 from ..run.loops import entered_off_loop
@@ -79,23 +78,12 @@ def _in_input_order(path: Path, item_ids: Iterable[str]) -> Iterator[dict[str, A
 
 def _job(bench: PreparedBench, config: JudgeConfig, out: Path, *,
          after: Callable[[Path], None], lock: RunLock | None) -> RunJob:
-    dataset = bench.dataset
     for protocol in bench.protocols:  # judgments show C_i's components
         if isinstance(protocol, PCFProtocol):
             protocol.components = True
-    return RunJob(
-        out=out, model=config.model,
-        config={**config.as_dict(), "dataset_sha256": dataset.sha256,
-                **({"listwise_prompt": LISTWISE_PROMPT_VERSION}
-                   if dataset.task == "listwise" else {})},
-        manifest={"kind": "judge", "seed": config.seed, "replayed": False,
-                  "dataset": {"name": dataset.name, "path": str(dataset.path),
-                              "format": dataset.format, "sha256": dataset.sha256,
-                              "n_items": bench.selection.n_items}},
-        units=lambda: iter(bench.selection), n_units=bench.selection.n_items,
-        unit_key=lambda item: item.item_id, protocols=bench.protocols,
-        summarize=_summarizer(bench, config), after=after, lock=lock,
-        warnings=JudgeSummary.noise_warnings)
+    return bench_job(bench, out, kind="judge", config=config.as_dict(),
+                     summarize=_summarizer(bench, config), after=after, lock=lock,
+                     warnings=JudgeSummary.noise_warnings)
 
 
 @dataclass

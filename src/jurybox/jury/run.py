@@ -40,7 +40,8 @@ from pathlib import Path
 from typing import Any, Union
 
 from .._version import __version__
-from ..compare.run import BenchConfig, PreparedBench, arun_bench, prepare_bench, run_bench
+from ..compare.config import BenchConfig
+from ..compare.run import PreparedBench, arun_bench, prepare_bench, run_bench
 from ..cost.prices import Price, bundled_price, resolve_price, with_batch_rate
 from ..errors import ConfigError, ProviderError, write_error
 from ..judging.config import JudgeConfig, prepare_judge

@@ -18,7 +18,7 @@ from ..fields import check_arguments, check_fields
 from ..protocols import RubricAnswerFormat, RubricContext, Unit, build_protocol
 from ..rubrics import Rubric, load_rubric
 from ..stats.krippendorff import Level
-from ..compare.run import DEFAULT_MODEL
+from ..compare.config import DEFAULT_MODEL
 from ..providers import redact_url
 from ..providers.spec import require_model
 from ..rundir import previous_sessions
