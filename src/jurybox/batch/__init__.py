@@ -18,9 +18,9 @@ __getattr__, __dir__ = _lazy_exports(__name__, {
     "BatchLimits": ".api",
     "BatchResult": ".api",
     "BatchStatus": ".api",
-    "BatchEvent": ".dispatcher",
+    "BatchEvent": ".state",
     "BatchProvider": ".dispatcher",
-    "BatchStats": ".dispatcher",
+    "BatchStats": ".state",
     "BATCH_WINDOW": ".options",
     "BatchOptions": ".options",
     "batch_api": ".select",
@@ -28,6 +28,7 @@ __getattr__, __dir__ = _lazy_exports(__name__, {
 
 if _typing.TYPE_CHECKING:
     from .api import BatchAPI, BatchLimits, BatchResult, BatchStatus
-    from .dispatcher import BatchEvent, BatchProvider, BatchStats
+    from .dispatcher import BatchProvider
     from .options import BATCH_WINDOW, BatchOptions
     from .select import batch_api
+    from .state import BatchEvent, BatchStats
