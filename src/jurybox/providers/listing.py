@@ -4,12 +4,14 @@ judge (its ``owned_by``) and what that judge knows."""
 from __future__ import annotations
 
 import json
+from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 from .responses import MAX_BODY_BYTES
 
 __all__ = ["ANY_MODEL_NAME", "SIM_KNOWS_FIELD", "SIM_OWNER", "listed_models", "models_of",
-           "owners_of", "read_listing", "sim_knows_of", "unlisted_model"]
+           "odd_replica", "owners_of", "read_listing", "sim_knows_of", "unlisted_model"]
 
 #: ``owned_by`` of the simulated judge's models; a provider that sees it knows the judge is
 #: simulated, however it was reached.
@@ -82,3 +84,42 @@ def sim_knows_of(listing: object) -> str | None:
                 m.get(SIM_KNOWS_FIELD), str):
             return str(m[SIM_KNOWS_FIELD])
     return None
+
+
+def odd_replica(model: str, listings: Sequence[tuple[str, list[str] | None]]) -> str | None:
+    """Why the replicas do not serve one model (one line naming the odd replica), or None.
+
+    ``listings`` holds each replica's URL (as shown) and the model ids its ``GET /models``
+    listed (None: it lists none; it is then not compared). A replica that lacks ``model``
+    (``model:latest`` counts, as Ollama names it) where another lists it is odd; when none
+    lists ``model`` (servers that take any name, as llama.cpp), a replica whose list differs
+    from the most common one is.
+
+    >>> odd_replica("m", [("http://a/v1", ["m"]), ("http://b/v1", ["n"])])[:40]
+    "replica http://b/v1 does not serve 'm': "
+    >>> odd_replica("m", [("http://a/v1", ["x.gguf"]), ("http://b/v1", None)]) is None
+    True
+    """
+    listed = [(url, ids) for url, ids in listings if ids is not None]
+    if len(listed) < 2:
+        return None
+
+    def shown(ids: list[str]) -> str:
+        return ", ".join(ids[:5]) + (f", ... ({len(ids)} in all)" if len(ids) > 5 else "")
+
+    serving = [url for url, ids in listed if model in ids or f"{model}:latest" in ids]
+    if serving and len(serving) < len(listed):
+        url, ids = next((u, i) for u, i in listed if u not in serving)
+        return (f"replica {url} does not serve {model!r}: it lists {shown(ids)}, while "
+                f"{serving[0]} lists {model!r}; the replicas of a pool serve one model (check "
+                f"--base-url or the endpoints file)")
+    if serving:
+        return None
+    common, _ = Counter(tuple(ids) for _, ids in listed).most_common(1)[0]
+    odd = next(((u, i) for u, i in listed if tuple(i) != common), None)
+    if odd is None:
+        return None
+    first = next(u for u, i in listed if tuple(i) == common)
+    return (f"replica {odd[0]} lists other models ({shown(odd[1])}) than {first} "
+            f"({shown(list(common))}); the replicas of a pool serve one model (check "
+            f"--base-url or the endpoints file)")

@@ -37,13 +37,15 @@ import contextvars
 import math
 import random
 import time
-from collections import Counter, OrderedDict
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ConfigError, EndpointGoneError, ProviderError, RetryableProviderError
 from .base import ChatRequest, ChatResponse, Provider
+from .listing import odd_replica
+from .replicas import (COOLDOWN_S, FAIL_THRESHOLD, MAX_COOLDOWN_S, Replica, ReplicaStats,
+                       name_replica, shown_url)
 
 __all__ = ["AFFINITY", "COOLDOWN_S", "FAIL_THRESHOLD", "MAX_COOLDOWN_S", "PoolProvider",
            "ReplicaStats", "odd_replica"]
@@ -51,67 +53,8 @@ __all__ = ["AFFINITY", "COOLDOWN_S", "FAIL_THRESHOLD", "MAX_COOLDOWN_S", "PoolPr
 #: The item the current call belongs to (set by the engine for each item; None: no affinity).
 AFFINITY: contextvars.ContextVar[str | None] = contextvars.ContextVar("jurybox_affinity",
                                                                        default=None)
-#: Retryable failures in a row after which a replica cools down.
-FAIL_THRESHOLD = 3
-#: First cooldown, seconds; doubled at each new cooldown of the same replica.
-COOLDOWN_S = 5.0
-#: Longest cooldown, seconds.
-MAX_COOLDOWN_S = 60.0
 #: Items whose replica is remembered (oldest forgotten first).
 AFFINITY_SIZE = 100_000
-
-
-@dataclass
-class ReplicaStats:
-    """One replica's share of a session's work.
-
-    Attributes:
-        url: the replica's base URL as shown (no secrets).
-        calls: calls sent to it; failures: of those, the ones that raised.
-        latency_s: summed latency of its answered calls, seconds.
-        cooldowns: times it was cooled down.
-        gone: its server exited during the run (it took no call after that).
-    """
-
-    url: str
-    calls: int = 0
-    failures: int = 0
-    latency_s: float = 0.0
-    cooldowns: int = 0
-    gone: bool = False
-
-    def as_dict(self, total_calls: int) -> dict[str, Any]:
-        """For run.json: calls, failures, mean latency (s) and share of the pool's calls."""
-        answered = self.calls - self.failures
-        return {"url": self.url, "calls": self.calls, "failures": self.failures,
-                "mean_latency_s": round(self.latency_s / answered, 4) if answered else None,
-                "share": round(self.calls / total_calls, 4) if total_calls else 0.0,
-                "cooldowns": self.cooldowns, "gone": self.gone}
-
-
-class _Replica:
-    """A replica's provider, weight, load and health."""
-
-    def __init__(self, provider: Provider, weight: float, limit: int | None) -> None:
-        self.provider, self.weight, self.limit = provider, weight, limit
-        self.in_flight = self.failed_in_a_row = self.cooldowns = 0
-        self.until = 0.0  # cooling down until this clock reading (inf: gone)
-        self.probing = False  # out of a cooldown, not yet answered: one call at a time
-        self.stats = ReplicaStats(_shown(provider))
-        self._slots: asyncio.Semaphore | None = None
-
-    def slots(self) -> asyncio.Semaphore | None:
-        """Its capacity, made on first use (on the loop that judges)."""
-        if self.limit is not None and self._slots is None:
-            self._slots = asyncio.Semaphore(self.limit)
-        return self._slots
-
-    def load(self) -> float:
-        return self.in_flight / self.weight
-
-    def open(self, now: float) -> bool:
-        """It takes a new call: not cooling down, and not probing with a call in flight."""
-        return self.until <= now and not (self.probing and self.in_flight)
 
 
 class PoolProvider:
@@ -144,7 +87,7 @@ class PoolProvider:
         for r in replicas[1:]:
             if (r.name, r.model) != (first.name, first.model):
                 raise ConfigError(f"the replicas of a pool serve one model: "
-                                  f"{_shown(r)} is {r.name}/{r.model}, {_shown(first)} is "
+                                  f"{shown_url(r)} is {r.name}/{r.model}, {shown_url(first)} is "
                                   f"{first.name}/{first.model}")
         limits = list(limits) if limits is not None else [None] * len(replicas)
         if len(limits) != len(replicas) or not all(
@@ -153,17 +96,17 @@ class PoolProvider:
                               f"replica; got {limits!r}")
         limits = [x if x is not None else getattr(p, "max_concurrency", None)
                   for x, p in zip(limits, replicas)]
-        self._replicas = [_Replica(p, float(w), x) for p, w, x in zip(replicas, weights, limits)]
+        self._replicas = [Replica(p, float(w), x) for p, w, x in zip(replicas, weights, limits)]
         self.name, self.model, self.simulated = first.name, first.model, first.simulated
         self.label: str | None = getattr(first, "label", None)
         self.max_concurrency: int | None = (None if any(x is None for x in limits)
                                             else sum(x for x in limits if x is not None))
         self._rng, self._clock = rng or random.Random(), clock
-        self._affinity: OrderedDict[str, _Replica] = OrderedDict()
+        self._affinity: OrderedDict[str, Replica] = OrderedDict()
         self._items = 0  # items the pool has seen
         self._moved = 0  # of those, items whose calls went to several replicas
         # an item's first replica, and whether a call of it went elsewhere
-        self._first: OrderedDict[str, tuple[_Replica, bool]] = OrderedDict()
+        self._first: OrderedDict[str, tuple[Replica, bool]] = OrderedDict()
 
     def cache_identity(self) -> dict[str, Any]:
         """The first replica's identity without its base URL: the model, not the address."""
@@ -275,12 +218,12 @@ class PoolProvider:
             self._failed(replica, exc.retry_after)
             if self._move(item, replica):  # another replica takes the next attempt now
                 exc.retry_after = None
-            _name(exc, replica.stats.url)
+            name_replica(exc, replica.stats.url)
             raise
         except BaseException as exc:
             replica.stats.failures += 1
             if isinstance(exc, ProviderError):
-                _name(exc, replica.stats.url)
+                name_replica(exc, replica.stats.url)
             raise
         finally:
             replica.in_flight -= 1
@@ -290,7 +233,7 @@ class PoolProvider:
         replica.stats.latency_s += response.latency_s
         return response
 
-    def _route(self, item: str | None) -> _Replica:
+    def _route(self, item: str | None) -> Replica:
         now = self._clock()
         healthy = [r for r in self._replicas if r.open(now)]
         if not healthy:  # every replica cools down: the one back soonest (gone: never)
@@ -308,7 +251,7 @@ class PoolProvider:
                 self._affinity.popitem(last=False)
         return chosen
 
-    def _two_choices(self, healthy: list[_Replica]) -> _Replica:
+    def _two_choices(self, healthy: list[Replica]) -> Replica:
         """The less loaded of two replicas drawn by weight (ties: the first drawn)."""
         if len(healthy) == 1:
             return healthy[0]
@@ -317,7 +260,7 @@ class PoolProvider:
         a, b = self._rng.choices(healthy, weights=weights, k=2)
         return b if b.load() < a.load() else a
 
-    def _note(self, item: str, replica: _Replica) -> None:
+    def _note(self, item: str, replica: Replica) -> None:
         """Count ``item`` (once) and whether its calls stay on its first replica."""
         seen = self._first.get(item)
         if seen is None:
@@ -329,7 +272,7 @@ class PoolProvider:
             self._moved += 1
             self._first[item] = (seen[0], True)
 
-    def _move(self, item: str | None, failed: _Replica) -> bool:
+    def _move(self, item: str | None, failed: Replica) -> bool:
         """After ``failed`` failed a call of ``item``: give the item another healthy replica
         (True), or keep it (False: no other is healthy)."""
         now = self._clock()
@@ -341,84 +284,11 @@ class PoolProvider:
             self._affinity.move_to_end(item)
         return True
 
-    def _gone(self, replica: _Replica, item: str | None) -> None:
+    def _gone(self, replica: Replica, item: str | None) -> None:
         """``replica``'s server exited: it takes no more calls."""
         replica.until, replica.stats.gone = math.inf, True
         self._move(item, replica)
 
-    def _failed(self, replica: _Replica, retry_after: float | None) -> None:
-        """Count a retryable failure of ``replica``; the third in a row starts a cooldown.
-
-        A failure while the replica already cools down (a call sent before the cooldown
-        began, as the calls in flight when its server died, which fail together; or one sent
-        because every replica cools down) belongs to the same outage: it starts no new
-        cooldown (each would double the wait, up to :data:`MAX_COOLDOWN_S`, for one outage);
-        only a longer Retry-After extends the current one. A failed probe (the first call
-        after a cooldown) starts the next cooldown at once."""
-        now = self._clock()
-        if replica.until > now:
-            if retry_after is not None:
-                replica.until = max(replica.until, now + retry_after)
-            return
-        replica.failed_in_a_row += 1
-        if replica.failed_in_a_row < FAIL_THRESHOLD and not replica.probing:
-            return
-        wait = min(MAX_COOLDOWN_S, COOLDOWN_S * 2 ** replica.cooldowns)
-        replica.until = now + max(wait, retry_after or 0.0)
-        replica.cooldowns += 1
-        replica.stats.cooldowns += 1
-        replica.failed_in_a_row = 0
-        replica.probing = True
-
-
-def odd_replica(model: str, listings: Sequence[tuple[str, list[str] | None]]) -> str | None:
-    """Why the replicas do not serve one model (one line naming the odd replica), or None.
-
-    ``listings`` holds each replica's URL (as shown) and the model ids its ``GET /models``
-    listed (None: it lists none; it is then not compared). A replica that lacks ``model``
-    (``model:latest`` counts, as Ollama names it) where another lists it is odd; when none
-    lists ``model`` (servers that take any name, as llama.cpp), a replica whose list differs
-    from the most common one is.
-
-    >>> odd_replica("m", [("http://a/v1", ["m"]), ("http://b/v1", ["n"])])[:40]
-    "replica http://b/v1 does not serve 'm': "
-    >>> odd_replica("m", [("http://a/v1", ["x.gguf"]), ("http://b/v1", None)]) is None
-    True
-    """
-    listed = [(url, ids) for url, ids in listings if ids is not None]
-    if len(listed) < 2:
-        return None
-
-    def shown(ids: list[str]) -> str:
-        return ", ".join(ids[:5]) + (f", ... ({len(ids)} in all)" if len(ids) > 5 else "")
-
-    serving = [url for url, ids in listed if model in ids or f"{model}:latest" in ids]
-    if serving and len(serving) < len(listed):
-        url, ids = next((u, i) for u, i in listed if u not in serving)
-        return (f"replica {url} does not serve {model!r}: it lists {shown(ids)}, while "
-                f"{serving[0]} lists {model!r}; the replicas of a pool serve one model (check "
-                f"--base-url or the endpoints file)")
-    if serving:
-        return None
-    common, _ = Counter(tuple(ids) for _, ids in listed).most_common(1)[0]
-    odd = next(((u, i) for u, i in listed if tuple(i) != common), None)
-    if odd is None:
-        return None
-    first = next(u for u, i in listed if tuple(i) == common)
-    return (f"replica {odd[0]} lists other models ({shown(odd[1])}) than {first} "
-            f"({shown(list(common))}); the replicas of a pool serve one model (check "
-            f"--base-url or the endpoints file)")
-
-
-def _name(exc: ProviderError, url: str) -> None:
-    """Prefix ``exc``'s message with the replica that raised it (``http://gpu1:8000/v1: HTTP
-    503: ...``): calls.jsonl and the run's last error then say which replica failed."""
-    if exc.args and isinstance(exc.args[0], str) and not exc.args[0].startswith(f"{url}: "):
-        exc.args = (f"{url}: {exc.args[0]}", *exc.args[1:])
-
-
-def _shown(provider: Provider) -> str:
-    """The provider's base URL with secrets hidden (its name when it has none)."""
-    from .urls import redact_url
-
-    return str(redact_url(getattr(provider, "base_url", None)) or provider.name)
+    def _failed(self, replica: Replica, retry_after: float | None) -> None:
+        """Count a retryable failure of ``replica`` now (:meth:`Replica.failed`)."""
+        replica.failed(self._clock(), retry_after)
