@@ -36,13 +36,13 @@ __getattr__, __dir__ = _lazy_exports(__name__, {
     "Message": ".base",
     "Provider": ".base",
     "Usage": ".base",
-    "SIM_OWNER": ".openai_compat",
+    "SIM_OWNER": ".listing",
     "Dialect": ".transport",
     "OpenAICompatibleProvider": ".openai_compat",
     "Transport": ".transport",
     "response_format": ".openai_compat",
     "LocalServer": ".local",
-    "default_gguf": ".local",
+    "default_gguf": ".gguf",
     "PROVIDERS": ".spec",
     "ModelSpec": ".spec",
     "make_provider": ".spec",
@@ -54,8 +54,10 @@ __getattr__, __dir__ = _lazy_exports(__name__, {
 
 if _typing.TYPE_CHECKING:
     from .base import AnswerFormat, ChatRequest, ChatResponse, FormatMode, Message, Provider, Usage
-    from .openai_compat import (SIM_OWNER, Dialect, OpenAICompatibleProvider, Transport,
-                                response_format)
-    from .local import LocalServer, default_gguf
+    from .gguf import default_gguf
+    from .listing import SIM_OWNER
+    from .local import LocalServer
+    from .openai_compat import OpenAICompatibleProvider, response_format
+    from .transport import Dialect, Transport
     from .spec import PROVIDERS, ModelSpec, make_provider, parse_spec
     from .urls import redact_text, redact_url, split_credentials

