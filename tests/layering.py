@@ -31,15 +31,23 @@ def _modules(root: Path, package: str) -> dict[str, Path]:
 
 
 def _lazy_map(tree: ast.Module) -> dict[str, str]:
-    """A package __init__'s lazy exports: name -> relative module (``".engine"``)."""
+    """A package __init__'s lazy exports: name -> relative module (``".engine"``), from its
+    ``if TYPE_CHECKING:`` imports (what ``lazy_exports(__name__)`` reads), or from an explicit
+    ``lazy_exports(__name__, {name: ".module"})`` map."""
+    out: dict[str, str] = {}
+    for node in tree.body:
+        if _type_checking(node):
+            for item in node.body:  # type: ignore[attr-defined]
+                if isinstance(item, ast.ImportFrom) and item.level == 1 and item.module:
+                    out.update({a.asname or a.name: "." + item.module for a in item.names})
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and getattr(node.func, "id", "") in (
                 "lazy_exports", "_lazy_exports") and len(node.args) == 2 \
                 and isinstance(node.args[1], ast.Dict):
-            return {k.value: v.value.partition(":")[0] for k, v in zip(
+            out.update({k.value: v.value.partition(":")[0] for k, v in zip(
                 node.args[1].keys, node.args[1].values)
-                if isinstance(k, ast.Constant) and isinstance(v, ast.Constant)}
-    return {}
+                if isinstance(k, ast.Constant) and isinstance(v, ast.Constant)})
+    return out
 
 
 def _type_checking(node: ast.AST) -> bool:

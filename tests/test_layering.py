@@ -103,8 +103,9 @@ def test_the_checker_finds_an_upward_import_and_a_circle(tmp_path):
         "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ..mid import thing\n"
         "def f():\n    from ..high.c import g\n    return g\n")
     (root / "mid" / "__init__.py").write_text(
-        "from .._lazy import lazy_exports as _lazy_exports\n"
-        "__getattr__, __dir__ = _lazy_exports(__name__, {'thing': '.b'})\n")
+        "import typing\nfrom .._lazy import lazy_exports as _lazy_exports\n"
+        "__getattr__, __dir__ = _lazy_exports(__name__)\n"
+        "if typing.TYPE_CHECKING:\n    from .b import thing\n")
     (root / "mid" / "b.py").write_text("from ..high.c import g\nthing = g\n")
     (root / "high" / "__init__.py").write_text("")
     (root / "high" / "c.py").write_text("def g():\n    from ..mid import thing\n    return thing\n")

@@ -8,15 +8,7 @@ from .analyze import analyze
 __all__ = ["AgreementReport", "GROUP_FIELDS", "GroupAgreement", "analyze", "plot_alpha",
            "plot_jaccard", "ratings_matrix", "run_agreement"]
 
-__getattr__, __dir__ = _lazy_exports(__name__, {
-    "GROUP_FIELDS": ".analyze",
-    "GroupAgreement": ".analyze",
-    "ratings_matrix": ".analyze",
-    "plot_alpha": ".plots",
-    "plot_jaccard": ".plots",
-    "AgreementReport": ".run",
-    "run_agreement": ".run",
-})
+__getattr__, __dir__ = _lazy_exports(__name__)
 
 if _typing.TYPE_CHECKING:
     from .analyze import GROUP_FIELDS, GroupAgreement, ratings_matrix

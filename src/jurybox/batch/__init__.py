@@ -13,18 +13,7 @@ from .._lazy import lazy_exports as _lazy_exports
 __all__ = ["BATCH_WINDOW", "BatchAPI", "BatchEvent", "BatchLimits", "BatchOptions",
            "BatchProvider", "BatchResult", "BatchStats", "BatchStatus", "batch_api"]
 
-__getattr__, __dir__ = _lazy_exports(__name__, {
-    "BatchAPI": ".api",
-    "BatchLimits": ".api",
-    "BatchResult": ".api",
-    "BatchStatus": ".api",
-    "BatchEvent": ".state",
-    "BatchProvider": ".dispatcher",
-    "BatchStats": ".state",
-    "BATCH_WINDOW": ".options",
-    "BatchOptions": ".options",
-    "batch_api": ".select",
-})
+__getattr__, __dir__ = _lazy_exports(__name__)
 
 if _typing.TYPE_CHECKING:
     from .api import BatchAPI, BatchLimits, BatchResult, BatchStatus

@@ -7,14 +7,7 @@ from .._lazy import lazy_exports as _lazy_exports
 __all__ = ["KEY_VERSION", "SCHEMA_VERSION", "CacheDamagedError", "ResponseCache", "cache_key",
            "canonical_json"]
 
-__getattr__, __dir__ = _lazy_exports(__name__, {
-    "KEY_VERSION": ".keys",
-    "cache_key": ".keys",
-    "canonical_json": ".keys",
-    "SCHEMA_VERSION": ".store",
-    "CacheDamagedError": ".store",
-    "ResponseCache": ".store",
-})
+__getattr__, __dir__ = _lazy_exports(__name__)
 
 if _typing.TYPE_CHECKING:
     from .keys import KEY_VERSION, cache_key, canonical_json

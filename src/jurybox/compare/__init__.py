@@ -10,28 +10,7 @@ __all__ = ["BenchConfig", "BenchResult", "BenchSummary", "DEFAULT_PROTOCOLS", "D
            "prepare_bench", "replay_bench", "rescore_run", "run_bench", "score_outputs",
            "summarize"]
 
-__getattr__, __dir__ = _lazy_exports(__name__, {
-    "DecisionDiff": ".rescore",
-    "OutputsScore": ".rescore",
-    "RecordedAnswers": ".rescore",
-    "SkippedLinesWarning": ".rescore",
-    "config_from_manifest": ".rescore",
-    "rescore_run": ".rescore",
-    "score_outputs": ".rescore",
-    "DEFAULT_PROTOCOLS": ".run",
-    "BenchConfig": ".config",
-    "BenchResult": ".run",
-    "JudgingSettings": ".config",
-    "PreparedBench": ".run",
-    "arun_bench": ".run",
-    "prepare_bench": ".run",
-    "replay_bench": ".run",
-    "run_bench": ".run",
-    "BenchSummary": ".summary",
-    "JudgeBenchRule": ".summary",
-    "ProtocolSummary": ".summary",
-    "summarize": ".summary",
-})
+__getattr__, __dir__ = _lazy_exports(__name__)
 
 if _typing.TYPE_CHECKING:
     from .rescore import (DecisionDiff, OutputsScore, RecordedAnswers, SkippedLinesWarning,

@@ -8,20 +8,7 @@ __all__ = ["CHARS_PER_TOKEN", "PRICES_AS_OF", "Price", "RunPlan", "TokenCounter"
            "bundled_batch_share", "bundled_price", "plan_run", "resolve_price",
            "run_cost", "token_counter", "with_batch_rate"]
 
-__getattr__, __dir__ = _lazy_exports(__name__, {
-    "RunPlan": ".plan",
-    "plan_run": ".plan",
-    "PRICES_AS_OF": ".prices",
-    "Price": ".prices",
-    "bundled_batch_share": ".prices",
-    "bundled_price": ".prices",
-    "with_batch_rate": ".prices",
-    "resolve_price": ".prices",
-    "run_cost": ".spent",
-    "CHARS_PER_TOKEN": ".tokens",
-    "TokenCounter": ".tokens",
-    "token_counter": ".tokens",
-})
+__getattr__, __dir__ = _lazy_exports(__name__)
 
 if _typing.TYPE_CHECKING:
     from .plan import RunPlan, plan_run

@@ -43,44 +43,7 @@ __all__ = [
     "select_items",
 ]
 
-__getattr__, __dir__ = _lazy_exports(__name__, {
-    "iter_listwise_jsonl": ".generic",
-    "load_listwise_jsonl": ".generic",
-    "ListwiseItem": ".items",
-    "PairwiseItem": ".items",
-    "Verdict": ".items",
-    "BUCKETS": ".judgebench",
-    "bucket_of": ".judgebench",
-    "iter_judgebench": ".judgebench",
-    "load_judgebench": ".judgebench",
-    "RecordedPair": ".judgebench_outputs",
-    "load_judgebench_outputs": ".judgebench_outputs",
-    "RATING_COLUMNS": ".ratings",
-    "Rating": ".ratings",
-    "RatingsTable": ".ratings",
-    "load_ratings": ".ratings",
-    "RatedItem": ".rubric_items",
-    "load_rated_items": ".rubric_items",
-    "BUNDLED": ".registry",
-    "BUNDLED_ITEMS": ".registry",
-    "BUNDLED_OUTPUTS": ".registry",
-    "BUNDLED_RATINGS": ".registry",
-    "BUNDLED_RUBRICS": ".registry",
-    "FORMATS": ".registry",
-    "Item": ".registry",
-    "LoadedDataset": ".registry",
-    "ItemSelection": ".registry",
-    "bundled_path": ".registry",
-    "file_sha256": ".registry",
-    "load_dataset": ".registry",
-    "load_listwise": ".registry",
-    "resolve_bundled": ".registry",
-    "select_items": ".registry",
-    "iter_rewardbench2": ".rewardbench2",
-    "load_rewardbench2": ".rewardbench2",
-    "iter_truthfulqa": ".truthfulqa",
-    "load_truthfulqa": ".truthfulqa",
-})
+__getattr__, __dir__ = _lazy_exports(__name__)
 
 if _typing.TYPE_CHECKING:
     from .generic import iter_listwise_jsonl, load_listwise_jsonl

@@ -16,24 +16,7 @@ __all__ = ["CSV_COLUMNS", "ItemJudgment", "JudgeConfig", "JudgeResult", "JudgeSu
            "default_judge_out", "judge", "prepare_judge", "read_judgments", "run_judge",
            "write_judgments"]
 
-__getattr__, __dir__ = _lazy_exports(__name__, {
-    "CSV_COLUMNS": ".results",
-    "ItemJudgment": ".results",
-    "JudgeSummary": ".results",
-    "read_judgments": ".results",
-    "write_judgments": ".results",
-    "JudgeConfig": ".config",
-    "default_judge_out": ".config",
-    "prepare_judge": ".config",
-    "JudgeResult": ".run",
-    "Judgments": ".run",
-    "arun_judge": ".run",
-    "run_judge": ".run",
-    "ajudge": ".call",
-    "check_judge_arguments": ".call",
-    "check_judge_settings": ".call",
-    "judge": ".call",
-})
+__getattr__, __dir__ = _lazy_exports(__name__)
 
 if _typing.TYPE_CHECKING:
     from .results import CSV_COLUMNS, ItemJudgment, JudgeSummary, read_judgments, write_judgments

@@ -17,13 +17,7 @@ __all__ = ["JudgePlan", "Juror", "Jury", "JuryResult", "JurySummary", "JuryVote"
            "check_weights", "jury_from_models", "jury_listwise", "jury_of", "jury_pairwise",
            "load_jury", "plan_jury", "run_jury"]
 
-__getattr__, __dir__ = _lazy_exports(__name__, {
-    "Juror": ".panel", "Jury": ".panel", "jury_from_models": ".panel", "jury_of": ".panel",
-    "load_jury": ".panel",
-    "JudgePlan": ".run", "JuryResult": ".run", "arun_jury": ".run", "plan_jury": ".run",
-    "run_jury": ".run",
-    "JurySummary": ".summary",
-})
+__getattr__, __dir__ = _lazy_exports(__name__)
 
 if _typing.TYPE_CHECKING:
     from .panel import Juror, Jury, jury_from_models, jury_of, load_jury

@@ -12,25 +12,7 @@ __all__ = ["AlignmentRow", "MeanCI", "PersonalizeConfig", "PersonalizeResult",
            "paired_personalized_vs_aggregate", "prepare_personalize", "reasoning_similarity",
            "run_personalize", "select_units"]
 
-__getattr__, __dir__ = _lazy_exports(__name__, {
-    "AlignmentRow": ".evaluate",
-    "MeanCI": ".evaluate",
-    "ReasoningSimilarity": ".evaluate",
-    "ShotComparison": ".evaluate",
-    "alignment": ".evaluate",
-    "paired_personalized_vs_aggregate": ".evaluate",
-    "reasoning_similarity": ".evaluate",
-    "conditions": ".plan",
-    "select_units": ".plan",
-    "PersonalizeConfig": ".run",
-    "PersonalizeResult": ".run",
-    "PersonalizeSummary": ".run",
-    "PreparedPersonalize": ".run",
-    "arun_personalize": ".run",
-    "check_scales": ".run",
-    "prepare_personalize": ".run",
-    "run_personalize": ".run",
-})
+__getattr__, __dir__ = _lazy_exports(__name__)
 
 if _typing.TYPE_CHECKING:
     from .evaluate import (AlignmentRow, MeanCI, ReasoningSimilarity, ShotComparison, alignment,

@@ -28,29 +28,7 @@ __all__ = [
     "split_credentials",
 ]
 
-__getattr__, __dir__ = _lazy_exports(__name__, {
-    "AnswerFormat": ".base",
-    "ChatRequest": ".base",
-    "ChatResponse": ".base",
-    "FormatMode": ".base",
-    "Message": ".base",
-    "Provider": ".base",
-    "Usage": ".base",
-    "SIM_OWNER": ".listing",
-    "Dialect": ".transport",
-    "OpenAICompatibleProvider": ".openai_compat",
-    "Transport": ".transport",
-    "response_format": ".openai_compat",
-    "LocalServer": ".local",
-    "default_gguf": ".gguf",
-    "PROVIDERS": ".spec",
-    "ModelSpec": ".spec",
-    "make_provider": ".spec",
-    "parse_spec": ".spec",
-    "redact_text": ".urls",
-    "redact_url": ".urls",
-    "split_credentials": ".urls",
-})
+__getattr__, __dir__ = _lazy_exports(__name__)
 
 if _typing.TYPE_CHECKING:
     from .base import AnswerFormat, ChatRequest, ChatResponse, FormatMode, Message, Provider, Usage

@@ -19,19 +19,7 @@ __all__ = ["INSTALL_LINE", "JudgeActor", "ProviderRecipe", "RayProvider", "Remot
            "connect", "judge_dataset", "ray_endpoint", "recipe_of", "require_ray",
            "JUDGMENT_COLUMNS"]
 
-__getattr__, __dir__ = _lazy_exports(__name__, {
-    "INSTALL_LINE": ".cluster",
-    "connect": ".cluster",
-    "require_ray": ".cluster",
-    "JudgeActor": ".actor",
-    "RemoteError": ".actor",
-    "ProviderRecipe": ".recipe",
-    "recipe_of": ".recipe",
-    "RayProvider": ".provider",
-    "ray_endpoint": ".endpoint",
-    "judge_dataset": ".dataset",
-    "JUDGMENT_COLUMNS": ".dataset",
-})
+__getattr__, __dir__ = _lazy_exports(__name__)
 
 if _typing.TYPE_CHECKING:
     from .actor import JudgeActor, RemoteError

@@ -11,31 +11,7 @@ __all__ = ["DEFAULT_MAX_ITEMS", "EXPORT_FORMATS", "FLAG_NAMES", "Attempt", "Call
            "is_run_folder", "list_runs", "write_index", "permutation_curve", "render_report",
            "report_is_current", "write_report"]
 
-__getattr__, __dir__ = _lazy_exports(__name__, {
-    "CurveCollector": ".curve",
-    "CurvePoint": ".curve",
-    "PermutationCurve": ".curve",
-    "permutation_curve": ".curve",
-    "DEFAULT_MAX_ITEMS": ".freshness",
-    "render_report": ".html",
-    "write_report": ".html",
-    "report_is_current": ".freshness",
-    "RunReader": ".reader",
-    "RunEntry": ".index",
-    "is_run_folder": ".index",
-    "list_runs": ".index",
-    "RunIndex": ".index_page",
-    "write_index": ".index_page",
-    "EXPORT_FORMATS": ".export",
-    "ExportResult": ".export",
-    "export_run": ".export",
-    "FLAG_NAMES": ".flags",
-    "Attempt": ".views",
-    "CallView": ".views",
-    "ItemFlags": ".flags",
-    "ItemView": ".views",
-    "ProtocolView": ".views",
-})
+__getattr__, __dir__ = _lazy_exports(__name__)
 
 if _typing.TYPE_CHECKING:
     from .curve import CurveCollector, CurvePoint, PermutationCurve, permutation_curve

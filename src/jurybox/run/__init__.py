@@ -10,29 +10,7 @@ __all__ = ["DEFAULT_ABORT_AFTER", "DEFAULT_ATTEMPTS", "DEFAULT_CONCURRENCY", "DE
            "RunJob", "RunOptions", "RunReport", "StructuredMode", "Summary", "check_endpoint",
            "open_endpoint"]
 
-__getattr__, __dir__ = _lazy_exports(__name__, {
-    "ItemCalls": ".calls",
-    "ProtocolCalls": ".calls",
-    "check_endpoint": ".endpoint",
-    "open_endpoint": ".endpoint",
-    "Engine": ".engine",
-    "Interrupted": ".job",
-    "RunHooks": ".job",
-    "RunInfo": ".job",
-    "RunJob": ".job",
-    "RunReport": ".job",
-    "Summary": ".job",
-    "DEFAULT_ABORT_AFTER": ".options",
-    "DEFAULT_ATTEMPTS": ".options",
-    "DEFAULT_CONCURRENCY": ".options",
-    "DEFAULT_STRUCTURED": ".options",
-    "DEFAULT_TIMEOUT_S": ".options",
-    "DEFAULT_TRANSPORT": ".options",
-    "RunOptions": ".options",
-    "STRUCTURED_MODES": ".options",
-    "AnswerFormats": ".structured",
-    "StructuredMode": ".options",
-})
+__getattr__, __dir__ = _lazy_exports(__name__)
 
 if _typing.TYPE_CHECKING:
     from .calls import ItemCalls, ProtocolCalls

@@ -18,32 +18,7 @@ __all__ = ["FailedUnits", "LockHolder", "RUN_FILE_NAMES", "Records", "RunDir", "
            "read_jsonl", "read_lines_at", "read_manifest", "read_run_files", "unit_of",
            "write_json_atomic", "write_text_atomic"]
 
-__getattr__, __dir__ = _lazy_exports(__name__, {
-    "FailedUnits": ".writer",
-    "RUN_FILE_NAMES": ".layout",
-    "RunPaths": ".layout",
-    "RunDir": ".writer",
-    "lock_run_dir": ".writer",
-    "LockHolder": ".lock",
-    "RunDirBusyError": ".lock",
-    "RunLock": ".lock",
-    "lock_holder": ".lock",
-    "Records": ".files",
-    "SCHEMA_VERSION": ".files",
-    "iter_records": ".files",
-    "previous_sessions": ".files",
-    "read_jsonl": ".files",
-    "read_manifest": ".files",
-    "unit_of": ".files",
-    "write_json_atomic": ".files",
-    "write_text_atomic": ".files",
-    "RunFiles": ".lines",
-    "call_offsets": ".lines",
-    "iter_lines_at": ".lines",
-    "line_offsets": ".lines",
-    "read_lines_at": ".lines",
-    "read_run_files": ".lines",
-})
+__getattr__, __dir__ = _lazy_exports(__name__)
 
 if _typing.TYPE_CHECKING:
     from .files import (SCHEMA_VERSION, Records, iter_records, previous_sessions, read_jsonl,

@@ -7,19 +7,7 @@ from .._lazy import lazy_exports as _lazy_exports
 __all__ = ["AnswerStore", "CallRecord", "Failure", "FailureKind", "Job", "Outcome",
            "RetryPolicy", "Runner", "Totals", "reask_request", "tune_gc"]
 
-__getattr__, __dir__ = _lazy_exports(__name__, {
-    "tune_gc": ".gc_tuning",
-    "CallRecord": ".records",
-    "Failure": ".records",
-    "FailureKind": ".records",
-    "Outcome": ".records",
-    "Totals": ".records",
-    "RetryPolicy": ".retry",
-    "AnswerStore": ".runner",
-    "Job": ".runner",
-    "Runner": ".runner",
-    "reask_request": ".runner",
-})
+__getattr__, __dir__ = _lazy_exports(__name__)
 
 if _typing.TYPE_CHECKING:
     from .gc_tuning import tune_gc

@@ -43,41 +43,7 @@ __all__ = [
     "wilson_interval",
 ]
 
-__getattr__, __dir__ = _lazy_exports(__name__, {
-    "bootstrap_mean_ci": "._bootstrap",
-    "ConfidenceInterval": ".interval",
-    "AccuracyResult": ".accuracy",
-    "CoarseAgreement": ".coarse",
-    "PairJaccard": ".coarse",
-    "co_rated_pairs": ".coarse",
-    "coarse_agreement": ".coarse",
-    "AlphaResult": ".krippendorff",
-    "DegenerateAlphaWarning": ".krippendorff",
-    "InsufficientRatingsError": ".krippendorff",
-    "Level": ".krippendorff",
-    "krippendorff_alpha": ".krippendorff",
-    "BucketAccuracy": ".judgebench",
-    "JudgeBenchCounts": ".judgebench",
-    "VoteOutcome": ".judgebench",
-    "bucket_accuracy": ".judgebench",
-    "judgebench_counts": ".judgebench",
-    "judgebench_vote": ".judgebench",
-    "LengthBias": ".length",
-    "LengthTally": ".length",
-    "length_bias": ".length",
-    "wilson_interval": ".length",
-    "OrderDiagnostics": ".order",
-    "OrderTally": ".order",
-    "order_diagnostics": ".order",
-    "PairedComparison": ".paired",
-    "paired_comparison": ".paired",
-    "paired_sign": ".paired",
-    "TfidfIndex": ".text",
-    "PairwiseAlpha": ".profiles",
-    "RaterProfile": ".profiles",
-    "pairwise_alpha": ".profiles",
-    "rater_profile": ".profiles",
-})
+__getattr__, __dir__ = _lazy_exports(__name__)
 
 if _typing.TYPE_CHECKING:
     from ._bootstrap import bootstrap_mean_ci
