@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from .datasets._validate import read_bounded
+from .datasets.validate import read_bounded
 from .errors import DataError
 
 __all__ = ["node_line", "read_yaml"]

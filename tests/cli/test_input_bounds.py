@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 from jurybox.cli import app
 from jurybox.compare import BenchConfig, prepare_bench
 from jurybox.cost.plan import _longest_common_prefix
-from jurybox.datasets._validate import read_bounded
+from jurybox.datasets.validate import read_bounded
 from jurybox.errors import ConfigError, DataError
 from jurybox.protocols import PCFProtocol
 from jurybox.protocols.permutations import MAX_K, permutation_set

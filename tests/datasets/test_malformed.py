@@ -82,7 +82,7 @@ def test_non_utf8_truthfulqa_csv_names_the_line(tmp_path):
 
 # --------------------------------------------------------------------- e. over 26 candidates
 def test_more_than_26_candidates_is_refused_at_load(tmp_path):
-    from jurybox.datasets._validate import MAX_CANDIDATES
+    from jurybox.datasets.validate import MAX_CANDIDATES
 
     assert MAX_CANDIDATES == len(LABELS) == 26  # judges see candidates labelled A-Z
     row = {**GOOD, "candidates": [f"c{i}" for i in range(27)]}
@@ -165,7 +165,7 @@ def test_an_id_of_5000_digits_names_line_and_field(tmp_path):
 
 
 def test_ids_are_capped_at_256_characters(tmp_path):
-    from jurybox.datasets._validate import MAX_NAME_CHARS
+    from jurybox.datasets.validate import MAX_NAME_CHARS
 
     assert MAX_NAME_CHARS == 256
     long_id = {**GOOD, "id": "x" * 257}

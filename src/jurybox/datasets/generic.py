@@ -7,8 +7,8 @@ from difflib import get_close_matches
 from pathlib import Path
 
 from ..errors import DataError
-from ._rows import iter_rows, require
-from ._validate import IdTracker, check_file, check_name, make_item
+from .rows import iter_rows, require
+from .validate import IdTracker, check_file, check_name, make_item
 from .items import ListwiseItem, PairwiseItem
 
 __all__ = ["FIELDS", "iter_listwise_jsonl", "iter_pairs_jsonl", "load_listwise_jsonl"]
@@ -43,7 +43,7 @@ def iter_listwise_jsonl(path: str | Path, *, labelled: bool = True,
     every line must have (2 for pairs).
 
     ``id`` is a string or an integer (which becomes its decimal text), ``group`` a string
-    or absent; texts follow the rules of :mod:`jurybox.datasets._validate` (no NUL, no lone
+    or absent; texts follow the rules of :mod:`jurybox.datasets.validate` (no NUL, no lone
     surrogate; 2 to 26 candidates).
 
     Raises:

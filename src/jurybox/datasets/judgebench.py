@@ -24,8 +24,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..errors import DataError
-from ._rows import iter_rows, require, require_all
-from ._validate import IdTracker, check_file, check_name, check_text
+from .rows import iter_rows, require, require_all
+from .validate import IdTracker, check_file, check_name, check_text
 from .items import PairwiseItem
 
 __all__ = ["iter_judgebench", "load_judgebench", "bucket_of", "BUCKETS", "REQUIRED"]

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import DataError
-from ._rows import iter_rows, require
-from ._validate import IdTracker, check_file, check_name, check_text
+from .rows import iter_rows, require
+from .validate import IdTracker, check_file, check_name, check_text
 from .judgebench import LABELS, bucket_of
 
 __all__ = ["RecordedPair", "load_judgebench_outputs", "DECISIONS", "REQUIRED_OUTPUTS"]

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import DataError
-from ._rows import iter_csv, iter_jsonl, iter_parquet
-from ._validate import check_file, check_name
+from .rows import iter_csv, iter_jsonl, iter_parquet
+from .validate import check_file, check_name
 
 __all__ = ["Rating", "RatingsTable", "load_ratings", "RATING_COLUMNS"]
 

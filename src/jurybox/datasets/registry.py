@@ -10,8 +10,8 @@ from importlib import resources
 from pathlib import Path
 
 from ..errors import ConfigError, DataError, JuryboxError, did_you_mean, did_you_mean_file
-from ._rows import iter_jsonl
-from ._validate import MAX_CANDIDATES, check_file
+from .rows import iter_jsonl
+from .validate import MAX_CANDIDATES, check_file
 from .generic import iter_listwise_jsonl, iter_pairs_jsonl
 from .items import ListwiseItem, PairwiseItem
 from .judgebench import iter_judgebench

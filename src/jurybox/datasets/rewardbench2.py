@@ -11,8 +11,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..errors import DataError
-from ._rows import iter_rows, require
-from ._validate import IdTracker, check_file, check_name, check_text, make_item
+from .rows import iter_rows, require
+from .validate import IdTracker, check_file, check_name, check_text, make_item
 from .items import ListwiseItem
 
 __all__ = ["iter_rewardbench2", "load_rewardbench2"]

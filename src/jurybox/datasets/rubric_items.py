@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import DataError
-from ._rows import iter_csv, iter_jsonl
-from ._validate import IdTracker, check_file, check_name, check_text
+from .rows import iter_csv, iter_jsonl
+from .validate import IdTracker, check_file, check_name, check_text
 
 __all__ = ["RatedItem", "load_rated_items"]
 

@@ -12,8 +12,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..errors import ConfigError, DataError
-from ._rows import iter_csv
-from ._validate import MAX_CANDIDATES, IdTracker, check_file, check_text, make_item
+from .rows import iter_csv
+from .validate import MAX_CANDIDATES, IdTracker, check_file, check_text, make_item
 from .items import ListwiseItem
 
 __all__ = ["iter_truthfulqa", "load_truthfulqa", "TRUTHFULQA_COLUMNS"]

@@ -22,7 +22,7 @@ import string
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..datasets._validate import read_bounded
+from ..datasets.validate import read_bounded
 from ..errors import ConfigError, DataError
 
 __all__ = ["JudgePrompt", "load_template", "PLACEHOLDERS", "MAX_CRITERIA_CHARS",

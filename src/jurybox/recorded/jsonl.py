@@ -34,9 +34,8 @@ import zlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from ..datasets._json_line import parse_object_line
-from ..datasets._rows import _decode, _parse_int, _raw_lines, _RepeatedKey, _unique_keys
-from ..datasets._validate import check_file, check_name, check_text
+from ..datasets.rows import json_lines
+from ..datasets.validate import check_file, check_name, check_text
 from ..errors import DataError, did_you_mean
 from .model import LABELS, VERDICTS, RecordedItem, Recording, check_orders
 
@@ -57,15 +56,7 @@ def _rows(path: Path) -> Iterator[tuple[int, dict]]:
     line_no = 0
     try:
         with _open(path) as fh:
-            for line_no, raw in _raw_lines(path, fh):
-                text = _decode(path, raw, line_no)
-                if not text.strip():
-                    continue
-                row = parse_object_line(path, line_no, text, parse_int=_parse_int,
-                                        object_pairs_hook=_unique_keys, repeated=_RepeatedKey)
-                if not isinstance(row, dict):
-                    raise DataError(path, f"expected a JSON object, got "
-                                    f"{type(row).__name__}", line=line_no)
+            for line_no, row in json_lines(path, fh):
                 yield line_no, row
     except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
         raise DataError(path, f"not a readable gzip file ({exc})", line=line_no + 1) from None

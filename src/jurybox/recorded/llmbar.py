@@ -28,7 +28,7 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
-from ..datasets._validate import check_file
+from ..datasets.validate import check_file
 from ..errors import DataError
 from .model import RecordedItem, Recording
 

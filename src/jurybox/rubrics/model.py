@@ -42,7 +42,7 @@ from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, StrictInt,
                       ValidationError, model_validator)
 
 from ..datasets import BUNDLED_RUBRICS, resolve_bundled
-from ..datasets._validate import text_problem
+from ..datasets.validate import text_problem
 from ..fields import check_arguments
 from ..errors import DataError
 from ..yamlfile import read_yaml

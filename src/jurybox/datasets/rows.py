@@ -104,16 +104,22 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, dict]]:
             the key).
     """
     with path.open("rb") as fh:
-        for line_no, raw in _raw_lines(path, fh):
-            line = _decode(path, raw, line_no)
-            if not line.strip():
-                continue
-            row = parse_object_line(path, line_no, line, parse_int=_parse_int,
-                                    object_pairs_hook=_unique_keys, repeated=_RepeatedKey)
-            if not isinstance(row, dict):
-                raise DataError(path, f"expected a JSON object, got {type(row).__name__}",
-                                line=line_no)
-            yield line_no, row
+        yield from json_lines(path, fh)
+
+
+def json_lines(path: Path, fh: BinaryIO) -> Iterator[tuple[int, dict]]:
+    """:func:`iter_jsonl` over an open binary file ``fh`` (a gzip stream too) read from
+    ``path`` (named in errors). Raises as :func:`iter_jsonl`."""
+    for line_no, raw in _raw_lines(path, fh):
+        line = _decode(path, raw, line_no)
+        if not line.strip():
+            continue
+        row = parse_object_line(path, line_no, line, parse_int=_parse_int,
+                                object_pairs_hook=_unique_keys, repeated=_RepeatedKey)
+        if not isinstance(row, dict):
+            raise DataError(path, f"expected a JSON object, got {type(row).__name__}",
+                            line=line_no)
+        yield line_no, row
 
 
 class _Lines:
