@@ -43,7 +43,8 @@ async def ajudge(items: Iterable[Any] | str | Path, *, model: str | None = None,
                  protocol: str = "pcf", out: str | Path | None = None,
                  options: RunOptions | None = None, hooks: RunHooks | None = None,
                  **settings: Any) -> Judgments:
-    """:func:`judge` on the running event loop (:func:`jurybox.ajudge` without ``jury=``)."""
+    """:func:`judge` on the running event loop: ``await ajudge(items, model=...)``, what
+    :func:`jurybox.ajudge` runs without ``jury=`` (arguments, result and errors as there)."""
     async with entered_off_loop(
             _judge_call(items, model, protocol, out, options, hooks, settings)) as run:
         return run.result(await run.engine.arun(run.job))
