@@ -1,4 +1,4 @@
-"""Shared CLI plumbing: error handling, default paths, progress display, summary table."""
+"""Shared CLI plumbing: error handling, exit codes, the command classes, default paths."""
 
 from __future__ import annotations
 
@@ -16,11 +16,17 @@ from typing import Any
 
 import typer
 from typer.core import TyperCommand, TyperGroup
-from rich.console import Console
 
 from ..errors import BatchFilesWritten, JuryboxError
+from ._console import console, err_console
 from ._environment import bad_parameter_message, name_variables
+from ._panels import PANEL_ORDER, PANEL_START, envvar_by_rule
 from ..terminal import safe_text
+
+__all__ = ["CONTEXT_SETTINGS", "EXIT_BAD_INPUT", "EXIT_INTERRUPTED", "EXIT_NOTHING_JUDGED",
+           "EXIT_PARTIAL", "JuryboxCommand", "OneLineErrors", "console", "default_cache",
+           "default_out", "envvar_by_rule", "err_console", "exit_for_status", "fail_cleanly",
+           "print_warnings", "warn", "warning_lines"]
 
 try:  # typer >= 0.2x vendors click; older versions use click itself
     from typer._click.exceptions import ClickException, NoArgsIsHelpError
@@ -28,18 +34,6 @@ try:  # typer >= 0.2x vendors click; older versions use click itself
 except ImportError:  # pragma: no cover
     from click.exceptions import ClickException, NoArgsIsHelpError  # type: ignore[no-redef,assignment,unused-ignore]
     from click.globals import get_current_context  # type: ignore[no-redef,assignment,unused-ignore]
-
-# Logs and CI are not terminals; give tables room there instead of rich's 80 columns.
-def _isatty(stream: Any) -> bool:
-    """A stream is a terminal (False for a closed or missing one: ``jurybox ... >&-``)."""
-    try:
-        return bool(stream is not None and stream.isatty())
-    except (OSError, ValueError):
-        return False
-
-
-console = Console(width=None if _isatty(sys.stdout) else 176)
-err_console = Console(stderr=True)
 
 
 #: Exit codes of every judging command (the README lists them).
@@ -142,21 +136,13 @@ class OneLineErrors(TyperGroup):
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
 
 
-def envvar_by_rule(option: str) -> str:
-    """The environment variable an option has by the rule ``--help`` states once:
-    ``--sim-latency-ms`` -> ``JURYBOX_SIM_LATENCY_MS``."""
-    return "JURYBOX_" + option.lstrip("-").replace("-", "_").upper()
-
-
 class JuryboxCommand(TyperCommand):
     """Every command's class: its ``--help`` draws the option panels in one order
-    (``_options.PANEL_ORDER``), shows an option's environment variable only
+    (``_panels.PANEL_ORDER``), shows an option's environment variable only
     when it is not named by the rule (:func:`envvar_by_rule`, stated in the help's epilog),
     and no ``<bool>`` type beside a flag such as ``-h, --help`` (a flag takes no value)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        from ._options import PANEL_ORDER
-
         super().__init__(*args, **kwargs)
         rank = {panel: i for i, panel in enumerate(PANEL_ORDER)}
         # panels in the same order in every command (typer draws them in the order of their
@@ -171,8 +157,6 @@ class JuryboxCommand(TyperCommand):
                 param.show_envvar = False  # type: ignore[attr-defined]
 
     def get_help_option(self, ctx: Any) -> Any:
-        from ._options import PANEL_START
-
         option = super().get_help_option(ctx)
         if option is not None:
             option.metavar = ""
@@ -248,5 +232,3 @@ def exit_for_status(result: Any, *, strict: bool = True,
         if strict:
             raise typer.Exit(EXIT_PARTIAL)
 
-
-from ._progress import BenchProgress  # noqa: E402,F401  (re-exported; it uses err_console)

@@ -12,8 +12,8 @@ from ..batch.options import DEFAULT_POLL_S
 from ..run.options import (DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY, DEFAULT_STRUCTURED,
                            DEFAULT_TIMEOUT_S, DEFAULT_TRANSPORT)
 from ..run.options import DEFAULT_EXECUTOR, DEFAULT_RAY_ACTORS
-from ._common import (BenchProgress, default_out, exit_for_status, fail_cleanly,
-                      print_warnings)
+from ._common import default_out, exit_for_status, fail_cleanly, print_warnings
+from ._progress import BenchProgress
 from ._jury import JuryOpt
 from ._plan import cost_line, plan_for, print_plan
 from ._protocol_options import (AdaptiveOpt, ConfidenceOpt, CriteriaOpt, K, MinK, PairwiseRuleOpt,

@@ -15,7 +15,8 @@ from ..run.options import (DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY, DEFAULT_STRUCT
                            DEFAULT_TIMEOUT_S, DEFAULT_TRANSPORT)
 from ..run.options import DEFAULT_EXECUTOR, DEFAULT_RAY_ACTORS
 from ._fit import print_table
-from ._common import BenchProgress, console, exit_for_status, fail_cleanly, print_warnings
+from ._common import console, exit_for_status, fail_cleanly, print_warnings
+from ._progress import BenchProgress
 from ..limits import DEFAULT_MAX_ANSWER_CHARS
 from ._options import MaxAnswerChars
 from ._options import PANEL_DATA, PANEL_START

@@ -19,7 +19,8 @@ from ..run.options import DEFAULT_EXECUTOR, DEFAULT_RAY_ACTORS
 from ..reports.notes import (ALIGNMENT_CAPTION, error_change, few_raters_note, mean_ci_cell,
                              shortfall_note, similarity_text, versus_aggregate)
 from ..terminal import data, safe_text
-from ._common import BenchProgress, console, default_out, exit_for_status, fail_cleanly
+from ._common import console, default_out, exit_for_status, fail_cleanly
+from ._progress import BenchProgress
 from ._fit import print_table
 from ._plan import cost_line, plan_for, print_plan
 from ._tables import print_pool
