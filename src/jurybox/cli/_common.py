@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
-import json
 import os
 import signal
 import sys
@@ -193,6 +191,9 @@ def default_cache() -> Path:
 def default_out(kind: str, config: dict) -> Path:
     """``runs/<kind>-<dataset>-<model>-<hash of config>``: the same command reuses (and
     resumes) the same folder, a changed one gets a new folder."""
+    import hashlib
+    import json
+
     digest = hashlib.sha256(json.dumps(config, sort_keys=True, default=str).encode()).hexdigest()
     name = f"{kind}-{Path(str(config.get('dataset', 'data'))).stem}-" \
            f"{str(config.get('model', 'model')).replace('/', '_')}-{digest[:8]}"
