@@ -1,7 +1,8 @@
 """The ``jurybox`` command line: thin commands over the library.
 
-Command modules import the library inside the command functions, so ``jurybox --help`` and
-``jurybox --version`` load almost nothing.
+The commands load lazily (:class:`._lazy.LazyGroup`): ``jurybox --help`` and ``jurybox
+--version`` import no command's module, and ``jurybox CMD`` imports CMD's alone; command
+modules import the library inside the command functions.
 """
 
 from __future__ import annotations
@@ -13,31 +14,17 @@ from typing import Annotated
 
 import typer
 
-from .._version import __version__
+from .. import __version__
 from ..errors import ConfigError
-from ._common import CONTEXT_SETTINGS, EXIT_BAD_INPUT, JuryboxCommand, OneLineErrors, _error
+from ._common import CONTEXT_SETTINGS, EXIT_BAD_INPUT, _error
+from ._lazy import LazyGroup
 from ._logging import DEFAULT_LEVEL, SafeFormatter, log_level
-from ._examples import examples_epilog
-from ._options import ENV_EPILOG
-from .agreement import agreement
-from .batch_cmd import batch
-from .bench import bench
-from .cache_cmd import cache
-from .demo import demo
-from .judge import judge
-from .export import export
-from .personalize import personalize
-from .report import report
-from .runs import runs
-from .score import score
-from .serve_local import serve_local
-from .serve_sim import serve_sim
-from .show import show
+from ._panels import ENV_EPILOG
 
 __all__ = ["app", "main"]
 
 app = typer.Typer(help="jurybox: robust, reproducible LLM-as-a-judge evaluation.",
-                  rich_markup_mode="markdown", cls=OneLineErrors, epilog=ENV_EPILOG,
+                  rich_markup_mode="markdown", cls=LazyGroup, epilog=ENV_EPILOG,
                   no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
                   context_settings=CONTEXT_SETTINGS)
 
@@ -55,22 +42,8 @@ def _root(version: Annotated[bool, typer.Option(
     """jurybox: robust, reproducible LLM-as-a-judge evaluation."""
 
 
-app.command(cls=JuryboxCommand, epilog=examples_epilog("demo"))(demo)
-app.command(cls=JuryboxCommand, epilog=examples_epilog("bench", then=ENV_EPILOG))(bench)
-app.command(cls=JuryboxCommand, epilog=examples_epilog("judge", then=ENV_EPILOG))(judge)
-app.command(cls=JuryboxCommand, epilog=examples_epilog("score"))(score)
-app.command(cls=JuryboxCommand, epilog=examples_epilog("agreement"))(agreement)
-app.command(cls=JuryboxCommand,
-            epilog=examples_epilog("personalize", then=ENV_EPILOG))(personalize)
-app.command(cls=JuryboxCommand, epilog=examples_epilog("report"))(report)
-app.command(cls=JuryboxCommand, epilog=examples_epilog("runs"))(runs)
-app.command(cls=JuryboxCommand, epilog=examples_epilog("show"))(show)
-app.command("serve-sim", cls=JuryboxCommand, epilog=examples_epilog("serve-sim"))(serve_sim)
-app.command("serve-local", cls=JuryboxCommand,
-            epilog=examples_epilog("serve-local"))(serve_local)
-app.command(cls=JuryboxCommand, epilog=examples_epilog("cache"))(cache)
-app.command(cls=JuryboxCommand, epilog=examples_epilog("export"))(export)
-app.command(cls=JuryboxCommand, epilog=examples_epilog("batch"))(batch)
+# The commands are not registered here: LazyGroup (cli/_lazy.py) lists them and imports a
+# command's module only when that command runs or shows its help.
 
 
 def main() -> None:

@@ -1,11 +1,10 @@
-"""Shared CLI plumbing: error handling, default paths, progress display, summary table."""
+"""Shared CLI plumbing: error handling, exit codes, the command classes, default paths."""
 
 from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
-import json
+import os
 import signal
 import sys
 import warnings
@@ -17,10 +16,15 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 from ..errors import BatchFilesWritten, JuryboxError
-from ._console import (_error, console, default_cache, err_console,  # noqa: F401 - re-exported
-                       warn)
+from ._console import console, err_console
 from ._environment import bad_parameter_message, name_variables
+from ._panels import PANEL_ORDER, PANEL_START, envvar_by_rule
 from ..terminal import safe_text
+
+__all__ = ["CONTEXT_SETTINGS", "EXIT_BAD_INPUT", "EXIT_INTERRUPTED", "EXIT_NOTHING_JUDGED",
+           "EXIT_PARTIAL", "JuryboxCommand", "OneLineErrors", "console", "default_cache",
+           "default_out", "envvar_by_rule", "err_console", "exit_for_status", "fail_cleanly",
+           "print_warnings", "warn", "warning_lines"]
 
 try:  # typer >= 0.2x vendors click; older versions use click itself
     from typer._click.exceptions import ClickException, NoArgsIsHelpError
@@ -28,6 +32,7 @@ try:  # typer >= 0.2x vendors click; older versions use click itself
 except ImportError:  # pragma: no cover
     from click.exceptions import ClickException, NoArgsIsHelpError  # type: ignore[no-redef,assignment,unused-ignore]
     from click.globals import get_current_context  # type: ignore[no-redef,assignment,unused-ignore]
+
 
 #: Exit codes of every judging command (the README lists them).
 EXIT_NOTHING_JUDGED = 1  # every call failed
@@ -129,21 +134,13 @@ class OneLineErrors(TyperGroup):
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
 
 
-def envvar_by_rule(option: str) -> str:
-    """The environment variable an option has by the rule ``--help`` states once:
-    ``--sim-latency-ms`` -> ``JURYBOX_SIM_LATENCY_MS``."""
-    return "JURYBOX_" + option.lstrip("-").replace("-", "_").upper()
-
-
 class JuryboxCommand(TyperCommand):
     """Every command's class: its ``--help`` draws the option panels in one order
-    (``_options.PANEL_ORDER``), shows an option's environment variable only
+    (``_panels.PANEL_ORDER``), shows an option's environment variable only
     when it is not named by the rule (:func:`envvar_by_rule`, stated in the help's epilog),
     and no ``<bool>`` type beside a flag such as ``-h, --help`` (a flag takes no value)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        from ._options import PANEL_ORDER
-
         super().__init__(*args, **kwargs)
         rank = {panel: i for i, panel in enumerate(PANEL_ORDER)}
         # panels in the same order in every command (typer draws them in the order of their
@@ -158,8 +155,6 @@ class JuryboxCommand(TyperCommand):
                 param.show_envvar = False  # type: ignore[attr-defined]
 
     def get_help_option(self, ctx: Any) -> Any:
-        from ._options import PANEL_START
-
         option = super().get_help_option(ctx)
         if option is not None:
             option.metavar = ""
@@ -170,9 +165,35 @@ class JuryboxCommand(TyperCommand):
         return option
 
 
+def _error(message: str) -> None:
+    """One line on stderr, never wrapped or marked up; a URL's secrets hidden and control
+    characters quoted from data shown as escapes (:func:`jurybox.terminal.safe_text`)."""
+    from ..providers.urls import redact_text  # never print credentials from a URL
+
+    print(f"error: {safe_text(redact_text(' '.join(message.split())))}", file=sys.stderr)
+
+
+def warn(message: str) -> None:
+    """One ``warning:`` line on stderr, as :func:`_error` writes its line."""
+    from ..providers.urls import redact_text
+
+    print(f"warning: {safe_text(redact_text(' '.join(message.split())))}", file=sys.stderr)
+
+
+def default_cache() -> Path:
+    """``$JURYBOX_CACHE``, else ``$XDG_CACHE_HOME/jurybox/cache.sqlite`` (~/.cache)."""
+    if os.environ.get("JURYBOX_CACHE"):
+        return Path(os.environ["JURYBOX_CACHE"])
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / "jurybox" / "cache.sqlite"
+
+
 def default_out(kind: str, config: dict) -> Path:
     """``runs/<kind>-<dataset>-<model>-<hash of config>``: the same command reuses (and
     resumes) the same folder, a changed one gets a new folder."""
+    import hashlib
+    import json
+
     digest = hashlib.sha256(json.dumps(config, sort_keys=True, default=str).encode()).hexdigest()
     name = f"{kind}-{Path(str(config.get('dataset', 'data'))).stem}-" \
            f"{str(config.get('model', 'model')).replace('/', '_')}-{digest[:8]}"
@@ -212,5 +233,3 @@ def exit_for_status(result: Any, *, strict: bool = True,
         if strict:
             raise typer.Exit(EXIT_PARTIAL)
 
-
-from ._progress import BenchProgress  # noqa: E402,F401  (re-exported; it uses err_console)

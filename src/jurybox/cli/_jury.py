@@ -12,7 +12,8 @@ import typer
 
 from ..errors import ConfigError
 from ..terminal import data, safe_text
-from ._common import BenchProgress, console, warn
+from ._common import console, warn
+from ._progress import BenchProgress
 from ._fit import print_table
 from ._options import PANEL_JUDGE
 

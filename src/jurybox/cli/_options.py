@@ -27,6 +27,9 @@ from ..limits import (DEFAULT_MAX_ANSWER_CHARS, MAX_ANSWER_CHARS, MAX_ATTEMPTS, 
                       MAX_MAX_TOKENS, MAX_SEED, MAX_TEMPERATURE, MAX_TIMEOUT_S)
 from ..run.options import DEFAULT_EXECUTOR, DEFAULT_RAY_ACTORS, MAX_REPLICAS, RunOptions
 from ..runner.retry import RetryPolicy
+from ._panels import (API_KEY_VARIABLES, ENV_EPILOG, PANEL_BATCH, PANEL_COST, PANEL_DATA,
+                      PANEL_JUDGE, PANEL_ORDER, PANEL_OUTPUT, PANEL_PROTOCOL, PANEL_RUN,
+                      PANEL_SIM, PANEL_SIM_BATCH, PANEL_START, PANEL_STATS)
 
 __all__ = ["ENV_EPILOG", "FAULTS_HELP", "PANEL_COST", "PANEL_DATA", "PANEL_JUDGE",
            "PANEL_ORDER", "PANEL_OUTPUT", "PANEL_PROTOCOL", "PANEL_RUN", "PANEL_SIM",
@@ -39,36 +42,6 @@ __all__ = ["ENV_EPILOG", "FAULTS_HELP", "PANEL_COST", "PANEL_DATA", "PANEL_JUDGE
            "SimBias", "SimFaults", "SimLatency", "SimSeed", "Temperature", "Structured",
            "Timeout", "TransportOpt", "run_options",
            "ExecutorOpt", "RayActorsOpt", "RayAddressOpt"]
-
-#: The panels ``--help`` groups options in, the same names in every command (typer's
-#: ``rich_help_panel``); ``--help`` itself stays in typer's first panel, "Options".
-PANEL_START = "Start here"
-PANEL_DATA = "What to judge"
-PANEL_PROTOCOL = "Protocol"
-PANEL_STATS = "Statistics"
-PANEL_JUDGE = "Judge and endpoint"
-PANEL_RUN = "Run"
-PANEL_OUTPUT = "Output"
-PANEL_COST = "Cost"
-PANEL_SIM = "Simulated judge"
-PANEL_BATCH = "Batch"
-PANEL_SIM_BATCH = "Simulated batches"
-PANEL_ORDER = (PANEL_START, PANEL_DATA, PANEL_PROTOCOL, PANEL_STATS, PANEL_JUDGE, PANEL_RUN,
-               PANEL_OUTPUT, PANEL_COST, PANEL_BATCH, PANEL_SIM, PANEL_SIM_BATCH)
-
-#: API key variables, as ``providers.spec.PROVIDERS`` reads them (a test keeps them equal).
-API_KEY_VARIABLES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY", "VLLM_API_KEY")
-
-#: The key environment variables, shown under ``jurybox --help`` and the judging commands'.
-ENV_EPILOG = (
-    "**Environment**: every option has a `JURYBOX_` variable named after it (`--sim-latency-ms`: "
-    "`JURYBOX_SIM_LATENCY_MS`); one named otherwise is shown with its option. API keys: "
-    + ", ".join(f"`{v}`" for v in API_KEY_VARIABLES) + " (each provider's own), or "
-    "`JURYBOX_API_KEY` for any provider. `JURYBOX_MODEL`: the judge; `JURYBOX_BASE_URL`: its "
-    "endpoint; `JURYBOX_CACHE`: the response cache (default "
-    "`~/.cache/jurybox/cache.sqlite`, under `$XDG_CACHE_HOME` when set); `JURYBOX_OUT`: the "
-    "run directory; `JURYBOX_LOG_LEVEL`: log level (WARNING); `JURYBOX_PROGRESS=1`: draw the "
-    "progress bar when stderr is not a terminal.")
 
 Model = Annotated[Optional[str], typer.Option(
     envvar="JURYBOX_MODEL", metavar="MODEL", rich_help_panel=PANEL_START,
@@ -308,7 +281,7 @@ def run_options(*, concurrency: int, attempts: int, timeout: float, transport: s
     """
     from ..providers import parse_spec
     from ..run.endpoint import check_pool
-    from ._console import default_cache, warn
+    from ._common import default_cache, warn
 
     if no_cache and cache is not None:  # --no-cache wins, saying so
         warn(f"--no-cache: the response cache {str(cache)!r} (--cache or JURYBOX_CACHE) is "

@@ -102,7 +102,7 @@ class BenchProgress:
     def __init__(self, label: str = "judging", *, console: Console | None = None,
                  clock: Callable[[], float] = time.monotonic, interval: float | None = None,
                  stream: TextIO | None = None) -> None:
-        from ._console import _isatty, err_console
+        from ._console import err_console, isatty
         from ._plain_progress import PlainProgress, progress_interval
 
         self.label = label
@@ -112,7 +112,7 @@ class BenchProgress:
         self.done_at_start = 0
         self.batches: dict[str, BatchEvent] = {}
         forced = progress_forced()  # checked on a terminal too
-        draw = console is not None or _isatty(sys.stderr) or forced
+        draw = console is not None or isatty(sys.stderr) or forced
         self.progress = _LineProgress(self, console=console or err_console, transient=False,
                                       disable=not draw, get_time=clock)
         self.task = self.progress.add_task(label, total=None)

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ._common import (BenchProgress, console, default_cache, exit_for_status,
-                      fail_cleanly)
+from ._common import console, default_cache, exit_for_status, fail_cleanly
+from ._progress import BenchProgress
 from ._options import PANEL_DATA, PANEL_OUTPUT, Cache, Seed
 
 if TYPE_CHECKING:

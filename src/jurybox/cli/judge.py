@@ -9,30 +9,18 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 
 from ..reports.notes import totals_note
-from ._tables import print_pool
-from ..batch.options import DEFAULT_POLL_S
-from ..run.options import (DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY, DEFAULT_STRUCTURED,
-                           DEFAULT_TIMEOUT_S, DEFAULT_TRANSPORT)
-from ..run.options import DEFAULT_EXECUTOR, DEFAULT_RAY_ACTORS
+from ._common import console, exit_for_status, fail_cleanly, print_warnings
+from ._compose import option_groups
 from ._fit import print_table
-from ._common import BenchProgress, console, exit_for_status, fail_cleanly, print_warnings
-from ..limits import DEFAULT_MAX_ANSWER_CHARS
-from ._options import MaxAnswerChars
-from ._options import PANEL_DATA, PANEL_START
-from ._options import ExecutorOpt, RayActorsOpt, RayAddressOpt
-from ._options import (BatchFallbackOpt, BatchFilesOpt, BatchMaxTokensOpt, BatchOpt, BatchPollOpt,
-                       batch_options,
-                       Attempts, BaseUrl, Cache,
-                       EndpointsOpt, ReplicasOpt, Concurrency, DryRun, MaxTokens, Model,
-                       NoCache, Out, PriceIn, PriceBatch, PriceOut, Seed, SimBias, SimFaults,
-                       SimLatency,
-                       SimSeed, Structured, Temperature, Timeout, TransportOpt, model_for,
-                       no_pool_with_jury, run_options)
+from ._groups import (BatchFlags, CostOptions, EndpointOptions, ExecutorOptions, OutputOptions,
+                      PromptOptions, ProtocolOptions, RunFlags, SamplingOptions, SimOptions,
+                      judging_run_options, protocol_settings)
 from ._jury import JuryOpt
+from ._options import PANEL_DATA, PANEL_START, Model, model_for, no_pool_with_jury
 from ._plan import cost_line, plan_for, print_plan
-from ._protocol_options import (AdaptiveOpt, ConfidenceOpt, CriteriaOpt, K, MinK, PairwiseRuleOpt,
-                               TemplateOpt, Tolerance, VerdictFormatOpt, WeightsOpt)
-from .bench import parse_weights, sim_options
+from ._progress import BenchProgress
+from ._protocol_options import K
+from ._tables import print_pool
 
 if TYPE_CHECKING:
     from ..judging import JudgeResult
@@ -43,6 +31,7 @@ SHOWN_ROWS = 20
 
 
 @fail_cleanly
+@option_groups
 def judge(
     file: Annotated[str, typer.Argument(
         metavar="FILE", help="JSON lines, one item a line: {\"id\": ..., \"prompt\": ..., "
@@ -55,60 +44,20 @@ def judge(
         help="One protocol: pcf (K permutations, consensus), direct (one call), or for 2 "
         "candidates: pairwise, both-orders, keyed, apoc (bench compares several).")] = "pcf",
     k: K = 7,
-    criteria: CriteriaOpt = None,
-    template: TemplateOpt = None,
+    *, prompt: PromptOptions,
     limit: Annotated[Optional[int], typer.Option(
         envvar="JURYBOX_LIMIT", min=1, metavar="N", rich_help_panel=PANEL_DATA,
         help="Judge a seeded sample of N items (default: all).")] = None,
-    seed: Seed = 0,
-    out: Out = None,
-    cache: Cache = None,
-    no_cache: NoCache = False,
-    base_url: BaseUrl = None,
-    endpoints: EndpointsOpt = None,
-    replicas: ReplicasOpt = 1,
-    concurrency: Concurrency = DEFAULT_CONCURRENCY,
-    attempts: Attempts = DEFAULT_ATTEMPTS,
-    timeout: Timeout = DEFAULT_TIMEOUT_S,
-    transport: TransportOpt = DEFAULT_TRANSPORT,
-    structured: Structured = DEFAULT_STRUCTURED,
-    max_answer_chars: MaxAnswerChars = DEFAULT_MAX_ANSWER_CHARS,
-    tolerance: Tolerance = 0.5,
-    weights: WeightsOpt = "0.5,0.25,0.2,0.05",
-    verdict_format: VerdictFormatOpt = None,
-    pairwise_rule: PairwiseRuleOpt = None,
-    adaptive: AdaptiveOpt = None,
-    confidence: ConfidenceOpt = None,
-    min_k: MinK = None,
-    temperature: Temperature = 0.0,
-    max_tokens: MaxTokens = None,
-    sim_bias: SimBias = "primacy",
-    sim_latency_ms: SimLatency = 0.0,
-    sim_faults: SimFaults = "",
-    sim_seed: SimSeed = 0,
-    dry_run: DryRun = False,
-    price_in: PriceIn = None,
-    price_out: PriceOut = None,
-    price_batch: PriceBatch = None,
-    batch: BatchOpt = False,
-    batch_fallback: BatchFallbackOpt = "batch",
-    batch_poll: BatchPollOpt = DEFAULT_POLL_S,
-    batch_max_tokens: BatchMaxTokensOpt = None,
-    batch_files: BatchFilesOpt = False,
-    executor: ExecutorOpt = DEFAULT_EXECUTOR,
-    ray_address: RayAddressOpt = None,
-    ray_actors: RayActorsOpt = DEFAULT_RAY_ACTORS,
+    run: RunFlags, output: OutputOptions, endpoint: EndpointOptions,
+    settings: ProtocolOptions, sampling: SamplingOptions, sim: SimOptions,
+    cost: CostOptions, batching: BatchFlags, execution: ExecutorOptions,
 ) -> None:
     """Judge candidates that have no gold: per item the winner(s), every candidate's C_i and
     its components, how often the permutations agreed with the pick, and flags (flipped,
     failed). Writes RUN/judgments.jsonl and RUN/judgments.csv; gold, where given, adds
     accuracy."""
-    from ..cost import resolve_price
-    from ..judging import JudgeConfig, default_judge_out, prepare_judge, run_judge
-    from ..protocols.templates import load_template
-
     from ..datasets import BUNDLED
-
+    from ..judging import JudgeConfig, default_judge_out, prepare_judge, run_judge
     from ._jury import jury_for
 
     if "," in protocol:  # a list is bench's: judge decides with one protocol
@@ -116,59 +65,40 @@ def judge(
 
         raise ConfigError(f"--protocol takes one protocol, got {protocol!r}; to compare "
                           f"several, use jurybox bench --protocols {protocol}")
-    from ..run.endpoint import split_endpoints
-
-    url, pool = split_endpoints(base_url, endpoints)  # one URL, or a pool
-    sim = sim_options(sim_bias, sim_latency_ms, sim_faults, sim_seed)
+    url, pool = endpoint.split()  # one URL, or a pool
+    sim_config = sim.config()
     panel = jury_for(jury, model)
     config = JudgeConfig(
         input=file, model="sim" if model is None or panel else model, protocol=protocol, k=k,
-        limit=limit, seed=seed,
-        tolerance=tolerance, weights=parse_weights(weights), temperature=temperature,
-        max_tokens=max_tokens, base_url=url, verdict_format=verdict_format,
-        pairwise_rule=pairwise_rule, adaptive=adaptive, confidence=confidence, min_k=min_k,
-        criteria=criteria,
-        template=None if template is None else load_template(template, criteria=criteria),
-        sim=sim)
+        limit=limit, seed=run.seed,
+        **protocol_settings(settings, prompt, sampling, sim=sim_config, base_url=url))
     if panel is not None:
         from ..jury.run import default_jury_out
+        from ._jury import dry_run_jury, run_jury_command
 
-        no_pool_with_jury(pool, replicas)
-        from ._jury import command_price, dry_run_jury, run_jury_command
-
-        run = run_options(concurrency=concurrency, attempts=attempts, timeout=timeout,
-                          transport=transport, cache=cache, no_cache=no_cache,
-                          structured=structured, max_answer_chars=max_answer_chars,
-                          price=command_price(price_in, price_out,
-                                                                  price_batch),
-                          batch=batch_options(batch, batch_fallback, batch_poll,
-                                              batch_max_tokens, batch_files),
-                          executor=executor, ray_address=ray_address, ray_actors=ray_actors)
-        folder = out or default_jury_out("judge", config.as_dict(), panel)
-        if dry_run:
-            dry_run_jury(config, panel, folder, run, f"{file}, protocol {protocol}")
+        no_pool_with_jury(pool, endpoint.replicas)
+        price = cost.jury_price()
+        jury_options = judging_run_options(run, endpoint, execution, price=price,
+                                           batch=batching.options())
+        folder = output.out or default_jury_out("judge", config.as_dict(), panel)
+        if cost.dry_run:
+            dry_run_jury(config, panel, folder, jury_options, f"{file}, protocol {protocol}")
             return
-        run_jury_command(config, panel, folder, run, per_item=SHOWN_ROWS)
+        run_jury_command(config, panel, folder, jury_options, per_item=SHOWN_ROWS)
         return
     model = model_for(model, file, bundled=file in BUNDLED, check=lambda: prepare_judge(config))
     config = replace(config, model=model)
-    price = resolve_price(model, price_in, price_out, price_batch)
-    options = run_options(concurrency=concurrency, attempts=attempts, timeout=timeout,
-                          transport=transport, cache=cache, no_cache=no_cache,
-                          structured=structured, max_answer_chars=max_answer_chars,
-                          price=price,
-                          batch=batch_options(batch, batch_fallback, batch_poll,
-                                              batch_max_tokens, batch_files),
-                          endpoints=pool, replicas=replicas, executor=executor,
-                          ray_address=ray_address, ray_actors=ray_actors, model=model)
-    if dry_run:
+    price = cost.price(model)
+    options = judging_run_options(run, endpoint, execution, batch=batching.options(),
+                                  price=price, pool=pool, model=model)
+    if cost.dry_run:
         prepared = prepare_judge(config)  # every check a run makes before its first call
         print_plan(plan_for(prepared.selection, prepared.protocols, model=model, price=price),
                    model=model, what=f"{prepared.dataset.name}, {prepared.selection.n_items} "
                    f"items, protocol {protocol}",
                    batch=options.batch is not None)
         return
-    out = out or default_judge_out(config)
+    out = output.out or default_judge_out(config)
     with BenchProgress() as progress:
         result = run_judge(config, out, options=options, hooks=progress.hooks())
     print_judge_result(result)

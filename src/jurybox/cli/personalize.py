@@ -12,26 +12,18 @@ from rich.table import Table
 
 from ..errors import ConfigError
 from ..limits import MAX_SEEDS, MIN_UNITS_FOR_CI
-from ..batch.options import DEFAULT_POLL_S
-from ..run.options import (DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY, DEFAULT_STRUCTURED,
-                           DEFAULT_TIMEOUT_S, DEFAULT_TRANSPORT)
-from ..run.options import DEFAULT_EXECUTOR, DEFAULT_RAY_ACTORS
 from ..reports.notes import (ALIGNMENT_CAPTION, error_change, few_raters_note, mean_ci_cell,
                              shortfall_note, similarity_text, versus_aggregate)
 from ..terminal import data, safe_text
-from ._common import BenchProgress, console, default_out, exit_for_status, fail_cleanly
+from ._common import console, default_out, exit_for_status, fail_cleanly
+from ._progress import BenchProgress
 from ._fit import print_table
 from ._plan import cost_line, plan_for, print_plan
 from ._tables import print_pool
-from ..limits import DEFAULT_MAX_ANSWER_CHARS
-from ._options import MaxAnswerChars
-from ._options import ExecutorOpt, RayActorsOpt, RayAddressOpt
-from ._options import (BatchFallbackOpt, BatchFilesOpt, BatchMaxTokensOpt, BatchOpt, BatchPollOpt,
-                       batch_options,
-                       PANEL_DATA, PANEL_PROTOCOL, PANEL_START, Attempts, BaseUrl, Cache,
-                       EndpointsOpt, ReplicasOpt, Concurrency,
-                       DryRun, Model, NoCache, Out, model_for, PriceIn, PriceBatch, PriceOut, Seed,
-                       SimSeed, Structured, Timeout, TransportOpt, run_options)
+from ._compose import option_groups
+from ._groups import (BatchFlags, CostOptions, EndpointOptions, ExecutorOptions, OutputOptions,
+                      RunFlags, SimSeedOption, judging_run_options)
+from ._options import PANEL_DATA, PANEL_PROTOCOL, PANEL_START, Model, model_for
 
 if TYPE_CHECKING:
     from ..personalize import MeanCI, PersonalizeResult, PersonalizeSummary
@@ -96,6 +88,7 @@ def print_personalize(result: PersonalizeResult, title: str) -> None:
 
 
 @fail_cleanly
+@option_groups
 def personalize(
     ratings: Annotated[str, typer.Argument(help="Long-format ratings (item_id, rater_id, "
                                            "dimension, score, ...) or a bundled set: "
@@ -139,52 +132,25 @@ def personalize(
         envvar="JURYBOX_GROUP_FIELD", metavar="FIELD", rich_help_panel=PANEL_DATA,
         help="Items-file field grouping items for leave-one-out example selection (default: "
         "group, when present; passage_id for squality).")] = None,
-    seed: Seed = 0,
-    out: Out = None,
-    cache: Cache = None,
-    no_cache: NoCache = False,
-    base_url: BaseUrl = None,
-    endpoints: EndpointsOpt = None,
-    replicas: ReplicasOpt = 1,
-    concurrency: Concurrency = DEFAULT_CONCURRENCY,
-    attempts: Attempts = DEFAULT_ATTEMPTS,
-    timeout: Timeout = DEFAULT_TIMEOUT_S,
-    transport: TransportOpt = DEFAULT_TRANSPORT,
-    structured: Structured = DEFAULT_STRUCTURED,
-    max_answer_chars: MaxAnswerChars = DEFAULT_MAX_ANSWER_CHARS,
+    *, run: RunFlags, output: OutputOptions, endpoint: EndpointOptions,
     answer_format: Annotated[str, typer.Option(
         envvar="JURYBOX_ANSWER_FORMAT", metavar="FORMAT", rich_help_panel=PANEL_PROTOCOL,
         help="How the judge answers: json (score, confidence, reasoning) or result-marker "
         "(feedback, then `[RESULT] <score>`, as Prometheus 2 and its followers answer; no "
         "JSON schema, and every answer counts as confidence 100)."
         )] = "json",
-    sim_seed: SimSeed = 0,
-    dry_run: DryRun = False,
-    price_in: PriceIn = None,
-    price_out: PriceOut = None,
-    price_batch: PriceBatch = None,
-    batch: BatchOpt = False,
-    batch_fallback: BatchFallbackOpt = "batch",
-    batch_poll: BatchPollOpt = DEFAULT_POLL_S,
-    batch_max_tokens: BatchMaxTokensOpt = None,
-    batch_files: BatchFilesOpt = False,
-    executor: ExecutorOpt = DEFAULT_EXECUTOR,
-    ray_address: RayAddressOpt = None,
-    ray_actors: RayActorsOpt = DEFAULT_RAY_ACTORS,
+    sim: SimSeedOption, cost: CostOptions, batching: BatchFlags, execution: ExecutorOptions,
 ) -> None:
     """Rubric judges conditioned on nobody (zero-shot), on other raters (aggregate) or on the
     target rater's own ratings (personalized), evaluated against each rater: alpha, exact
     agreement, MAE and coverage with CIs, a paired test of personalized vs aggregate, and how
     judge reasoning tracks rater agreement."""
     from ..datasets import BUNDLED_ITEMS, BUNDLED_RATINGS, BUNDLED_RUBRICS, resolve_bundled
-    from ..cost import resolve_price
     from ..personalize import PersonalizeConfig, prepare_personalize, run_personalize
     from ..protocols import RUBRIC_ANSWER_FORMATS
     from ..sim import SimConfig
 
-    from ..run.endpoint import split_endpoints
-
-    url, pool = split_endpoints(base_url, endpoints)  # one URL, or a pool
+    url, pool = endpoint.split()  # one URL, or a pool
     if not rubric:
         raise ConfigError(f"--rubric is required: a YAML file or one of "
                           f"{', '.join(BUNDLED_RUBRICS)}")
@@ -211,29 +177,23 @@ def personalize(
         seeds=seeds, threshold=threshold, raters=rater_sel, limit=limit,
         dimensions=None if dimensions is None else tuple(
             d.strip() for d in dimensions.split(",") if d.strip()),
-        seed=seed, group_field=group_field or ("passage_id" if ratings == "squality" else None),
-        base_url=url, sim=SimConfig(bias="none", seed=sim_seed),
+        seed=run.seed, group_field=group_field or ("passage_id" if ratings == "squality" else None),
+        base_url=url, sim=SimConfig(bias="none", seed=sim.sim_seed),
         answer_format=cast("RubricAnswerFormat", answer_format))
     model = model_for(model, ratings, bundled=ratings in BUNDLED_RATINGS
                       and items in BUNDLED_ITEMS, check=lambda: prepare_personalize(config))
     config = replace(config, model=model)
-    price = resolve_price(model, price_in, price_out, price_batch)
-    options = run_options(concurrency=concurrency, attempts=attempts, timeout=timeout,
-                          transport=transport, cache=cache, no_cache=no_cache,
-                          structured=structured, max_answer_chars=max_answer_chars,
-                          price=price,
-                          batch=batch_options(batch, batch_fallback, batch_poll,
-                                              batch_max_tokens, batch_files),
-                          endpoints=pool, replicas=replicas, executor=executor,
-                          ray_address=ray_address, ray_actors=ray_actors, model=model)
-    if dry_run:
+    price = cost.price(model)
+    options = judging_run_options(run, endpoint, execution, batch=batching.options(),
+                                  price=price, pool=pool, model=model)
+    if cost.dry_run:
         prepared = prepare_personalize(config)  # every check a run makes before its first call
         print_plan(plan_for(prepared.units, prepared.judges, model=model, price=price),
                    model=model, what=f"{Path(config.ratings).name}, {len(prepared.units)} "
                    f"(rater, item) units, {len(prepared.judges)} judges",
                    batch=options.batch is not None)
         return
-    out = out or default_out("personalize", {**config.as_dict(), "dataset": config.ratings})
+    out = output.out or default_out("personalize", {**config.as_dict(), "dataset": config.ratings})
     with BenchProgress() as progress:
         result = run_personalize(config, out, options=options, hooks=progress.hooks())
     judge = f"SIMULATED ({model})" if result.simulated else result.judge

@@ -13,7 +13,8 @@ from rich.table import Table
 
 from ..errors import ConfigError, did_you_mean
 from ..terminal import data, safe_text
-from ._common import BenchProgress, console, exit_for_status, fail_cleanly, warn
+from ._common import console, exit_for_status, fail_cleanly, warn
+from ._progress import BenchProgress
 from ._fit import print_table
 from ._options import PANEL_DATA, PANEL_OUTPUT
 from ._tables import pct

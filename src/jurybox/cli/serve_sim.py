@@ -10,7 +10,7 @@ from ..errors import ConfigError
 from ._common import console, fail_cleanly
 from ._options import (FAULTS_HELP, MAX_SEED, PANEL_DATA, PANEL_RUN, PANEL_SIM,
                        PANEL_SIM_BATCH, SimSeed)
-from .bench import check_bias, parse_faults
+from ._values import check_bias, parse_faults
 
 
 @fail_cleanly

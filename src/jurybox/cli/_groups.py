@@ -1,0 +1,241 @@
+"""The option groups of the judging commands (bench, judge, personalize and the next ones),
+each option declared once: a command composes the groups it takes
+(:func:`~jurybox.cli._compose.option_groups`) and builds the library's settings from them.
+
+=================  ==========================================================================
+group              options
+=================  ==========================================================================
+RunFlags           --seed, --cache, --no-cache, --concurrency, --attempts, --timeout,
+                   --max-answer-chars
+OutputOptions      --out
+EndpointOptions    --base-url, --endpoints, --replicas, --transport, --structured
+ProtocolOptions    --tolerance, --weights, --verdict-format, --pairwise-rule, --adaptive,
+                   --confidence, --min-k
+PromptOptions      --criteria, --template
+SamplingOptions    --temperature, --max-tokens
+SimOptions         --sim-bias, --sim-latency-ms, --sim-faults, --sim-seed
+SimSeedOption      --sim-seed
+CostOptions        --dry-run, --price-in, --price-out, --price-batch
+BatchFlags         --batch, --batch-fallback, --batch-poll, --batch-max-tokens, --batch-files
+ExecutorOptions    --executor, --ray-address, --ray-actors
+=================  ==========================================================================
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..batch.options import DEFAULT_POLL_S
+from ..limits import DEFAULT_MAX_ANSWER_CHARS
+from ..run.options import (DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY, DEFAULT_EXECUTOR,
+                           DEFAULT_RAY_ACTORS, DEFAULT_STRUCTURED, DEFAULT_TIMEOUT_S,
+                           DEFAULT_TRANSPORT)
+from ._compose import OptionGroup
+from ._options import (Attempts, BaseUrl, BatchFallbackOpt, BatchFilesOpt, BatchMaxTokensOpt,
+                       BatchOpt, BatchPollOpt, Cache, Concurrency, DryRun, EndpointsOpt,
+                       ExecutorOpt, MaxAnswerChars, MaxTokens, NoCache, Out, PriceBatch,
+                       PriceIn, PriceOut, RayActorsOpt, RayAddressOpt, ReplicasOpt, Seed,
+                       SimBias, SimFaults, SimLatency, SimSeed, Structured, Temperature,
+                       Timeout, TransportOpt, batch_options, run_options)
+from ._protocol_options import (AdaptiveOpt, ConfidenceOpt, CriteriaOpt, MinK, PairwiseRuleOpt,
+                                TemplateOpt, Tolerance, VerdictFormatOpt, WeightsOpt)
+from ._values import parse_weights, sim_options
+
+if TYPE_CHECKING:
+    from ..batch.options import BatchOptions
+    from ..cost.prices import Price
+    from ..providers.endpoints import Replica
+    from ..run import RunOptions
+    from ..sim import SimConfig
+
+__all__ = ["BatchFlags", "CostOptions", "EndpointOptions", "ExecutorOptions", "OutputOptions",
+           "PromptOptions", "ProtocolOptions", "RunFlags", "SamplingOptions", "SimOptions",
+           "SimSeedOption", "judging_run_options", "protocol_settings"]
+
+
+@dataclass(frozen=True)
+class RunFlags(OptionGroup):
+    """The run's seed, its response cache and how each call is made."""
+
+    seed: Seed = 0
+    cache: Cache = None
+    no_cache: NoCache = False
+    concurrency: Concurrency = DEFAULT_CONCURRENCY
+    attempts: Attempts = DEFAULT_ATTEMPTS
+    timeout: Timeout = DEFAULT_TIMEOUT_S
+    max_answer_chars: MaxAnswerChars = DEFAULT_MAX_ANSWER_CHARS
+
+
+@dataclass(frozen=True)
+class OutputOptions(OptionGroup):
+    """Where the run directory goes (None: the command's default folder)."""
+
+    out: Out = None
+
+
+@dataclass(frozen=True)
+class EndpointOptions(OptionGroup):
+    """The judge's endpoint (one URL or a pool of replicas) and how it is spoken to."""
+
+    base_url: BaseUrl = None
+    endpoints: EndpointsOpt = None
+    replicas: ReplicasOpt = 1
+    transport: TransportOpt = DEFAULT_TRANSPORT
+    structured: Structured = DEFAULT_STRUCTURED
+
+    def split(self) -> tuple[str | None, tuple[Replica, ...]]:
+        """One base URL (None: the provider's default) or an endpoint pool (the other empty).
+
+        Raises:
+            ConfigError: as :func:`~jurybox.run.endpoint.split_endpoints`.
+        """
+        from ..run.endpoint import split_endpoints
+
+        return split_endpoints(self.base_url, self.endpoints)
+
+
+@dataclass(frozen=True)
+class ProtocolOptions(OptionGroup):
+    """The listwise and pairwise protocols' settings."""
+
+    tolerance: Tolerance = 0.5
+    weights: WeightsOpt = "0.5,0.25,0.2,0.05"
+    verdict_format: VerdictFormatOpt = None
+    pairwise_rule: PairwiseRuleOpt = None
+    adaptive: AdaptiveOpt = None
+    confidence: ConfidenceOpt = None
+    min_k: MinK = None
+
+
+@dataclass(frozen=True)
+class PromptOptions(OptionGroup):
+    """What the judge is asked: its criteria and prompt template."""
+
+    criteria: CriteriaOpt = None
+    template: TemplateOpt = None
+
+
+@dataclass(frozen=True)
+class SamplingOptions(OptionGroup):
+    """The judge's sampling temperature and completion budget (tokens)."""
+
+    temperature: Temperature = 0.0
+    max_tokens: MaxTokens = None
+
+
+@dataclass(frozen=True)
+class SimOptions(OptionGroup):
+    """The simulated judge's position bias, latency (ms), faults and seed."""
+
+    sim_bias: SimBias = "primacy"
+    sim_latency_ms: SimLatency = 0.0
+    sim_faults: SimFaults = ""
+    sim_seed: SimSeed = 0
+
+    def config(self) -> SimConfig:
+        """The simulated judge's settings (ConfigError naming the option on a bad value)."""
+        return sim_options(self.sim_bias, self.sim_latency_ms, self.sim_faults, self.sim_seed)
+
+
+@dataclass(frozen=True)
+class SimSeedOption(OptionGroup):
+    """The simulated judge's seed alone (a command whose simulated judge has no bias)."""
+
+    sim_seed: SimSeed = 0
+
+
+@dataclass(frozen=True)
+class CostOptions(OptionGroup):
+    """The dry run (the calls and their price, no call made) and the prices (USD per million
+    tokens; the batch price a share of the online one)."""
+
+    dry_run: DryRun = False
+    price_in: PriceIn = None
+    price_out: PriceOut = None
+    price_batch: PriceBatch = None
+
+    def price(self, model: str) -> Price | None:
+        """The judge's price (ConfigError as :func:`~jurybox.cost.resolve_price`)."""
+        from ..cost import resolve_price
+
+        return resolve_price(model, self.price_in, self.price_out, self.price_batch)
+
+    def jury_price(self) -> Price | None:
+        """The price for every judge of a jury that gives none
+        (:func:`~jurybox.cli._jury.command_price`)."""
+        from ._jury import command_price
+
+        return command_price(self.price_in, self.price_out, self.price_batch)
+
+
+@dataclass(frozen=True)
+class BatchFlags(OptionGroup):
+    """Judging through provider batches (or batch files) instead of online."""
+
+    batch: BatchOpt = False
+    batch_fallback: BatchFallbackOpt = "batch"
+    batch_poll: BatchPollOpt = DEFAULT_POLL_S
+    batch_max_tokens: BatchMaxTokensOpt = None
+    batch_files: BatchFilesOpt = False
+
+    def options(self) -> BatchOptions | None:
+        """The batch settings (None: online); ConfigError as :func:`._options.batch_options`."""
+        return batch_options(self.batch, self.batch_fallback, self.batch_poll,
+                             self.batch_max_tokens, self.batch_files)
+
+
+@dataclass(frozen=True)
+class ExecutorOptions(OptionGroup):
+    """Where the judge's calls are made: this process or Ray actors."""
+
+    executor: ExecutorOpt = DEFAULT_EXECUTOR
+    ray_address: RayAddressOpt = None
+    ray_actors: RayActorsOpt = DEFAULT_RAY_ACTORS
+
+
+def judging_run_options(run: RunFlags, endpoint: EndpointOptions, executor: ExecutorOptions,
+                        *, batch: BatchOptions | None, price: Price | None,
+                        pool: tuple[Replica, ...] | None = None,
+                        model: str | None = None) -> RunOptions:
+    """The one typed :class:`~jurybox.run.RunOptions` of a judging command's groups, with its
+    batch settings (:meth:`BatchFlags.options`) and price (:meth:`CostOptions.price`).
+
+    ``pool`` None: a jury's run (each judge at its own endpoint: no pool, one replica);
+    ``model``: the pool is checked against that judge.
+
+    Raises:
+        ConfigError: as :func:`._options.run_options`.
+    """
+    return run_options(concurrency=run.concurrency, attempts=run.attempts,
+                       timeout=run.timeout, transport=endpoint.transport, cache=run.cache,
+                       no_cache=run.no_cache, structured=endpoint.structured,
+                       max_answer_chars=run.max_answer_chars, price=price,
+                       batch=batch, endpoints=pool or (),
+                       replicas=1 if pool is None else endpoint.replicas,
+                       executor=executor.executor, ray_address=executor.ray_address,
+                       ray_actors=executor.ray_actors, model=model)
+
+
+def protocol_settings(protocol: ProtocolOptions, prompt: PromptOptions,
+                      sampling: SamplingOptions, *, sim: SimConfig,
+                      base_url: str | None) -> dict[str, Any]:
+    """The protocol, prompt, sampling, endpoint and simulated-judge fields a bench or judge
+    configuration shares (``BenchConfig(..., **protocol_settings(...))``).
+
+    Raises:
+        ConfigError: bad ``--weights``; a bad ``--template`` file (as
+            :func:`~jurybox.protocols.templates.load_template`).
+    """
+    from ..protocols.templates import load_template
+
+    weights = parse_weights(protocol.weights)
+    template = (None if prompt.template is None else
+                load_template(prompt.template, criteria=prompt.criteria))
+    return dict(tolerance=protocol.tolerance, weights=weights,
+                temperature=sampling.temperature, max_tokens=sampling.max_tokens,
+                base_url=base_url, verdict_format=protocol.verdict_format,
+                pairwise_rule=protocol.pairwise_rule, adaptive=protocol.adaptive,
+                confidence=protocol.confidence, min_k=protocol.min_k,
+                criteria=prompt.criteria, template=template, sim=sim)
+
