@@ -110,7 +110,7 @@ def test_errors_quoting_data_are_escaped(tmp_path):
 def test_log_lines_are_escaped(text):
     import logging
 
-    from jurybox.cli._logging import SafeFormatter
+    from jurybox.cli._log_format import SafeFormatter
 
     record = logging.LogRecord("jurybox.x", logging.WARNING, __file__, 1, "model %r lists %s",
                                ("m", text), None)

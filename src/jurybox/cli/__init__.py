@@ -7,18 +7,17 @@ modules import the library inside the command functions.
 
 from __future__ import annotations
 
-import logging
 import os
 import sys
 from typing import Annotated
 
 import typer
 
-from .. import __version__
+from .._version import __version__
 from ..errors import ConfigError
 from ._common import CONTEXT_SETTINGS, EXIT_BAD_INPUT, _error
 from ._lazy import LazyGroup
-from ._logging import DEFAULT_LEVEL, SafeFormatter, log_level
+from ._logging import DEFAULT_LEVEL, install_logging, log_level
 from ._panels import ENV_EPILOG
 
 __all__ = ["app", "main"]
@@ -60,9 +59,8 @@ def main() -> None:
         print(f"warning: {exc}; using {DEFAULT_LEVEL}", file=sys.stderr)
         level = log_level(None)
     _printable_streams()
-    handler = logging.StreamHandler()
-    handler.setFormatter(SafeFormatter("%(levelname)s %(name)s: %(message)s"))
-    logging.basicConfig(level=level, handlers=[handler])
+    if not set(sys.argv[1:]) <= {"-h", "--help", "--version"}:  # the help logs nothing
+        install_logging(level)
     try:
         app()
     except OSError as exc:  # stdout gone (a closed pipe) or full (/dev/full): not a traceback

@@ -1,28 +1,19 @@
-"""Logging set-up of the ``jurybox`` command: ``JURYBOX_LOG_LEVEL`` read and checked."""
+"""Logging set-up of the ``jurybox`` command: ``JURYBOX_LOG_LEVEL`` read and checked (without
+importing :mod:`logging`: ``jurybox --help`` needs the check, not the logging), and the log
+handler installed when a command runs (:func:`install_logging`)."""
 
 from __future__ import annotations
 
-import logging
-
 from ..errors import ConfigError
 
-__all__ = ["DEFAULT_LEVEL", "LEVELS", "SafeFormatter", "log_level"]
+__all__ = ["DEFAULT_LEVEL", "LEVELS", "install_logging", "log_level"]
 
 #: The level when ``JURYBOX_LOG_LEVEL`` is unset or empty.
 DEFAULT_LEVEL = "WARNING"
 #: The levels ``JURYBOX_LOG_LEVEL`` takes (any case).
 LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
-
-
-class SafeFormatter(logging.Formatter):
-    """Log lines with terminal control characters shown as escapes: a log message may quote
-    what a server sent (an error body, its model names), which must never steer the
-    terminal (:func:`jurybox.terminal.safe_text`; newlines and tabs kept for tracebacks)."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        from ..terminal import safe_text
-
-        return safe_text(super().format(record), newlines=True)
+#: Their numbers, as :mod:`logging` defines them.
+_NUMBERS = {"DEBUG": 10, "INFO": 20, "WARNING": 30, "ERROR": 40, "CRITICAL": 50}
 
 
 def log_level(value: str | None) -> int:
@@ -39,5 +30,16 @@ def log_level(value: str | None) -> int:
     if name not in LEVELS:
         raise ConfigError(f"JURYBOX_LOG_LEVEL must be one of {', '.join(LEVELS)} (or empty for "
                           f"{DEFAULT_LEVEL}), got {value!r}")
-    level: int = getattr(logging, name)
-    return level
+    return _NUMBERS[name]
+
+
+def install_logging(level: int) -> None:
+    """Log to stderr at ``level``, each line made safe for the terminal
+    (:class:`~jurybox.cli._log_format.SafeFormatter`)."""
+    import logging
+
+    from ._log_format import SafeFormatter
+
+    handler = logging.StreamHandler()
+    handler.setFormatter(SafeFormatter("%(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=level, handlers=[handler])
