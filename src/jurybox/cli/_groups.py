@@ -24,7 +24,8 @@ ExecutorOptions    --executor, --ray-address, --ray-actors
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..batch.options import DEFAULT_POLL_S
 from ..limits import DEFAULT_MAX_ANSWER_CHARS
@@ -51,7 +52,10 @@ if TYPE_CHECKING:
 
 __all__ = ["BatchFlags", "CostOptions", "EndpointOptions", "ExecutorOptions", "OutputOptions",
            "PromptOptions", "ProtocolOptions", "RunFlags", "SamplingOptions", "SimOptions",
-           "SimSeedOption", "judging_run_options", "protocol_settings"]
+           "SimSeedOption", "judging_run_options", "protocol_settings", "resolved_run"]
+
+#: A judging command's configuration (BenchConfig, JudgeConfig, PersonalizeConfig).
+C = TypeVar("C")
 
 
 @dataclass(frozen=True)
@@ -239,3 +243,25 @@ def protocol_settings(protocol: ProtocolOptions, prompt: PromptOptions,
                 confidence=protocol.confidence, min_k=protocol.min_k,
                 criteria=prompt.criteria, template=template, sim=sim)
 
+
+def resolved_run(config: C, *, model: str | None, data: str, bundled: bool,
+                 prepare: Callable[[C], Any], run: RunFlags, endpoint: EndpointOptions,
+                 executor: ExecutorOptions, batching: BatchFlags, cost: CostOptions,
+                 pool: tuple[Replica, ...]) -> tuple[C, str, Price | None, RunOptions]:
+    """A judging command's run once its configuration is built: ``(config with the judge,
+    the judge, its price, the run options)``. The judge is ``--model``, or the simulated
+    judge on bundled data (:func:`._options.model_for`, which checks ``config`` with
+    ``prepare`` before saying a model is needed).
+
+    Raises:
+        ConfigError: no ``--model`` for the user's own data; as :func:`judging_run_options`.
+    """
+    from dataclasses import replace
+
+    from ._options import model_for
+
+    judge = model_for(model, data, bundled=bundled, check=lambda: prepare(config))
+    config = replace(config, model=judge)  # type: ignore[type-var]
+    price = cost.price(judge)
+    return config, judge, price, judging_run_options(
+        run, endpoint, executor, batch=batching.options(), price=price, pool=pool, model=judge)

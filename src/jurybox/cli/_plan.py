@@ -86,3 +86,11 @@ def plan_for(units: Any, protocols: list, *, model: str, price: Price | None) ->
     from ..cost import plan_run, token_counter
 
     return plan_run(units, protocols, counter=token_counter(model), price=price)
+
+
+def print_dry_run(units: Any, protocols: list, *, model: str, price: Price | None, what: str,
+                  options: Any) -> None:
+    """``--dry-run``: what the run would ask for and cost (:func:`plan_for`, printed by
+    :func:`print_plan`); ``options``: the run's RunOptions (its batch mode)."""
+    print_plan(plan_for(units, protocols, model=model, price=price), model=model, what=what,
+               batch=options.batch is not None)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
@@ -14,8 +13,9 @@ from ._groups import (BatchFlags, CostOptions, EndpointOptions, ExecutorOptions,
                       PromptOptions, ProtocolOptions, RunFlags, SamplingOptions, SimOptions,
                       judging_run_options, protocol_settings)
 from ._jury import JuryOpt
-from ._options import PANEL_DATA, PANEL_PROTOCOL, PANEL_START, Model, model_for, no_pool_with_jury
-from ._plan import cost_line, plan_for, print_plan
+from ._options import PANEL_DATA, PANEL_PROTOCOL, PANEL_START, Model, no_pool_with_jury
+from ._plan import cost_line, print_dry_run
+from ._groups import resolved_run
 from ._progress import BenchProgress
 from ._protocol_options import K
 
@@ -90,19 +90,15 @@ def bench(
         _bench_jury(config, panel, output.out, dry_run=cost.dry_run, options=judging_run_options(
             run, endpoint, execution, batch=batch, price=cost.jury_price()))
         return
-    model = model_for(model, dataset, bundled=dataset in BUNDLED,
-                      check=lambda: prepare_bench(config))
-    config = replace(config, model=model)
-    price = cost.price(model)
-    options = judging_run_options(run, endpoint, execution, batch=batching.options(),
-                                  price=price, pool=pool, model=model)
+    config, model, price, options = resolved_run(
+        config, model=model, data=dataset, bundled=dataset in BUNDLED, prepare=prepare_bench,
+        run=run, endpoint=endpoint, executor=execution, batching=batching, cost=cost, pool=pool)
     if cost.dry_run:
         prepared = prepare_bench(config)  # every check a run makes before its first call
-        print_plan(plan_for(prepared.selection, prepared.protocols, model=model, price=price),
-                   model=model, what=f"{prepared.dataset.name}, "
-                   f"{prepared.selection.n_items} items, protocols "
-                   f"{', '.join(config.protocols or prepared.config.protocols or ())}",
-                   batch=options.batch is not None)
+        print_dry_run(prepared.selection, prepared.protocols, model=model, price=price,
+                      what=f"{prepared.dataset.name}, {prepared.selection.n_items} items, "
+                      f"protocols {', '.join(config.protocols or prepared.config.protocols or ())}",
+                      options=options)
         return
     out = output.out or default_out("bench", config.as_dict())
     with BenchProgress() as progress:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 import math
 from typing import TYPE_CHECKING, Annotated, Optional
 
@@ -16,8 +15,9 @@ from ._groups import (BatchFlags, CostOptions, EndpointOptions, ExecutorOptions,
                       PromptOptions, ProtocolOptions, RunFlags, SamplingOptions, SimOptions,
                       judging_run_options, protocol_settings)
 from ._jury import JuryOpt
-from ._options import PANEL_DATA, PANEL_START, Model, model_for, no_pool_with_jury
-from ._plan import cost_line, plan_for, print_plan
+from ._options import PANEL_DATA, PANEL_START, Model, no_pool_with_jury
+from ._plan import cost_line, print_dry_run
+from ._groups import resolved_run
 from ._progress import BenchProgress
 from ._protocol_options import K
 from ._tables import print_pool
@@ -86,17 +86,14 @@ def judge(
             return
         run_jury_command(config, panel, folder, jury_options, per_item=SHOWN_ROWS)
         return
-    model = model_for(model, file, bundled=file in BUNDLED, check=lambda: prepare_judge(config))
-    config = replace(config, model=model)
-    price = cost.price(model)
-    options = judging_run_options(run, endpoint, execution, batch=batching.options(),
-                                  price=price, pool=pool, model=model)
+    config, model, price, options = resolved_run(
+        config, model=model, data=file, bundled=file in BUNDLED, prepare=prepare_judge,
+        run=run, endpoint=endpoint, executor=execution, batching=batching, cost=cost, pool=pool)
     if cost.dry_run:
         prepared = prepare_judge(config)  # every check a run makes before its first call
-        print_plan(plan_for(prepared.selection, prepared.protocols, model=model, price=price),
-                   model=model, what=f"{prepared.dataset.name}, {prepared.selection.n_items} "
-                   f"items, protocol {protocol}",
-                   batch=options.batch is not None)
+        print_dry_run(prepared.selection, prepared.protocols, model=model, price=price,
+                      what=f"{prepared.dataset.name}, {prepared.selection.n_items} items, "
+                      f"protocol {protocol}", options=options)
         return
     out = output.out or default_judge_out(config)
     with BenchProgress() as progress:

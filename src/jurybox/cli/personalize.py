@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional, cast
@@ -18,12 +17,13 @@ from ..terminal import data, safe_text
 from ._common import console, default_out, exit_for_status, fail_cleanly
 from ._progress import BenchProgress
 from ._fit import print_table
-from ._plan import cost_line, plan_for, print_plan
+from ._plan import cost_line, print_dry_run
+from ._groups import resolved_run
 from ._tables import print_pool
 from ._compose import option_groups
 from ._groups import (BatchFlags, CostOptions, EndpointOptions, ExecutorOptions, OutputOptions,
-                      RunFlags, SimSeedOption, judging_run_options)
-from ._options import PANEL_DATA, PANEL_PROTOCOL, PANEL_START, Model, model_for
+                      RunFlags, SimSeedOption)
+from ._options import PANEL_DATA, PANEL_PROTOCOL, PANEL_START, Model
 
 if TYPE_CHECKING:
     from ..personalize import MeanCI, PersonalizeResult, PersonalizeSummary
@@ -180,18 +180,16 @@ def personalize(
         seed=run.seed, group_field=group_field or ("passage_id" if ratings == "squality" else None),
         base_url=url, sim=SimConfig(bias="none", seed=sim.sim_seed),
         answer_format=cast("RubricAnswerFormat", answer_format))
-    model = model_for(model, ratings, bundled=ratings in BUNDLED_RATINGS
-                      and items in BUNDLED_ITEMS, check=lambda: prepare_personalize(config))
-    config = replace(config, model=model)
-    price = cost.price(model)
-    options = judging_run_options(run, endpoint, execution, batch=batching.options(),
-                                  price=price, pool=pool, model=model)
+    config, model, price, options = resolved_run(
+        config, model=model, data=ratings,
+        bundled=ratings in BUNDLED_RATINGS and items in BUNDLED_ITEMS,
+        prepare=prepare_personalize, run=run, endpoint=endpoint, executor=execution,
+        batching=batching, cost=cost, pool=pool)
     if cost.dry_run:
         prepared = prepare_personalize(config)  # every check a run makes before its first call
-        print_plan(plan_for(prepared.units, prepared.judges, model=model, price=price),
-                   model=model, what=f"{Path(config.ratings).name}, {len(prepared.units)} "
-                   f"(rater, item) units, {len(prepared.judges)} judges",
-                   batch=options.batch is not None)
+        print_dry_run(prepared.units, prepared.judges, model=model, price=price,
+                      what=f"{Path(config.ratings).name}, {len(prepared.units)} (rater, item) "
+                      f"units, {len(prepared.judges)} judges", options=options)
         return
     out = output.out or default_out("personalize", {**config.as_dict(), "dataset": config.ratings})
     with BenchProgress() as progress:
