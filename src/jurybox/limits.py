@@ -59,8 +59,8 @@ MAX_SEED = 2 ** 32 - 1
 #: hostile shapes of this length parse in about a second: ``benchmarks/hostile_answers.py``).
 DEFAULT_MAX_ANSWER_CHARS = 1_000_000
 #: The largest answer budget (``--max-answer-chars``), characters: 32 MiB. Parsing stays
-#: linear, but the most hostile 5 MB answers take about 3 s to read on one core, so 32 MiB
-#: costs up to about 20 s per answer, in a worker thread.
+#: linear, but the most hostile 5 MB answers took up to 3 s to read on one core, and a 30 MB
+#: answer about 30 s (measured with the machine loaded), in a worker thread.
 MAX_ANSWER_CHARS = 32 * 2 ** 20
 #: Largest completion budget, tokens: above any model's output limit.
 MAX_MAX_TOKENS = 1_000_000

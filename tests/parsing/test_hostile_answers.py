@@ -117,6 +117,19 @@ def test_hostile_rubric_numbers_fail_naming_why():
         marker(HOSTILE["huge-digit marker"])
 
 
+def _decoded_lengths(monkeypatch) -> list[int]:
+    """The lengths of the texts json decodes from here on (a list filled as it decodes)."""
+    decoded: list[int] = []
+    real_decode = scan.json.JSONDecoder.decode
+
+    def decode(self, s, *args, **kwargs):
+        decoded.append(len(s))
+        return real_decode(self, s, *args, **kwargs)
+
+    monkeypatch.setattr(scan.json.JSONDecoder, "decode", decode)
+    return decoded
+
+
 def _depth(obj):
     """How many objects deep ``obj`` is along its ``"a"`` keys, and what it holds at the end."""
     depth = 0
@@ -129,14 +142,7 @@ def test_a_deep_object_is_decoded_only_to_max_depth(monkeypatch):
     # json recurses once per level (RecursionError at about 1,000): the scan measures the
     # nesting first, and a value deeper than MAX_DEPTH is cut out of the text decoded and
     # read as TooDeep
-    decoded = []
-    real_decode = scan.json.JSONDecoder.decode
-
-    def decode(self, s, *args, **kwargs):
-        decoded.append(len(s))
-        return real_decode(self, s, *args, **kwargs)
-
-    monkeypatch.setattr(scan.json.JSONDecoder, "decode", decode)
+    decoded = _decoded_lengths(monkeypatch)
     spans = list(json_spans(DEEP))
     assert [(s.start, s.end, s.problem) for s in spans] == [(0, len(DEEP), None)]
     assert _depth(spans[0].obj) == (MAX_DEPTH, TooDeep())
@@ -199,14 +205,7 @@ class _Counting:
 def test_the_scan_reads_each_character_a_bounded_number_of_times(text, monkeypatch):
     counting = _Counting(scan._IN_OBJECT)
     monkeypatch.setattr(scan, "_IN_OBJECT", counting)
-    decoded = []
-    real_decode = scan.json.JSONDecoder.decode
-
-    def decode(self, s, *args, **kwargs):
-        decoded.append(len(s))
-        return real_decode(self, s, *args, **kwargs)
-
-    monkeypatch.setattr(scan.json.JSONDecoder, "decode", decode)
+    decoded = _decoded_lengths(monkeypatch)
     list(json_spans(text))
     # every token is a character of the text, read at most once per pass (1 + the restarts)
     assert counting.tokens <= (scan._RESTARTS + 1) * len(text)

@@ -14,13 +14,16 @@ import math
 import re
 from dataclasses import dataclass
 
-__all__ = ["BadNumber", "TooDeep", "digits_hint", "number_field", "read_float", "read_int",
+__all__ = ["BadNumber", "MAX_DEPTH", "TooDeep", "digits_hint", "number_field", "read_float",
+           "read_int",
            "shorten"]
 
 #: The longest JSON integer literal read as an int; longer ones are read as floats.
 _INT_DIGITS = 20
-#: The deepest nesting decoded (:data:`jurybox.parsing.scan.MAX_DEPTH`, named by TooDeep).
-_MAX_DEPTH = 32
+#: The deepest nesting of objects and arrays decoded (a judgment needs 3); a value nested
+#: deeper is read as :class:`TooDeep`, never decoded (:mod:`json` would recurse once per level:
+#: :mod:`jurybox.parsing.scan`).
+MAX_DEPTH = 32
 _DECIMAL = re.compile(r"[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
 _FRACTION = re.compile(r"([-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))[ \t]*(?:/|out[ \t]+of)[ \t]*"
                        r"([0-9]+(?:\.[0-9]+)?)", re.I)
@@ -68,7 +71,7 @@ class TooDeep:
     text."""
 
     def __str__(self) -> str:
-        return f"a value nested more than {_MAX_DEPTH} levels deep"
+        return f"a value nested more than {MAX_DEPTH} levels deep"
 
 
 def read_int(literal: str) -> int | float | BadNumber:

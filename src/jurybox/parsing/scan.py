@@ -25,14 +25,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from .numbers import BadNumber, TooDeep, read_float, read_int, shorten
+from .numbers import MAX_DEPTH, BadNumber, TooDeep, read_float, read_int, shorten
 
 __all__ = ["JSONReader", "JSONSpan", "MAX_DEPTH", "json_span_at", "json_spans",
            "last_json_span", "repeated_keys_message", "top_level_objects"]
 
-#: The deepest nesting of objects and arrays decoded (a judgment needs 3); a value nested
-#: deeper is read as :class:`TooDeep`, never decoded (:mod:`json` would recurse once per level).
-MAX_DEPTH = 32
 # what stands for a value nested too deep in the text decoded (a JSON string no judge writes)
 _TOO_DEEP_MARK = r'"\u0000jurybox:too-deep\u0000"'
 _TOO_DEEP_VALUE = "\x00jurybox:too-deep\x00"
