@@ -18,7 +18,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     # 0 foundations: no jurybox import but each other
     ("_version", "_lazy", "errors", "limits", "fields", "terminal"),
     # 1 data, numbers, text, endpoints
-    ("datasets", "stats", "parsing", "providers", "yamlfile"),
+    ("datasets", "stats", "ranking", "parsing", "providers", "yamlfile"),
     # 2 what a call needs: cache, prices, rubric files, the runner
     ("cache", "cost", "rubrics", "runner"),
     # 3 protocols (prompts, decisions) and the simulated judge that reads their prompts
@@ -32,7 +32,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     # 7 executor plugins (run.executor finds them by entry point, never by import)
     ("ray",),
     # 8 the verbs' packages
-    ("compare", "judging", "personalize", "agreement", "jury", "recorded"),
+    ("compare", "judging", "personalize", "agreement", "jury", "recorded", "rank"),
     # 9 views over many runs of every kind, and Ray Data over the judge verb
     ("reports.index_page", "ray.dataset"),
     # 10 the public layer, and the root that re-exports it
