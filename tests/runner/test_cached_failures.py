@@ -95,6 +95,13 @@ def test_a_cached_failure_is_asked_again_once_the_server_is_fixed(tmp_path, case
         assert len(latest) == N_ITEMS and not any(i["failed"] for i in latest.values())
         asked = [c for c in read_jsonl(run / "calls.jsonl") if c.get("asked_again")]
         assert len(asked) == N_ITEMS and all(c["outcome"] == "ok" for c in asked)
+        # the totals count each item once, by its last judgment (the failed first records
+        # are superseded, not added: 3 items, 0 failed, never 6 items, 3 failed)
+        summary = json.loads((run / "summary.json").read_text())
+        assert summary["n_items"] == N_ITEMS
+        assert (summary["judge"]["n_items"], summary["judge"]["n_failed"]) == (N_ITEMS, 0)
+        assert summary["protocols"]["direct"]["items_failed"] == 0
+        assert f"{N_ITEMS} items: 0 failed" in out
 
         # the new answers replaced the cached failures: a third run is all cache hits
         out, third = _judge(tmp_path, url, "third")

@@ -123,13 +123,15 @@ def latest_records(records: Iterable[dict], wanted: set[str] | None = None) -> I
     """Each (unit, protocol)'s last record, in two passes over re-iterable ``records``
     (``wanted``: only these units; None: all).
 
-    A unit is judged again only when its record had an API failure, so every record but a
-    key's last has one: only those keys are tracked (memory grows with failures, not items).
+    A unit is judged again only when its record had a failure (an API error, an unusable
+    answer or a refusal: the run directory's writer judges those again, and the runner asks
+    again rather than reuse a cached failure), so every record but a key's last has one: only
+    those keys are tracked (memory grows with failures, not items).
     """
     seen: Counter[tuple[str, str]] = Counter()
     for r in records:
         key = (unit_of(r), r["protocol"])
-        if key in seen or "api" in r.get("failures", ()):
+        if key in seen or r.get("failures"):
             seen[key] += 1
     passed: Counter[tuple[str, str]] = Counter()
     for r in records:
