@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import difflib
 import itertools
+import json
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -38,6 +39,7 @@ __all__ = [
     "ParseError",
     "missing_extra",
     "did_you_mean",
+    "as_json",
 ]
 
 
@@ -170,6 +172,21 @@ def missing_extra(package: str, extra: str) -> ConfigError:
     return ConfigError(
         f"{package!r} is not installed; install it with: pip install 'jurybox[{extra}]' (in "
         f"a clone of jurybox: .venv/bin/pip install -e '.[{extra}]')")
+
+
+def as_json(value: object, limit: int = 60) -> str:
+    """``value`` as a JSON file spells it (``null``, ``Infinity``, ``"lots"``, ``[1, 2]``),
+    cut to ``limit`` characters, for an error message about a JSON field: the user sees what
+    is in their file, not Python's ``None``/``inf``/``'lots'``.
+
+    >>> [as_json(v) for v in (None, float("inf"), "lots", True, [1])]
+    ['null', 'Infinity', '"lots"', 'true', '[1]']
+    """
+    try:
+        shown = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):  # not from a JSON file (a Python caller's object)
+        shown = repr(value)
+    return shown[:limit]
 
 
 def did_you_mean(value: str, choices: Iterable[str]) -> str:

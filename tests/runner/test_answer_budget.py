@@ -82,22 +82,29 @@ def test_an_answer_over_the_budget_fails_naming_it_and_a_larger_budget_reads_it(
 def test_score_replays_with_the_runs_budget(tmp_path, monkeypatch):
     with fake_server(Judge(ANSWER4)) as url:
         _run(tmp_path, url, "bench", "--max-answer-chars", "2000000", command="bench")
+        # resumed (nothing left to do) without the flag: this session's budget is the
+        # default, but the answers were read with 2,000,000, and a replay must read them so
+        _, manifest = _run(tmp_path, url, "bench", command="bench")
+    assert [s["max_answer_chars"] for s in manifest["sessions"]] == [2_000_000, 1_000_000]
+    assert manifest["options"]["max_answer_chars"] == 1_000_000
     result = cli.invoke(app, ["score", str(tmp_path / "bench"), "--out",
                               str(tmp_path / "rescored")])
     assert result.exit_code == 0, result.output
     rescored = json.loads((tmp_path / "rescored" / "run.json").read_text())
     assert rescored["options"]["max_answer_chars"] == 2_000_000
     assert rescored["sessions"][-1]["totals"]["failures"]["parse"] == 0
-    # a run.json whose budget is not a budget: one line naming the file and field, exit 2
+    # a run.json whose budget is not a budget: one line naming the file and field (the
+    # value as JSON writes it), exit 2
     path = tmp_path / "bench" / "run.json"
-    manifest = json.loads(path.read_text())
-    manifest["options"]["max_answer_chars"] = "lots"
-    path.write_text(json.dumps(manifest))
-    result = cli.invoke(app, ["score", str(tmp_path / "bench"), "--out",
-                              str(tmp_path / "again")])
-    assert result.exit_code == 2
-    assert (f"{path}: field 'options.max_answer_chars' must be a whole number from 1 to "
-            f"33,554,432, got 'lots'") in result.output
+    for value, shown in (("lots", '"lots"'), (None, "null"), (1e400, "Infinity")):
+        manifest = json.loads(path.read_text())
+        manifest["sessions"][0]["max_answer_chars"] = value
+        path.write_text(json.dumps(manifest))
+        result = cli.invoke(app, ["score", str(tmp_path / "bench"), "--out",
+                                  str(tmp_path / "again")])
+        assert result.exit_code == 2
+        assert (f"{path}: field 'sessions[0].max_answer_chars' must be a whole number from 1 "
+                f"to 33,554,432, got {shown}") in result.output.replace("\n", "")
 
 
 def test_the_budget_is_checked_like_every_option(tmp_path, monkeypatch):

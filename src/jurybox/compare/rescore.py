@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..datasets import BUCKETS, RecordedPair
-from ..errors import ConfigError, DataError, ParseError, ProviderError
+from ..errors import ConfigError, DataError, ParseError, ProviderError, as_json
 from ..limits import DEFAULT_MAX_ANSWER_CHARS, MAX_ANSWER_CHARS
 from ..parsing import ShownVerdict, parse_verdict, strip_thinking
 from ..protocols import Weights, to_original
@@ -311,18 +311,29 @@ def rescore_run(run_dir: str | Path, out: str | Path, *, hooks: RunHooks | None 
 
 
 def _answer_budget(run_dir: Path, manifest: dict[str, Any]) -> int:
-    """The answer budget the run read its answers with (run.json ``options``; runs before
-    the budget was recorded: the default), so a replay reads them alike.
+    """The answer budget the run read its answers with, so a replay reads them alike: the
+    largest of its sessions' ``max_answer_chars`` (a resume may give a smaller budget than
+    the session that read the answers; a unit it could not read under a smaller one was
+    asked again), else run.json's ``options`` (runs before sessions recorded it), else the
+    default (runs before the budget was recorded).
 
     Raises:
-        DataError: run.json's ``options.max_answer_chars`` is not a whole number from 1 to
-            :data:`~jurybox.limits.MAX_ANSWER_CHARS`.
+        DataError: a recorded budget is not a whole number from 1 to
+            :data:`~jurybox.limits.MAX_ANSWER_CHARS` (the field named).
     """
+    found: list[tuple[str, Any]] = [
+        (f"sessions[{i}].max_answer_chars", s["max_answer_chars"])
+        for i, s in enumerate(manifest.get("sessions") or [])
+        if isinstance(s, dict) and "max_answer_chars" in s]
     options = manifest.get("options")
-    budget = (options.get("max_answer_chars", DEFAULT_MAX_ANSWER_CHARS)
-              if isinstance(options, dict) else DEFAULT_MAX_ANSWER_CHARS)
-    if isinstance(budget, bool) or not isinstance(budget, int) or not (
-            1 <= budget <= MAX_ANSWER_CHARS):
-        raise DataError(run_dir / "run.json", f"field 'options.max_answer_chars' must be a "
-                        f"whole number from 1 to {MAX_ANSWER_CHARS:,}, got {budget!r:.40}")
-    return budget
+    if not found and isinstance(options, dict) and "max_answer_chars" in options:
+        found = [("options.max_answer_chars", options["max_answer_chars"])]
+    for name, budget in found:
+        if isinstance(budget, bool) or not isinstance(budget, int) or not (
+                1 <= budget <= MAX_ANSWER_CHARS):
+            shown = as_json(budget, 40)
+            raise DataError(run_dir / "run.json", f"field '{name}' must be a whole number "
+                            f"from 1 to {MAX_ANSWER_CHARS:,}, got {shown}")
+    return max((b for _, b in found), default=DEFAULT_MAX_ANSWER_CHARS)
+
+

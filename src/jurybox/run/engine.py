@@ -210,8 +210,12 @@ class Engine:
                             self.options.abort_after,
                             offline=self.offline, on_format_refused=formats.refused,
                             max_answer_chars=self.options.max_answer_chars)
+            # the answer budget is the session's: a resume may give another, and a replay
+            # reads each answer with the largest any session read answers with
             with rundir.session(self._manifest(job), runner.totals.as_dict,
-                                {"executor": self._executor()}) as session:
+                                {"executor": self._executor(),
+                                 "max_answer_chars": self.options.max_answer_chars}
+                                ) as session:
                 session["structured"] = formats.state()
                 try:
                     judged = await self._judge(job, runner, rundir, formats)

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ..errors import DataError
+from ..errors import DataError, as_json
 from .files import read_manifest
 from .layout import MANIFEST_FILE, SUMMARY_FILE
 
@@ -117,7 +117,7 @@ def _check_shape(path: Path, values: dict[str, Any],
         if value is not None and (not isinstance(value, kind) or isinstance(value, bool)):
             wanted = kind.__name__ if isinstance(kind, type) else "/".join(k.__name__ for k in kind)
             raise DataError(path, f"must be a JSON {_JSON_NAMES.get(wanted, wanted)}, got "
-                            f"{value!r:.60}", field=name)
+                            f"{as_json(value)}", field=name)
 
 
 _JSON_NAMES = {"dict": "object", "list": "array", "str": "string", "int": "integer"}
@@ -149,7 +149,7 @@ def read_run_files(path: str | Path) -> RunFiles:
     _check_shape(path / SUMMARY_FILE, summary, _SUMMARY_SHAPE)
     for name, entry in (summary.get("protocols") or {}).items():
         if not isinstance(entry, dict):
-            raise DataError(path / SUMMARY_FILE, f"must be a JSON object, got {entry!r:.60}",
+            raise DataError(path / SUMMARY_FILE, f"must be a JSON object, got {as_json(entry)}",
                             field=f"protocols.{name}"[:80])
     return RunFiles(manifest, summary)
 
