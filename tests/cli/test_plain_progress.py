@@ -67,7 +67,9 @@ def test_interval_zero_writes_none_and_the_variable_is_checked(monkeypatch):
     assert progress_interval() == DEFAULT_INTERVAL_S == 10.0
     monkeypatch.setenv("JURYBOX_PROGRESS_INTERVAL", "2.5")
     assert progress_interval() == 2.5
-    for bad in ("abc", "-1", "nan", "1e9"):
+    monkeypatch.setenv("JURYBOX_PROGRESS_INTERVAL", "0")
+    assert progress_interval() == 0
+    for bad in ("abc", "-1", "nan", "1e9", "0.001", "0.49"):
         monkeypatch.setenv("JURYBOX_PROGRESS_INTERVAL", bad)
         with pytest.raises(ConfigError, match="JURYBOX_PROGRESS_INTERVAL must be a number"):
             progress_interval()

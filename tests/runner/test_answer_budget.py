@@ -113,3 +113,8 @@ def test_the_budget_is_checked_like_every_option(tmp_path, monkeypatch):
     assert result.exit_code == 2
     assert "Invalid value for '--max-answer-chars' (from JURYBOX_MAX_ANSWER_CHARS='0')" in (
         result.output)
+    for bad in ("1_000", "\uff11\uff10\uff10", "1e6", " "):  # underscore, full-width digits
+        monkeypatch.setenv("JURYBOX_MAX_ANSWER_CHARS", bad)
+        result = cli.invoke(app, ["judge", str(tmp_path / "none.jsonl"), "--model", "sim"])
+        assert result.exit_code == 2
+        assert "is not a whole number (digits 0-9 only)" in result.output, result.output

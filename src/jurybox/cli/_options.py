@@ -144,10 +144,11 @@ Timeout = Annotated[float, typer.Option(
 def _answer_budget(value: str | int) -> int:
     """``--max-answer-chars``: a whole number 1 to MAX_ANSWER_CHARS (checked here, not by a
     typer range, whose ``[1<=x<=33554432]`` would crowd the help's 80 columns)."""
-    try:
-        budget = value if isinstance(value, int) else int(value.strip(), 10)
-    except ValueError:
-        raise typer.BadParameter(f"{value!r:.40} is not a whole number") from None
+    text = str(value).strip()
+    # ASCII digits only: int() would also take "1_000" and full-width digits
+    if not (text.isascii() and text.isdigit()):
+        raise typer.BadParameter(f"{value!r:.40} is not a whole number (digits 0-9 only)")
+    budget = int(text)
     if not 1 <= budget <= MAX_ANSWER_CHARS:
         raise typer.BadParameter(f"{budget} is not in the range 1<=x<={MAX_ANSWER_CHARS}")
     return budget

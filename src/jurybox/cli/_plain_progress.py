@@ -25,11 +25,14 @@ __all__ = ["DEFAULT_INTERVAL_S", "PlainProgress", "progress_interval"]
 DEFAULT_INTERVAL_S = 10.0
 #: The longest interval accepted, seconds (a day).
 MAX_INTERVAL_S = 86_400.0
+#: The shortest interval accepted but 0, seconds: at most two lines a second, whatever the rate
+#: of calls (a log is read by people; 0.001 would write a line per call).
+MIN_INTERVAL_S = 0.5
 
 
 def progress_interval() -> float:
     """``JURYBOX_PROGRESS_INTERVAL``: seconds between plain progress lines off a terminal
-    (a number from 0 to 86400; 0: none; unset or empty: :data:`DEFAULT_INTERVAL_S`).
+    (0: none, or a number from 0.5 to 86400; unset or empty: :data:`DEFAULT_INTERVAL_S`).
 
     Raises:
         ConfigError: any other value (the message names the variable and what it takes).
@@ -43,10 +46,10 @@ def progress_interval() -> float:
         seconds = float(value)
     except ValueError:
         seconds = math.nan
-    if not 0 <= seconds <= MAX_INTERVAL_S:  # NaN fails too
-        raise ConfigError(f"JURYBOX_PROGRESS_INTERVAL must be a number of seconds from 0 to "
-                          f"{MAX_INTERVAL_S:.0f} (0: no progress lines off a terminal), got "
-                          f"{value!r}")
+    if not (seconds == 0 or MIN_INTERVAL_S <= seconds <= MAX_INTERVAL_S):  # NaN fails too
+        raise ConfigError(f"JURYBOX_PROGRESS_INTERVAL must be a number of seconds from "
+                          f"{MIN_INTERVAL_S} to {MAX_INTERVAL_S:.0f}, or 0 for no progress lines "
+                          f"off a terminal, got {value!r}")
     return seconds
 
 
