@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import re
 from collections.abc import Iterator, MutableMapping
 from typing import Any, NamedTuple
 
@@ -26,85 +27,93 @@ class _Entry(NamedTuple):
     env_epilog: bool = False  # the help ends with the environment variables (ENV_EPILOG)
 
 
-#: Every command, in the order ``jurybox --help`` lists them.
-COMMANDS: dict[str, _Entry] = {
-    "demo": _Entry("demo", "demo", (
-            "Five parts on bundled data: (1) direct vs permutation-consensus (PCF, K=7) on "
-            "200 TruthfulQA items; (2) pairwise vs both-orders vs APOC on 100 JudgeBench "
-            "pairs per split, both with the simulated, primacy-biased judge; (3) rescoring a "
-            "real recorded judge (claude-3-haiku on JudgeBench) from its raw outputs; (4) how "
-            "much SQuALITY's human raters agree (Krippendorff's alpha, coarse Jaccard); (5) "
-            "zero-shot, aggregate and personalized rubric judges of SQuALITY summaries, "
-            "evaluated against each rater (simulated judge).")),
-    "bench": _Entry("bench", "bench", (
-            "Judge a dataset with several protocols and compare them with paired statistics: "
-            "listwise (best-of-N: direct vs permutation consensus) or pairwise (JudgeBench: "
-            "one call, both orders, keyed judge, APOC).")),
-    "judge": _Entry("judge", "judge", (
-            "Judge candidates that have no gold: per item the winner(s), every candidate's "
-            "C_i and its components, how often the permutations agreed with the pick, and "
-            "flags (flipped, failed). Writes RUN/judgments.jsonl and RUN/judgments.csv; gold, "
-            "where given, adds accuracy.")),
-    "score": _Entry("score", "score", (
-            "Score judge outputs that already exist, with no model calls: rerun a run's "
-            "decisions from its calls.jsonl with the current parser, score recorded "
-            "JudgeBench outputs, or rescore recorded pairwise judgments (LLMBar, the generic "
-            "recorded format) with a jury table where several judges judged the same items.")),
-    "agreement": _Entry("agreement", "agreement", (
-            "How much raters agree: Krippendorff's alpha with bootstrap CIs (fine agreement) "
-            "and Jaccard of above-median item sets (coarse agreement), per dimension and "
-            "domain, with rater profiles and pairwise alpha in summary.json and plots as PNG.")),
-    "personalize": _Entry("personalize", "personalize", (
-            "Rubric judges conditioned on nobody (zero-shot), on other raters (aggregate) or "
-            "on the target rater's own ratings (personalized), evaluated against each rater: "
-            "alpha, exact agreement, MAE and coverage with CIs, a paired test of personalized "
-            "vs aggregate, and how judge reasoning tracks rater agreement.")),
-    "report": _Entry("report", "report", (
-            "Write RUN/report.html: one self-contained page (no network) with the summary "
-            "table, the run's totals (calls, cache hits, retries, re-asks, failures, tokens, "
-            "cost) and warnings, accuracy against the number of permutations used, position "
-            "effects, flip rates, length bias, agreement or alignment, and an item browser "
-            "with filters. Every judging command writes it at the end; this rewrites it (say "
-            "after an interrupted run) with no model calls. A report already written by this "
-            "jurybox from the run's files as they are now is left as it is (--force rewrites "
-            "it). Given a folder of runs, it writes each run's report that is missing or out "
-            "of date, then FOLDER/index.html: one page listing every run (kind, data, judge, "
-            "status, results, calls, cost) with a link to each report.")),
-    "runs": _Entry("runs", "runs", (
-            "The runs in a folder, one row each: kind, data, judge (simulated said plainly), "
-            "status (complete, partial, interrupted, failed, killed, running, or unreadable "
-            "with the reason), the headline results, model calls, USD when priced, and when "
-            "it started. Reads run.json and summary.json only (no model calls); `jurybox "
-            "report FOLDER` writes the same table as FOLDER/index.html, linking each run's "
-            "report.")),
-    "show": _Entry("show", "show", (
-            "One item: its question and candidates, every order shown, scores, rankings and "
-            "verdicts per call, each protocol's decision, the raw judge texts and any "
-            "failures (from the recorded files; no model calls).")),
-    "serve-sim": _Entry("serve_sim", "serve_sim", (
-            "Serve the simulated judge (OpenAI-compatible /v1/chat/completions, Anthropic's "
-            "/v1/messages, and both providers' batch APIs) on 127.0.0.1.")),
-    "serve-local": _Entry("serve_local", "serve_local", (
-            "Serve a GGUF judge with llama.cpp's OpenAI-compatible server on 127.0.0.1 (needs "
-            "`pip install 'jurybox[local]'`). Point a run at it with `--model "
-            "llamacpp/<alias> --base-url http://127.0.0.1:PORT/v1`, or let `--model local` "
-            "start one for the run. It is ready after answering one real completion: a "
-            "llama.cpp build for another CPU (SIGILL) is one error line with the command that "
-            "rebuilds it.")),
-    "cache": _Entry("cache_cmd", "cache", (
-            "Show where the response cache is and how many responses it holds, or clear it.")),
-    "export": _Entry("export", "export", (
-            "Write a run's decisions (one row per item and protocol) and model calls (one row "
-            "per call, with the prompt and the raw judge text) as flat tables for pandas or a "
-            "spreadsheet. Lists (winners, C_i, prompt messages) are JSON text in csv and "
-            "parquet.")),
-    "batch": _Entry("batch_cmd", "batch", (
-            "A run's batches (``--batch``, ``--batch-files``): see them, cancel them, or "
-            "carry batch files to a self-hosted server and back. A rerun of the run's command "
-            "collects what its batches answered and sends nothing twice.")),
-}
-for _name in ("bench", "judge", "personalize"):
-    COMMANDS[_name] = COMMANDS[_name]._replace(env_epilog=True)
+#: Every command, in the order ``jurybox --help`` lists them: a line ``NAME MODULE:FUNCTION``
+#: (``+env``: its help ends with the environment variables), then its summary, indented.
+_TABLE = """
+demo  demo:demo
+    Five parts on bundled data: (1) direct vs permutation-consensus (PCF, K=7) on 200 TruthfulQA
+    items; (2) pairwise vs both-orders vs APOC on 100 JudgeBench pairs per split, both with the
+    simulated, primacy-biased judge; (3) rescoring a real recorded judge (claude-3-haiku on
+    JudgeBench) from its raw outputs; (4) how much SQuALITY's human raters agree (Krippendorff's
+    alpha, coarse Jaccard); (5) zero-shot, aggregate and personalized rubric judges of SQuALITY
+    summaries, evaluated against each rater (simulated judge).
+bench  bench:bench  +env
+    Judge a dataset with several protocols and compare them with paired statistics: listwise
+    (best-of-N: direct vs permutation consensus) or pairwise (JudgeBench: one call, both orders,
+    keyed judge, APOC).
+judge  judge:judge  +env
+    Judge candidates that have no gold: per item the winner(s), every candidate's C_i and its
+    components, how often the permutations agreed with the pick, and flags (flipped, failed).
+    Writes RUN/judgments.jsonl and RUN/judgments.csv; gold, where given, adds accuracy.
+score  score:score
+    Score judge outputs that already exist, with no model calls: rerun a run's decisions from
+    its calls.jsonl with the current parser, score recorded JudgeBench outputs, or rescore
+    recorded pairwise judgments (LLMBar, the generic recorded format) with a jury table where
+    several judges judged the same items.
+agreement  agreement:agreement
+    How much raters agree: Krippendorff's alpha with bootstrap CIs (fine agreement) and Jaccard
+    of above-median item sets (coarse agreement), per dimension and domain, with rater profiles
+    and pairwise alpha in summary.json and plots as PNG.
+personalize  personalize:personalize  +env
+    Rubric judges conditioned on nobody (zero-shot), on other raters (aggregate) or on the
+    target rater's own ratings (personalized), evaluated against each rater: alpha, exact
+    agreement, MAE and coverage with CIs, a paired test of personalized vs aggregate, and how
+    judge reasoning tracks rater agreement.
+report  report:report
+    Write RUN/report.html: one self-contained page (no network) with the summary table, the
+    run's totals (calls, cache hits, retries, re-asks, failures, tokens, cost) and warnings,
+    accuracy against the number of permutations used, position effects, flip rates, length bias,
+    agreement or alignment, and an item browser with filters. Every judging command writes it at
+    the end; this rewrites it (say after an interrupted run) with no model calls. A report
+    already written by this jurybox from the run's files as they are now is left as it is
+    (--force rewrites it). Given a folder of runs, it writes each run's report that is missing
+    or out of date, then FOLDER/index.html: one page listing every run (kind, data, judge,
+    status, results, calls, cost) with a link to each report.
+runs  runs:runs
+    The runs in a folder, one row each: kind, data, judge (simulated said plainly), status
+    (complete, partial, interrupted, failed, killed, running, or unreadable with the reason),
+    the headline results, model calls, USD when priced, and when it started. Reads run.json and
+    summary.json only (no model calls); `jurybox report FOLDER` writes the same table as
+    FOLDER/index.html, linking each run's report.
+show  show:show
+    One item: its question and candidates, every order shown, scores, rankings and verdicts per
+    call, each protocol's decision, the raw judge texts and any failures (from the recorded
+    files; no model calls).
+serve-sim  serve_sim:serve_sim
+    Serve the simulated judge (OpenAI-compatible /v1/chat/completions, Anthropic's /v1/messages,
+    and both providers' batch APIs) on 127.0.0.1.
+serve-local  serve_local:serve_local
+    Serve a GGUF judge with llama.cpp's OpenAI-compatible server on 127.0.0.1 (needs `pip
+    install 'jurybox[local]'`). Point a run at it with `--model llamacpp/<alias> --base-url
+    http://127.0.0.1:PORT/v1`, or let `--model local` start one for the run. It is ready after
+    answering one real completion: a llama.cpp build for another CPU (SIGILL) is one error line
+    with the command that rebuilds it.
+cache  cache_cmd:cache
+    Show where the response cache is and how many responses it holds, or clear it.
+export  export:export
+    Write a run's decisions (one row per item and protocol) and model calls (one row per call,
+    with the prompt and the raw judge text) as flat tables for pandas or a spreadsheet. Lists
+    (winners, C_i, prompt messages) are JSON text in csv and parquet.
+batch  batch_cmd:batch
+    A run's batches (``--batch``, ``--batch-files``): see them, cancel them, or carry batch
+    files to a self-hosted server and back. A rerun of the run's command collects what its
+    batches answered and sends nothing twice.
+"""
+
+
+def _entries(table: str) -> dict[str, _Entry]:
+    """The commands of ``_TABLE``: name -> its entry."""
+    out: dict[str, _Entry] = {}
+    for block in re.split(r"\n(?=\S)", table.strip()):
+        head, *summary = block.splitlines()
+        name, where, *flags = head.split()
+        module, _, function = where.partition(":")
+        out[name] = _Entry(module, function, " ".join(line.strip() for line in summary),
+                           "+env" in flags)
+    return out
+
+
+COMMANDS: dict[str, _Entry] = _entries(_TABLE)
 
 
 def load_command(name: str) -> Any:
@@ -169,8 +178,20 @@ class LazyGroup(OneLineErrors):
         return self.commands.get(cmd_name)
 
     def format_help(self, ctx: Any, formatter: Any) -> None:
+        if ctx.parent is None:  # the root's help: drawn without typer's renderer (_root_help)
+            from ._root_help import print_root_help
+
+            print_root_help(self, ctx, ((name, self._summary(name)) for name in self._lazy))
+            return
         with self._summaries():
             super().format_help(ctx, formatter)
+
+    def _summary(self, name: str) -> str:
+        entry = COMMANDS.get(name)
+        if entry is not None:
+            return entry.summary
+        command = self._lazy[name]  # added at run time (not in the table)
+        return command.get_short_help_str(limit=300) if command is not None else ""
 
     @contextlib.contextmanager
     def _summaries(self) -> Iterator[None]:
