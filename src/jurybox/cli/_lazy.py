@@ -50,6 +50,14 @@ score  score:score
     its calls.jsonl with the current parser, score recorded JudgeBench outputs, or rescore
     recorded pairwise judgments (LLMBar, the generic recorded format) with a jury table where
     several judges judged the same items.
+rank  rank:rank  +env
+    Rank systems against a baseline: per system the win rate (ties half), AlpacaEval's
+    length-controlled win rate, the Bradley-Terry score (Elo points, baseline 1000) with its
+    rank interval and the style-controlled score, each with a 95% CI from resampling prompts,
+    and per pair of systems the judge's order-flip and first-shown rates. Judges systems'
+    outputs in pairs (any pairwise protocol, through the judge's engine: cache, resume, batch,
+    dry run), or reads recorded judgments with no model call. Writes RUN/summary.json,
+    RUN/leaderboard.csv and RUN/report.html.
 agreement  agreement:agreement
     How much raters agree: Krippendorff's alpha with bootstrap CIs (fine agreement) and Jaccard
     of above-median item sets (coarse agreement), per dimension and domain, with rater profiles

@@ -23,6 +23,11 @@ judges::
   every line of one (subset, strategy).
 - ``subset`` (optional, default the file's name without extensions), ``strategy`` (optional,
   default ``""``): how items are grouped; one recording per (subset, judge, strategy).
+- ``systems`` (optional): the names of the two systems that wrote responses A and B,
+  ``["model-x", "baseline"]``: ``jurybox rank FILE`` ranks them (there, ``label`` may be
+  left out: a ranking needs no label).
+- ``lengths`` (optional): the two responses' lengths in characters, ``[812, 640]``, for the
+  length-controlled win rate and style control of ``jurybox rank``.
 - ``meta`` (optional): anything; ignored. Any other key is refused.
 """
 
@@ -42,7 +47,7 @@ from .model import LABELS, VERDICTS, RecordedItem, Recording, check_orders
 __all__ = ["read_recorded_jsonl", "write_recorded_jsonl", "looks_recorded", "KEYS"]
 
 #: Keys a line may hold.
-KEYS = ("id", "label", "judges", "orders", "subset", "strategy", "meta")
+KEYS = ("id", "label", "judges", "orders", "subset", "strategy", "systems", "lengths", "meta")
 _REQUIRED = ("id", "label", "judges")
 _DEFAULT_ORDERS = ("AB", "BA")
 
@@ -110,8 +115,35 @@ def _verdicts(path: Path, line: int, field: str, value: object, n: int
     return tuple(value), tuple(texts)
 
 
-def read_recorded_jsonl(path: str | Path) -> list[Recording]:
+def _systems(path: Path, line: int, row: dict) -> tuple[tuple[str, str] | None,
+                                                         tuple[int, int] | None]:
+    """A line's ``systems`` and ``lengths`` (each None when absent), checked."""
+    systems = row.get("systems")
+    if systems is not None:
+        if not (isinstance(systems, list) and len(systems) == 2):
+            raise DataError(path, "must be the two systems' names, [\"name of A\", \"name "
+                            "of B\"]", line=line, field="systems")
+        systems = tuple(check_name(path, line, f"systems[{k}]", v) for k, v in
+                        enumerate(systems))
+        if systems[0] == systems[1]:
+            raise DataError(path, f"names one system twice ({systems[0]!r}): a comparison "
+                            f"is of two systems", line=line, field="systems")
+    lengths = row.get("lengths")
+    if lengths is not None:
+        if not (isinstance(lengths, list) and len(lengths) == 2 and all(
+                isinstance(n, int) and not isinstance(n, bool) and 0 <= n < 2 ** 53
+                for n in lengths)):
+            raise DataError(path, "must be the two responses' lengths in characters, two "
+                            "whole numbers >= 0 such as [812, 640]", line=line, field="lengths")
+        lengths = tuple(lengths)
+    return systems, lengths  # type: ignore[return-value]
+
+
+def read_recorded_jsonl(path: str | Path, *, to_rank: bool = False) -> list[Recording]:
     """Read a generic recorded-judgments file (format: the module docstring).
+
+    ``to_rank``: read to rank systems (``jurybox rank``): every line must name its
+    ``systems``, and may leave out ``label`` (its items' label is then None).
 
     Returns:
         One :class:`Recording` per (subset, judge, strategy), in order of first appearance.
@@ -127,19 +159,20 @@ def read_recorded_jsonl(path: str | Path) -> list[Recording]:
     groups: dict[tuple[str, str, str], list[RecordedItem]] = {}
     orders_of: dict[tuple[str, str], tuple[tuple[str, ...], int]] = {}
     seen: dict[tuple[str, str, str], int] = {}
+    required = ("id", "judges", "systems") if to_rank else _REQUIRED
     for line, row in _rows(path):
-        missing = [k for k in _REQUIRED if k not in row]
+        missing = [k for k in required if k not in row]
         if missing:
             raise DataError(path, f"missing {', '.join(map(repr, missing))}: a recorded line "
-                            f"holds id, label and judges (see docs/recorded-format.md)",
-                            line=line, field=missing[0])
+                            f"holds {', '.join(required[:-1])} and {required[-1]} (see "
+                            f"docs/recorded-format.md)", line=line, field=missing[0])
         for key in row:
             if key not in KEYS:
                 raise DataError(path, f"unknown key{did_you_mean(key, KEYS) or ';'} allowed: "
                                 f"{', '.join(KEYS)}", line=line, field=str(key)[:80])
         item_id = check_name(path, line, "id", row["id"])
-        label = row["label"]
-        if label not in LABELS:
+        label = row.get("label")
+        if label not in LABELS and not (to_rank and label is None):
             raise DataError(path, f"a label is 'A', 'B' or 'tie', got {label!r:.40}",
                             line=line, field="label")
         subset = check_text(path, line, "subset", row.get("subset", stem))
@@ -162,6 +195,7 @@ def read_recorded_jsonl(path: str | Path) -> list[Recording]:
                             f"on line {seen[(subset, strategy, item_id)]})", line=line,
                             field="id")
         seen[(subset, strategy, item_id)] = line
+        systems, lengths = _systems(path, line, row)
         judges = row["judges"]
         if not isinstance(judges, dict) or not judges:
             raise DataError(path, "must be an object: judge name -> verdicts (at least one "
@@ -171,7 +205,7 @@ def read_recorded_jsonl(path: str | Path) -> list[Recording]:
             verdicts, texts = _verdicts(path, line, f"judges.{judge}"[:120], value,
                                         len(orders))
             groups.setdefault((subset, judge, strategy), []).append(
-                RecordedItem(item_id, label, verdicts, texts))
+                RecordedItem(item_id, label, verdicts, texts, systems, lengths))
     if not groups:
         raise DataError(path, "no items in the file")
     return [Recording(subset, judge, strategy, orders_of[(subset, strategy)][0],
@@ -194,6 +228,11 @@ def write_recorded_jsonl(recordings: Iterable[Recording], path: str | Path, *,
                 "strategy": rec.strategy, "judges": {}})
             if list(rec.orders) != list(_DEFAULT_ORDERS):
                 row["orders"] = list(rec.orders)
+            if item.label is None:
+                del row["label"]
+            for key in ("systems", "lengths"):
+                if getattr(item, key) is not None:
+                    row[key] = list(getattr(item, key))
             has_text = texts and any(t is not None for t in item.texts)
             row["judges"][rec.judge] = ({"verdicts": list(item.verdicts),
                                          "texts": list(item.texts)} if has_text

@@ -37,16 +37,22 @@ class RecordedItem:
 
     Attributes:
         item_id: the item's id (unique within its recording).
-        label: ``"A"``, ``"B"`` or ``"tie"``.
+        label: ``"A"``, ``"B"`` or ``"tie"``; None only in a recording read to rank systems
+            (a line that names its systems may have no label).
         verdicts: one per order of the recording, in original-response terms; None =
             the judge's text could not be parsed (a failure, never a score).
         texts: the judge's raw text per order, or None where not recorded.
+        systems: the names of the systems that wrote responses A and B, where recorded
+            (``jurybox rank`` ranks them); None otherwise.
+        lengths: the responses' lengths in characters (A, B), where recorded; None otherwise.
     """
 
     item_id: str
-    label: Label
+    label: Label | None
     verdicts: tuple[Verdict | None, ...]
     texts: tuple[str | None, ...] = ()
+    systems: tuple[str, str] | None = None
+    lengths: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,193 @@
+"""``jurybox rank``: which system is better, by how much, and how sure we are."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Optional
+
+import typer
+
+from ._common import console, fail_cleanly, print_warnings
+from ._compose import option_groups
+from ._fit import print_table
+from ._groups import (BatchFlags, CostOptions, EndpointOptions, ExecutorOptions, OutputOptions,
+                      PromptOptions, ProtocolOptions, RunFlags, SamplingOptions, SimOptions,
+                      protocol_settings, resolved_run)
+from ._options import PANEL_DATA, PANEL_START, PANEL_STATS, Model
+from ._plan import cost_line, print_dry_run
+from ._progress import BenchProgress
+
+if TYPE_CHECKING:
+    from ..rank.run import RankResult
+
+
+@fail_cleanly
+@option_groups
+def rank(
+    path: Annotated[str, typer.Argument(
+        metavar="PATH", help="Systems' outputs (JSON lines: {\"id\", \"prompt\", \"outputs\": "
+        "{system: text}}, or one line per (prompt, system): {\"id\", \"prompt\", \"system\", "
+        "\"output\"}): judged in pairs. Or recorded judgments (the generic recorded format "
+        "with \"systems\": [A's, B's]), or an AlpacaEval results/ folder: no model call.")],
+    baseline: Annotated[Optional[str], typer.Option(
+        envvar="JURYBOX_BASELINE", metavar="NAME", rich_help_panel=PANEL_START,
+        help="The system every other is compared with: win rates against it, and "
+        "Bradley-Terry's anchor at 1000. Without it (--pairing all) no win rate is shown.")
+    ] = None,
+    model: Model = None,
+    protocol: Annotated[str, typer.Option(
+        envvar="JURYBOX_PROTOCOL", metavar="NAME", rich_help_panel=PANEL_START,
+        help="A pairwise protocol: both-orders (each pair in both orders; default), "
+        "pairwise (one seeded order), keyed, apoc.")] = "both-orders",
+    pairing: Annotated[str, typer.Option(
+        envvar="JURYBOX_PAIRING", metavar="HOW", rich_help_panel=PANEL_DATA,
+        help="Which pairs to judge: baseline (each system against --baseline), all (every "
+        "pair of systems), sample (--budget pairs drawn from all).")] = "baseline",
+    budget: Annotated[Optional[int], typer.Option(
+        envvar="JURYBOX_BUDGET", min=1, metavar="N", rich_help_panel=PANEL_DATA,
+        help="With --pairing sample: how many pairs to judge.")] = None,
+    judge_name: Annotated[Optional[str], typer.Option(
+        "--judge", envvar="JURYBOX_JUDGE", metavar="NAME", rich_help_panel=PANEL_DATA,
+        help="Recorded judgments of several judges: whose verdicts to rank with.")] = None,
+    annotator: Annotated[Optional[str], typer.Option(
+        envvar="JURYBOX_ANNOTATOR", metavar="NAME", rich_help_panel=PANEL_DATA,
+        help="An AlpacaEval folder: the annotator's folder to read (default: the one most "
+        "systems have).")] = None,
+    rounds: Annotated[int, typer.Option(
+        envvar="JURYBOX_ROUNDS", min=10, max=100_000, metavar="N", rich_help_panel=PANEL_STATS,
+        help="Bootstrap rounds for every CI (prompts resampled).")] = 1000,
+    *, prompt: PromptOptions, run: RunFlags, output: OutputOptions, endpoint: EndpointOptions,
+    settings: ProtocolOptions, sampling: SamplingOptions, sim: SimOptions, cost: CostOptions,
+    batching: BatchFlags, execution: ExecutorOptions,
+) -> None:
+    """Rank systems against a baseline: per system the win rate (ties half), AlpacaEval's
+    length-controlled win rate, the Bradley-Terry score (Elo points, baseline 1000) with its
+    rank interval and the style-controlled score, each with a 95% CI from resampling
+    prompts, and per pair of systems the judge's order-flip and first-shown rates. Judges
+    systems' outputs in pairs (any pairwise protocol, through the judge's engine: cache,
+    resume, batch, dry run), or reads recorded judgments with no model call. Writes
+    RUN/summary.json, RUN/leaderboard.csv and RUN/report.html."""
+    from ..rank.run import rank_comparisons, recorded_source, source_kind, write_ranking
+
+    source = Path(path)
+    kind = source_kind(source)
+    out = Path(output.out) if output.out else Path("runs") / f"rank-{source.stem or 'run'}"
+    if kind != "outputs":
+        comparisons, failed, judge, what = recorded_source(
+            source, kind, judge=judge_name, annotator=annotator)
+        board = rank_comparisons(comparisons, baseline=baseline, rounds=rounds,
+                                 seed=run.seed, n_failed=failed, source=str(source),
+                                 judge=judge)
+        print_ranking(write_ranking(board, out, what=what))
+        return
+    _rank_live(source, out, model=model, protocol=protocol, pairing=pairing, budget=budget,
+               baseline=baseline, rounds=rounds, prompt=prompt, run=run, endpoint=endpoint,
+               settings=settings, sampling=sampling, sim=sim, cost=cost, batching=batching,
+               execution=execution)
+
+
+def _rank_live(source: Path, out: Path, *, model: str | None, protocol: str, pairing: str,
+               budget: int | None, baseline: str | None, rounds: int, prompt: PromptOptions,
+               run: RunFlags, endpoint: EndpointOptions, settings: ProtocolOptions,
+               sampling: SamplingOptions, sim: SimOptions, cost: CostOptions,
+               batching: BatchFlags, execution: ExecutorOptions) -> None:
+    """Plan the pairs, judge them into OUT/judge, rank the decisions."""
+    import tempfile
+
+    from ..errors import ConfigError
+    from ..judging import JudgeConfig, prepare_judge, run_judge
+    from ..protocols import protocol_class
+    from ..rank.live import JUDGE_FOLDER, comparisons_of_run
+    from ..rank.run import pairs_file, plan, rank_comparisons, write_ranking
+
+    if getattr(protocol_class(protocol), "task", None) != "pairwise":
+        raise ConfigError(f"--protocol {protocol!r} is not a pairwise protocol: rank judges "
+                          f"pairs (both-orders, pairwise, keyed, apoc)")
+    outputs, pairs = plan(source, pairing=pairing,  # type: ignore[arg-type]
+                          baseline=baseline, budget=budget, seed=run.seed)
+    url, pool = endpoint.split()
+    with tempfile.TemporaryDirectory() as scratch:
+        where = Path(scratch) if cost.dry_run else out
+        config = JudgeConfig(input=str(pairs_file(pairs, where)),
+                             model="sim" if model is None else model, protocol=protocol,
+                             seed=run.seed, **protocol_settings(settings, prompt, sampling,
+                                                                sim=sim.config(), base_url=url))
+        config, model, price, options = resolved_run(
+            config, model=model, data=str(source), bundled=False, prepare=prepare_judge,
+            run=run, endpoint=endpoint, executor=execution, batching=batching, cost=cost,
+            pool=pool)
+        if cost.dry_run:
+            prepared = prepare_judge(config)
+            print_dry_run(prepared.selection, prepared.protocols, model=model, price=price,
+                          what=f"{source.name}: {len(pairs)} pairs of {len(outputs.systems)} "
+                          f"systems, protocol {protocol}", options=options)
+            return
+        with BenchProgress() as progress:
+            result = run_judge(config, out / JUDGE_FOLDER, options=options,
+                               hooks=progress.hooks())
+    comparisons, failed = comparisons_of_run(out / JUDGE_FOLDER, pairs, outputs)
+    board = rank_comparisons(comparisons, baseline=baseline, rounds=rounds, seed=run.seed,
+                             n_failed=failed, source=str(source), judge=model)
+    ranked = write_ranking(board, out, what=f"{source.name} judged by {model} ({protocol})",
+                           simulated=result.simulated, model=model,
+                           judge_report=f"{JUDGE_FOLDER}/report.html")
+    print_ranking(ranked)
+    print_warnings(result)
+    cost_line(result)
+
+
+def print_ranking(result: RankResult) -> None:
+    """The leaderboard table (80 columns), its notes and where the files are."""
+    from rich.table import Table
+
+    from ..terminal import data
+
+    s = result.summary
+    baseline = s["baseline"]
+    who = "SIMULATED judge" if s.get("simulated") else (s.get("judge") or "")
+    table = Table(title=data(f"{s['what']}: {len(s['systems'])} systems, "
+                             f"{s['n_comparisons']} comparisons"), title_justify="left",
+                  caption=f"95% CIs from {s['bootstrap']['rounds']} bootstrap rounds over "
+                  f"{s['n_prompts']} prompts; BT: Bradley-Terry, Elo points"
+                  + (f" ({data(baseline)} = 1000)" if baseline else " (mean 1000)")
+                  + (f"; judge: {data(who)}" if who else ""), caption_justify="left")
+    table.add_column("rank", justify="right")
+    table.add_column("system", overflow="fold", max_width=22)
+    table.add_column("n", justify="right")
+    if baseline:
+        table.add_column("win %", justify="right")
+        table.add_column("LC %", justify="right")
+    table.add_column("BT", justify="right")
+    table.add_column("BT 95% CI", justify="right")
+    for r in s["systems"]:
+        low, high = r["rank_ci"] or (r["rank"], r["rank"])
+        cells = [str(r["rank"]) if low == high else f"{low}-{high}", data(r["name"]),
+                 str(r["n"])]
+        if baseline:
+            cells += [_pct(r["win_rate"], r["win_rate_ci"]), _pct(r["lc_win_rate"], None)]
+        cells += ["—" if r["bt"] is None else f"{r['bt']:.0f}",
+                  "—" if not r["bt_ci"] or None in r["bt_ci"] else
+                  f"{r['bt_ci'][0]:.0f} to {r['bt_ci'][1]:.0f}"]
+        table.add_row(*cells)
+    print_table(table)
+    for note in s["notes"]:
+        console.print(f"note: {data(note)}")
+    if s["n_failed"]:
+        console.print(f"{s['n_failed']} pairs have no decision (a judge failure): left out, "
+                      "never a tie")
+    order = (s.get("order") or [None])[0]
+    if order and order["n_orders"]:
+        console.print(f"order effects: verdicts flipped with the order for "
+                      f"{order['flip_rate']:.1f}% of {order['n_orders']} pairs; the response "
+                      f"shown first won {order['first_shown_rate']:.1f}% of decided verdicts "
+                      f"(50% unbiased)")
+    console.print(f"leaderboard: {data(str(result.out))}/summary.json, leaderboard.csv; "
+                  f"report: {data(str(result.out))}/report.html")
+
+
+def _pct(value: float | None, ci: list[float | None] | None) -> str:
+    if value is None:
+        return "—"
+    if not ci or None in ci:
+        return f"{value:.1f}"
+    return f"{value:.1f} ({ci[0]:.0f}-{ci[1]:.0f})"

@@ -1,0 +1,164 @@
+"""Rank systems: read what to rank, judge it where needed, compute the leaderboard, write it.
+
+What ``path`` is decides how (:func:`source_kind`):
+
+- a folder: AlpacaEval's ``results/`` (``<system>/model_outputs.json``,
+  ``<system>/<annotator>/annotations.json``): its recorded annotations, no model call;
+- a file of recorded judgments (the generic recorded format with ``systems``): no model call;
+- a file of systems' outputs (:mod:`.outputs`): the pairs are planned (:mod:`.pairing`) and
+  judged by a pairwise protocol through the judge verb's engine into ``OUT/judge``.
+
+The ranking's own files in ``OUT``: summary.json (the leaderboard, ``systems`` first),
+leaderboard.csv (one row a system) and report.html (the leaderboard page).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from ..errors import ConfigError, DataError, write_error
+from ..ranking.bootstrap import DEFAULT_ROUNDS
+from ..ranking.comparisons import Comparison, Comparisons
+from ..rundir.files import write_json_atomic
+from .leaderboard import Leaderboard, leaderboard
+from .outputs import SystemOutputs, looks_like_outputs, read_outputs
+from .pairing import Pairing, RankPair, plan_pairs
+
+__all__ = ["CSV_COLUMNS", "PAIRS_FILE", "RankResult", "SourceKind", "source_kind",
+           "recorded_source", "rank_comparisons", "write_ranking", "pairs_file", "plan"]
+
+SourceKind = Literal["alpaca_eval", "recorded", "outputs"]
+#: The planned pairs of a live ranking, as a judge input file, in OUT.
+PAIRS_FILE = "pairs.jsonl"
+#: leaderboard.csv's columns (summary.json's ``systems`` keys; CIs as two columns each).
+CSV_COLUMNS = ("rank", "rank_low", "rank_high", "name", "n", "win_rate", "win_rate_low",
+               "win_rate_high", "lc_win_rate", "lc_win_rate_low", "lc_win_rate_high", "bt",
+               "bt_low", "bt_high", "bt_style", "bt_style_low", "bt_style_high")
+
+
+@dataclass(frozen=True)
+class RankResult:
+    """A ranking: its leaderboard, summary.json's content and where its files are."""
+
+    leaderboard: Leaderboard
+    summary: dict[str, Any]
+    out: Path
+
+
+def source_kind(path: str | Path) -> SourceKind:
+    """What ``path`` holds (module docstring).
+
+    Raises:
+        DataError: it does not exist, or is a file of neither shape.
+    """
+    path = Path(path)
+    if path.is_dir():
+        return "alpaca_eval"
+    if not path.exists():
+        from ..errors import did_you_mean_file
+
+        raise DataError(path, f"not found{did_you_mean_file(path)}")
+    from ..recorded.jsonl import looks_recorded
+
+    if looks_recorded(path):
+        return "recorded"
+    if looks_like_outputs(path):
+        return "outputs"
+    raise DataError(path, "neither systems' outputs (lines with 'outputs', or 'system' and "
+                    "'output') nor recorded judgments (lines with 'judges' and 'systems'); "
+                    "see docs/ranking.md", line=1)
+
+
+def recorded_source(path: Path, kind: SourceKind, *, judge: str | None = None,
+                    annotator: str | None = None) -> tuple[list[Comparison], int, str, str]:
+    """(comparisons, failed, judge name, a description) of a recorded source: no model call."""
+    if kind == "alpaca_eval":
+        from ..recorded import alpaca_eval
+
+        read = alpaca_eval.read_alpaca_eval(path, annotator=annotator)
+        return (list(read.comparisons.rows), read.failed, read.annotator,
+                f"AlpacaEval results {path} (annotator {read.annotator})")
+    from .recorded import recorded_comparisons
+
+    found = recorded_comparisons(path, judge)
+    return list(found), found.failed, found.judge, f"recorded judgments {path}"
+
+
+def pairs_file(pairs: list[RankPair], out: Path) -> Path:
+    """Write the planned pairs as the judge's input (``OUT/pairs.jsonl``: id, prompt, the two
+    candidates, A first); returns its path."""
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / PAIRS_FILE
+    tmp = path.with_suffix(".jsonl.tmp")
+    try:
+        with tmp.open("w", encoding="utf-8") as fh:
+            for p in pairs:
+                fh.write(json.dumps({"id": p.item.item_id, "prompt": p.item.question,
+                                     "candidates": [p.item.response_a, p.item.response_b]},
+                                    ensure_ascii=False) + "\n")
+        tmp.replace(path)
+    except OSError as exc:
+        raise write_error(path, exc) from None
+    return path
+
+
+def rank_comparisons(comparisons: list[Comparison], *, baseline: str | None,
+                     rounds: int = DEFAULT_ROUNDS, seed: int = 0, n_failed: int = 0,
+                     source: str = "", judge: str = "") -> Leaderboard:
+    """The leaderboard of ``comparisons``.
+
+    Raises:
+        ConfigError: no comparison (every pair failed), or an unknown baseline.
+    """
+    if not comparisons:
+        raise ConfigError(f"nothing to rank: no pair has a decision ({n_failed} failed)")
+    table = Comparisons.of(comparisons)
+    if baseline is not None and baseline not in table.systems:
+        from ..errors import did_you_mean
+
+        raise ConfigError(f"--baseline {baseline!r} is not a ranked system"
+                          f"{did_you_mean(baseline, table.systems) or ''}; the systems: "
+                          f"{', '.join(table.systems[:10])}")
+    try:
+        return leaderboard(table, baseline, rounds=rounds, seed=seed, n_failed=n_failed,
+                           source=source, judge=judge)
+    except ValueError as exc:  # a system no comparison connects to the others
+        raise ConfigError(str(exc)) from None
+
+
+def write_ranking(board: Leaderboard, out: Path, *, what: str, simulated: bool = False,
+                  model: str | None = None, judge_report: str | None = None) -> RankResult:
+    """Write OUT/summary.json, OUT/leaderboard.csv and OUT/report.html."""
+    from ..reports.leaderboard import write_leaderboard_page
+
+    out.mkdir(parents=True, exist_ok=True)
+    summary = {**board.as_dict(), "simulated": simulated, "model": model, "what": what}
+    try:
+        write_json_atomic(out / "summary.json", summary)
+        with (out / "leaderboard.csv").open("w", encoding="utf-8", newline="") as fh:
+            writer = csv.writer(fh)
+            writer.writerow(CSV_COLUMNS)
+            for r in summary["systems"]:
+                rank_ci = r["rank_ci"] or [None, None]
+                writer.writerow([r["rank"], *rank_ci, r["name"], r["n"], r["win_rate"],
+                                 *(r["win_rate_ci"] or [None, None]), r["lc_win_rate"],
+                                 *(r["lc_win_rate_ci"] or [None, None]), r["bt"],
+                                 *(r["bt_ci"] or [None, None]), r["bt_style"],
+                                 *(r["bt_style_ci"] or [None, None])])
+        write_leaderboard_page(out, summary, title=out.name, what=what,
+                               judge_report=judge_report)
+    except OSError as exc:
+        raise write_error(out, exc) from None
+    return RankResult(board, summary, out)
+
+
+def plan(path: Path, *, pairing: Pairing, baseline: str | None, budget: int | None,
+         seed: int) -> tuple[SystemOutputs, list[RankPair]]:
+    """Read systems' outputs and plan their pairs (every check before any model call)."""
+    outputs = read_outputs(path)
+    return outputs, plan_pairs(outputs, pairing=pairing, baseline=baseline, budget=budget,
+                               seed=seed)
