@@ -14,7 +14,7 @@ import time
 
 import numpy as np
 
-from jurybox.ranking.bradley_terry import bradley_terry
+from jurybox.ranking.bradley_terry import fit_bradley_terry
 from jurybox.ranking.comparisons import Comparison, Comparisons
 from jurybox.ranking.style import style_controlled_bt  # noqa: E402
 
@@ -52,7 +52,7 @@ def main() -> None:
         baseline = "system00"
         for rounds in args.rounds:
             start = time.perf_counter()
-            bradley_terry(data, baseline, rounds=rounds, seed=1)
+            fit_bradley_terry(data, baseline, rounds=rounds, seed=1)
             seconds = time.perf_counter() - start
             print(f"BT {pairing:9} {len(data):6d} comparisons {rounds:5d} rounds: "
                   f"{seconds:6.2f} s")

@@ -35,7 +35,7 @@ from ..stats.interval import ConfidenceInterval
 from .bootstrap import DEFAULT_ROUNDS, percentile_ci, prompt_counts
 from .comparisons import Comparisons
 
-__all__ = ["BTScore", "BradleyTerry", "ELO_PER_LOGIT", "bradley_terry", "rank_intervals"]
+__all__ = ["BTScore", "BradleyTerry", "ELO_PER_LOGIT", "fit_bradley_terry", "rank_intervals"]
 
 #: Elo points per logit unit: 400 / ln 10
 ELO_PER_LOGIT = 400.0 / math.log(10.0)
@@ -124,7 +124,7 @@ def rank_intervals(cis: list[ConfidenceInterval] | tuple[ConfidenceInterval, ...
     return [(1 + int(better[i].sum()), n - int(worse[i].sum())) for i in range(n)]
 
 
-def bradley_terry(comparisons: Comparisons, baseline: str | None = None, *,
+def fit_bradley_terry(comparisons: Comparisons, baseline: str | None = None, *,
                   rounds: int = DEFAULT_ROUNDS, seed: int = 0,
                   confidence: float = 0.95) -> BradleyTerry:
     """Bradley-Terry scores of every system, with prompt-bootstrap CIs.
@@ -258,8 +258,10 @@ class _Fitter:
     """One scikit-learn LogisticRegression reused across fits (warm starts)."""
 
     def __init__(self, tol: float) -> None:
+        from sklearn import config_context
         from sklearn.linear_model import LogisticRegression
 
+        self.config = config_context
         self.model = LogisticRegression(C=RIDGE_C, fit_intercept=False, tol=tol,
                                         max_iter=1000, warm_start=True)
 
@@ -271,7 +273,10 @@ class _Fitter:
             self.model.intercept_ = np.zeros(1)
         elif hasattr(self.model, "coef_"):
             del self.model.coef_
-        self.model.fit(x, label, sample_weight=weight)
+        # the inputs are built here, finite and well-formed: skipping scikit-learn's checks
+        # halves the time of a small fit (measured: 2.7 to 1.3 ms on 2 rows)
+        with self.config(assume_finite=True, skip_parameter_validation=True):
+            self.model.fit(x, label, sample_weight=weight)
         return np.asarray(self.model.coef_[0], dtype=float)
 
 

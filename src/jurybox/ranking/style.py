@@ -181,7 +181,7 @@ def style_controlled_bt(comparisons: Comparisons, baseline: str | None = None, *
 
     Args:
         comparisons, baseline, rounds, seed, confidence: as
-            :func:`~jurybox.ranking.bradley_terry.bradley_terry`.
+            :func:`~jurybox.ranking.bradley_terry.fit_bradley_terry`.
         features: as :func:`style_differences`.
 
     Returns:

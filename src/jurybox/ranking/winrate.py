@@ -124,7 +124,6 @@ def win_rates(comparisons: Comparisons, baseline: str, *, rounds: int = DEFAULT_
 
     Raises:
         KeyError: ``baseline`` names no system.
-        ValueError: no comparison involves the baseline and another system.
     """
     ref = comparisons.system_index(baseline)
     k = len(comparisons.systems)
@@ -133,8 +132,6 @@ def win_rates(comparisons: Comparisons, baseline: str, *, rounds: int = DEFAULT_
     other = np.where(a == ref, b, a)[use]
     share = np.where(a == ref, 1.0 - y, y)[use]
     prompt = comparisons.prompt[use]
-    if not other.size:
-        raise ValueError(f"no comparison with the baseline {baseline!r}")
     n_prompts = len(comparisons.prompts)
     sums = np.zeros((n_prompts, k))
     ns = np.zeros((n_prompts, k))
