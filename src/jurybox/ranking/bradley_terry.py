@@ -1,0 +1,292 @@
+"""Bradley-Terry scores of systems from pairwise comparisons, on the Elo scale, with prompt
+bootstrap CIs and rank intervals.
+
+The model (Bradley & Terry 1952, "Rank analysis of incomplete block designs", Biometrika 39:
+324-345): system ``i`` beats ``j`` with probability ``sigmoid(beta_i - beta_j)``. It is fit,
+as arena-hard-auto's ``compute_mle_elo`` (github lmarena/arena-hard-auto, utils_math.py, and
+Chatbot Arena's notebook before it) does, as a logistic regression without intercept whose
+design row is +1 in ``a``'s column and -1 in ``b``'s; a tie or a fractional outcome ``y`` is
+two rows, label 1 with sample weight ``y`` and label 0 with weight ``1 - y`` (so a tie is half
+a win and half a loss). The fit is scikit-learn's :class:`~sklearn.linear_model.
+LogisticRegression` (lbfgs), with a negligible ridge (``C`` = 1e6: half the squared
+coefficients against 1e6 times the weighted log-loss) so that a system that won or lost every
+comparison gets a huge finite score instead of a non-converging fit.
+
+Rows are collapsed first: the design row depends only on the pair, so the weighted
+log-likelihood is exactly that of one row per (pair, label) weighing the summed outcomes. A
+bootstrap round is then a fit on 2 x (pairs met) rows whatever the number of prompts.
+
+Scores: ``1000 + 400 / ln 10 * (beta - beta_baseline)`` Elo points (400 / ln 10 = 173.72 per
+logit unit: a 10:1 odds is 400 points), the baseline at 1000; without a baseline the mean
+score is 1000.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy import sparse
+from scipy.sparse.csgraph import connected_components
+
+from ..stats.interval import ConfidenceInterval
+from .bootstrap import DEFAULT_ROUNDS, percentile_ci, prompt_counts
+from .comparisons import Comparisons
+
+__all__ = ["BTScore", "BradleyTerry", "ELO_PER_LOGIT", "fit_bradley_terry", "rank_intervals"]
+
+#: Elo points per logit unit: 400 / ln 10
+ELO_PER_LOGIT = 400.0 / math.log(10.0)
+#: the anchor: the baseline's score (or the mean score without a baseline)
+ANCHOR = 1000.0
+#: scikit-learn's C: the weighted log-loss counts this many times half the squared coefficients
+RIDGE_C = 1e6
+
+
+@dataclass(frozen=True)
+class BTScore:
+    """One system's Bradley-Terry score.
+
+    Attributes:
+        system: its name.
+        score: Elo points (baseline 1000, or mean 1000 without a baseline).
+        ci: the bootstrap percentile interval of ``score`` (Elo points).
+        rank: 1 + the number of systems with a higher score.
+        rank_ci: (best, worst) rank from the CIs (:func:`rank_intervals`).
+        win_rate: the BT-predicted win rate against the baseline, percent
+            (``100 * sigmoid(beta - beta_baseline)``); None without a baseline.
+        win_rate_ci: its bootstrap interval (percent); None without a baseline.
+        n: comparisons in which it took part.
+    """
+
+    system: str
+    score: float
+    ci: ConfidenceInterval
+    rank: int
+    rank_ci: tuple[int, int]
+    win_rate: float | None
+    win_rate_ci: ConfidenceInterval | None
+    n: int
+
+
+@dataclass(frozen=True)
+class BradleyTerry:
+    """A Bradley-Terry fit with bootstrap CIs.
+
+    Attributes:
+        scores: one :class:`BTScore` per system, best first (ties by name).
+        baseline: the anchor system, or None (mean anchor).
+        rounds, seed, confidence: the bootstrap's.
+        samples: shape (rounds, systems), the Elo scores of each round in the order of
+            ``systems`` (NaN for a system that no drawn comparison connects to the anchor).
+        systems: the systems' names, the columns of ``samples`` (sorted).
+    """
+
+    scores: tuple[BTScore, ...]
+    baseline: str | None
+    rounds: int
+    seed: int
+    confidence: float
+    systems: tuple[str, ...]
+    samples: np.ndarray = field(repr=False, compare=False)
+
+    def __getitem__(self, system: str) -> BTScore:
+        """The score of ``system``. Raises KeyError: no such system."""
+        for s in self.scores:
+            if s.system == system:
+                return s
+        raise KeyError(f"no system named {system!r}; the systems are: {', '.join(self.systems)}")
+
+
+def rank_intervals(cis: list[ConfidenceInterval] | tuple[ConfidenceInterval, ...]
+                   ) -> list[tuple[int, int]]:
+    """(best, worst) rank of each system from the CIs of their scores (higher is better).
+
+    best = 1 + the number of systems whose CI low is above this one's CI high (they are
+    surely better); worst = the number of systems whose CI high is not below this one's CI
+    low, itself included (n minus those surely worse). This is Chatbot Arena's "rank (UB)"
+    (Chiang et al. 2024, "Chatbot Arena", arXiv 2403.04132, section 6; FastChat's
+    ``elo_analysis.py``) and arena-hard-auto's leaderboard rank, with its lower counterpart.
+    A system with a NaN bound is never surely better or worse than another.
+
+    >>> rank_intervals([ConfidenceInterval(10, 20), ConfidenceInterval(15, 25),
+    ...                 ConfidenceInterval(30, 40)])
+    [(2, 3), (2, 3), (1, 1)]
+    """
+    low = np.array([c.low for c in cis], dtype=float)
+    high = np.array([c.high for c in cis], dtype=float)
+    with np.errstate(invalid="ignore"):
+        better = low[None, :] > high[:, None]  # [i, j]: j surely above i
+        worse = high[None, :] < low[:, None]  # [i, j]: j surely below i
+    n = len(low)
+    return [(1 + int(better[i].sum()), n - int(worse[i].sum())) for i in range(n)]
+
+
+def fit_bradley_terry(comparisons: Comparisons, baseline: str | None = None, *,
+                  rounds: int = DEFAULT_ROUNDS, seed: int = 0,
+                  confidence: float = 0.95) -> BradleyTerry:
+    """Bradley-Terry scores of every system, with prompt-bootstrap CIs.
+
+    Args:
+        comparisons: the judged pairs (any pairing: against a baseline, all pairs, sampled).
+        baseline: the system anchored at 1000 Elo, whose predicted win rates are reported;
+            None: the mean score is 1000 and no win rate is predicted.
+        rounds: bootstrap rounds (each refits on the comparisons of ``n_prompts`` prompts
+            drawn with replacement, :func:`~jurybox.ranking.bootstrap.prompt_counts`).
+        seed: the bootstrap's seed (same seed, same prompts drawn, same CIs).
+        confidence: level of the percentile intervals.
+
+    Returns:
+        a :class:`BradleyTerry`.
+
+    Raises:
+        KeyError: ``baseline`` names no system.
+        ValueError: a system that no chain of comparisons connects to the others (the
+            message names it: its score is not defined), or fewer than two systems.
+    """
+    systems = comparisons.systems
+    k = len(systems)
+    ref = comparisons.system_index(baseline) if baseline is not None else None
+    pairs, lo_share, hi_share = _pair_sums(comparisons)
+    _check_connected(systems, pairs, ref)
+    anchor = 0 if ref is None else ref
+    design = _pair_design(pairs, k, anchor)
+
+    lo_w = np.asarray(lo_share.sum(axis=0)).ravel()
+    hi_w = np.asarray(hi_share.sum(axis=0)).ravel()
+    beta = _fit_pairs(design, lo_w, hi_w, anchor, k, tol=1e-10)
+
+    counts = prompt_counts(len(comparisons.prompts), rounds, seed).astype(float)
+    lo_r = np.asarray((lo_share.T @ counts.T).T)  # (rounds, pairs)
+    hi_r = np.asarray((hi_share.T @ counts.T).T)
+    betas = np.full((rounds, k), math.nan)
+    fitter = _Fitter(tol=1e-8)
+    for r in range(rounds):
+        present = _reachable(pairs, lo_r[r] + hi_r[r], k, anchor)
+        b = _fit_pairs(design, lo_r[r], hi_r[r], anchor, k, fitter=fitter, start=beta)
+        b[~present] = math.nan
+        if ref is None and not present.all():
+            b[:] = math.nan  # the mean anchor needs every system
+        betas[r] = b
+
+    point = _elo(beta, ref)
+    samples = _elo(betas, ref)
+    cis = [percentile_ci(samples[:, i], confidence) for i in range(k)]
+    ranks = rank_intervals(cis)
+    n_of = np.bincount(comparisons.a, minlength=k) + np.bincount(comparisons.b, minlength=k)
+    rates: list[float | None] = [None] * k
+    rate_cis: list[ConfidenceInterval | None] = [None] * k
+    if ref is not None:
+        pred = 100.0 / (1.0 + np.exp(-(betas - betas[:, [ref]])))
+        for i in range(k):
+            rates[i] = float(100.0 / (1.0 + math.exp(-(beta[i] - beta[ref]))))
+            rate_cis[i] = percentile_ci(pred[:, i], confidence)
+    scores = [BTScore(systems[i], float(point[i]), cis[i], 1 + int((point > point[i]).sum()),
+                      ranks[i], rates[i], rate_cis[i], int(n_of[i])) for i in range(k)]
+    scores.sort(key=lambda s: (-s.score, s.system))
+    return BradleyTerry(tuple(scores), baseline, rounds, seed, confidence, systems, samples)
+
+
+def _elo(beta: np.ndarray, ref: int | None) -> np.ndarray:
+    """Elo points of coefficients ``beta`` (shape (..., k)), anchored at ``ref`` or the mean."""
+    centre = beta[..., [ref]] if ref is not None else beta.mean(axis=-1, keepdims=True)
+    return ANCHOR + ELO_PER_LOGIT * (beta - centre)
+
+
+def _pair_sums(comparisons: Comparisons) -> tuple[np.ndarray, Any, Any]:
+    """The pairs met and, per prompt, the outcome shares of each pair's two systems.
+
+    Returns:
+        pairs: shape (P, 2), int, (lo, hi) system indices with lo < hi, one row per pair met.
+        lo_share, hi_share: sparse (n_prompts, P): summed outcome of ``lo`` (of ``hi``) over
+            the pair's comparisons on each prompt.
+    """
+    a, b, y = comparisons.a, comparisons.b, comparisons.outcome
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    y_lo = np.where(a < b, y, 1.0 - y)
+    k = len(comparisons.systems)
+    keys, pair_of = np.unique(lo * k + hi, return_inverse=True)
+    pairs = np.stack([keys // k, keys % k], axis=1)
+    shape = (len(comparisons.prompts), len(keys))
+    lo_share = sparse.csr_matrix((y_lo, (comparisons.prompt, pair_of)), shape=shape)
+    hi_share = sparse.csr_matrix((1.0 - y_lo, (comparisons.prompt, pair_of)), shape=shape)
+    return pairs, lo_share, hi_share
+
+
+def _check_connected(systems: tuple[str, ...], pairs: np.ndarray, ref: int | None) -> None:
+    """Raise ValueError naming the systems not connected to ``ref`` (or to the largest group
+    of connected systems when ``ref`` is None)."""
+    k = len(systems)
+    if k < 2:
+        raise ValueError(f"ranking needs at least two systems (got {', '.join(systems)})")
+    graph = sparse.coo_matrix((np.ones(len(pairs)), (pairs[:, 0], pairs[:, 1])), shape=(k, k))
+    n_groups, group = connected_components(graph, directed=False)
+    if n_groups == 1:
+        return
+    main = group[ref] if ref is not None else int(np.bincount(group).argmax())
+    cut = [systems[i] for i in range(k) if group[i] != main]
+    what = f"the baseline {systems[ref]!r}" if ref is not None else "the other systems"
+    raise ValueError(f"no comparison connects {', '.join(map(repr, cut))} to {what}: "
+                     f"their Bradley-Terry scores are undefined (judge pairs that link them)")
+
+
+def _reachable(pairs: np.ndarray, weight: np.ndarray, k: int, ref: int) -> np.ndarray:
+    """Shape (k,) bool: systems connected to ``ref`` by pairs of positive weight."""
+    met = weight > 0
+    if met.all():  # every pair of the (connected) data drawn
+        return np.ones(k, dtype=bool)
+    used = pairs[met]
+    graph = sparse.coo_matrix((np.ones(len(used)), (used[:, 0], used[:, 1])), shape=(k, k))
+    _, group = connected_components(graph, directed=False)
+    return np.asarray(group == group[ref])
+
+
+def _pair_design(pairs: np.ndarray, k: int, anchor: int) -> np.ndarray:
+    """Shape (2P, k - 1): +1 for lo, -1 for hi, the anchor's column left out (its beta is 0);
+    rows twice (label 1 then label 0)."""
+    x = np.zeros((len(pairs), k))
+    rows = np.arange(len(pairs))
+    x[rows, pairs[:, 0]] = 1.0
+    x[rows, pairs[:, 1]] = -1.0
+    x = np.delete(x, anchor, axis=1)
+    return np.vstack([x, x])
+
+
+class _Fitter:
+    """One scikit-learn LogisticRegression reused across fits (warm starts)."""
+
+    def __init__(self, tol: float) -> None:
+        from sklearn import config_context
+        from sklearn.linear_model import LogisticRegression
+
+        self.config = config_context
+        self.model = LogisticRegression(C=RIDGE_C, fit_intercept=False, tol=tol,
+                                        max_iter=1000, warm_start=True)
+
+    def fit(self, x: Any, label: np.ndarray, weight: np.ndarray,
+            start: np.ndarray | None) -> np.ndarray:
+        """Coefficients (shape (columns,)) of the weighted fit, started at ``start``."""
+        if start is not None:
+            self.model.coef_ = start.reshape(1, -1).copy()
+            self.model.intercept_ = np.zeros(1)
+        elif hasattr(self.model, "coef_"):
+            del self.model.coef_
+        # the inputs are built here, finite and well-formed: skipping scikit-learn's checks
+        # halves the time of a small fit (measured: 2.7 to 1.3 ms on 2 rows)
+        with self.config(assume_finite=True, skip_parameter_validation=True):
+            self.model.fit(x, label, sample_weight=weight)
+        return np.asarray(self.model.coef_[0], dtype=float)
+
+
+def _fit_pairs(design: np.ndarray, lo_w: np.ndarray, hi_w: np.ndarray, anchor: int, k: int, *,
+               tol: float = 1e-8, fitter: _Fitter | None = None,
+               start: np.ndarray | None = None) -> np.ndarray:
+    """Coefficients beta (shape (k,), logits, beta[anchor] = 0) of the collapsed pair rows."""
+    p = len(lo_w)
+    label = np.concatenate([np.ones(p), np.zeros(p)])
+    weight = np.concatenate([lo_w, hi_w])
+    begin = None if start is None else np.delete(start, anchor)
+    coef = (fitter or _Fitter(tol)).fit(design, label, weight, begin)
+    return np.insert(coef, anchor, 0.0)
