@@ -196,8 +196,10 @@ def _length_controlled(comparisons: Comparisons, baseline: str, rounds: int, see
                        confidence: float) -> tuple[dict[str, tuple[float, ConfidenceInterval]],
                                                    str]:
     """AlpacaEval's LC win rate per system (the ranking.length_controlled module)."""
-    from ..ranking import length_controlled
-
+    try:
+        from ..ranking import length_controlled
+    except ImportError:
+        return {}, "no length-controlled win rates (ranking.length_controlled missing)"
     result = length_controlled.length_controlled_win_rates(
         comparisons, baseline, rounds=rounds, seed=seed, confidence=confidence)
     return {r.system: (r.lc_win_rate, r.ci) for r in result.rates}, ""

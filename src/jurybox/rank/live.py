@@ -48,9 +48,11 @@ def _order_calls(protocol: str, n: int) -> range:
 def comparisons_of_run(folder: Path, pairs: Iterable[RankPair], outputs: SystemOutputs
                        ) -> tuple[list[Comparison], int]:
     """The judge run's decisions as comparisons (with lengths, texts and per-order verdicts),
-    and how many pairs have no decision (a failure, or not judged yet): never a tie."""
-    by_id = {p.item.item_id: p for p in pairs}
-    comparisons: list[Comparison] = []
+    and how many pairs have no decision (a failure, or not judged yet): never a tie. Pairs of
+    identical outputs are ties, with no order verdicts (nothing was shown)."""
+    pairs = list(pairs)
+    by_id = {p.item.item_id: p for p in pairs if not p.identical}
+    comparisons: list[Comparison] = [_tie(p, outputs) for p in pairs if p.identical]
     decided: set[str] = set()
     path = folder / ITEMS_FILE
     for record in latest_records(list(iter_records(path))) if path.exists() else ():
@@ -72,3 +74,9 @@ def comparisons_of_run(folder: Path, pairs: Iterable[RankPair], outputs: SystemO
             orders=orders))
         decided.add(pair.item.item_id)
     return comparisons, len(by_id) - len(decided)
+
+
+def _tie(pair: RankPair, outputs: SystemOutputs) -> Comparison:
+    text = outputs.outputs[pair.prompt][pair.a]
+    return Comparison(prompt=pair.prompt, a=pair.a, b=pair.b, outcome=0.5,
+                      length_a=len(text), length_b=len(text), text_a=text, text_b=text)

@@ -13,6 +13,9 @@ Which system is shown as response A is drawn per pair (seeded), so that a one-or
 is not biased for or against a system by its position; both-orders protocols see both orders
 anyway. The item id names the prompt and both systems (``prompt|a|b``; a hash when that is
 longer than an id may be).
+
+Two systems that gave the same output to a prompt tie there without a judge call (a judge
+cannot prefer a text to itself; ``RankPair.identical``).
 """
 
 from __future__ import annotations
@@ -36,12 +39,14 @@ PAIRINGS: tuple[str, ...] = ("baseline", "all", "sample")
 
 @dataclass(frozen=True)
 class RankPair:
-    """One judged pair: ``a`` (shown as response A) against ``b`` on ``prompt``."""
+    """One pair: ``a`` (shown as response A) against ``b`` on ``prompt``; ``identical``: the
+    two outputs are the same text (a tie, not judged)."""
 
     item: PairwiseItem
     prompt: str
     a: str
     b: str
+    identical: bool = False
 
 
 def _item_id(prompt: str, a: str, b: str) -> str:
@@ -101,5 +106,5 @@ def plan_pairs(outputs: SystemOutputs, *, pairing: Pairing = "baseline",
         item = PairwiseItem(item_id=_item_id(prompt, a, b), question=outputs.prompts[prompt],
                             response_a=given[a], response_b=given[b], label="",
                             source=f"{a} vs {b}")
-        pairs.append(RankPair(item, prompt, a, b))
+        pairs.append(RankPair(item, prompt, a, b, identical=given[a] == given[b]))
     return pairs

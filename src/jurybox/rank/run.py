@@ -90,13 +90,15 @@ def recorded_source(path: Path, kind: SourceKind, *, judge: str | None = None,
 
 def pairs_file(pairs: list[RankPair], out: Path) -> Path:
     """Write the planned pairs as the judge's input (``OUT/pairs.jsonl``: id, prompt, the two
-    candidates, A first); returns its path."""
+    candidates, A first; identical outputs are not judged); returns its path."""
     out.mkdir(parents=True, exist_ok=True)
     path = out / PAIRS_FILE
     tmp = path.with_suffix(".jsonl.tmp")
     try:
         with tmp.open("w", encoding="utf-8") as fh:
             for p in pairs:
+                if p.identical:  # a tie without a call (rank.pairing)
+                    continue
                 fh.write(json.dumps({"id": p.item.item_id, "prompt": p.item.question,
                                      "candidates": [p.item.response_a, p.item.response_b]},
                                     ensure_ascii=False) + "\n")
