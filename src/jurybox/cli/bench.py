@@ -14,9 +14,9 @@ from ._groups import (BatchFlags, CostOptions, EndpointOptions, ExecutorOptions,
                       judging_run_options, protocol_settings)
 from ._jury import JuryOpt
 from ._options import PANEL_DATA, PANEL_PROTOCOL, PANEL_START, Model, no_pool_with_jury
-from ._plan import cost_line, print_dry_run
+from ._plan import cost_line
 from ._groups import resolved_run
-from ._progress import BenchProgress
+from ._progress import with_progress
 from ._protocol_options import K
 
 if TYPE_CHECKING:
@@ -90,19 +90,17 @@ def bench(
         _bench_jury(config, panel, output.out, dry_run=cost.dry_run, options=judging_run_options(
             run, endpoint, execution, batch=batch, price=cost.jury_price()))
         return
-    config, model, price, options = resolved_run(
+    resolved = resolved_run(
         config, model=model, data=dataset, bundled=dataset in BUNDLED, prepare=prepare_bench,
+        plan=lambda p: (p.selection, p.protocols, f"{p.dataset.name}, {p.selection.n_items} "
+                        f"items, protocols "
+                        f"{', '.join(config.protocols or p.config.protocols or ())}"),
         run=run, endpoint=endpoint, executor=execution, batching=batching, cost=cost, pool=pool)
-    if cost.dry_run:
-        prepared = prepare_bench(config)  # every check a run makes before its first call
-        print_dry_run(prepared.selection, prepared.protocols, model=model, price=price,
-                      what=f"{prepared.dataset.name}, {prepared.selection.n_items} items, "
-                      f"protocols {', '.join(config.protocols or prepared.config.protocols or ())}",
-                      options=options)
+    if resolved is None:  # --dry-run: the plan is printed
         return
+    config, model, _, options = resolved
     out = output.out or default_out("bench", config.as_dict())
-    with BenchProgress() as progress:
-        result = run_bench(config, out, options=options, hooks=progress.hooks())
+    result = with_progress(run_bench, config, out, options=options)
     judge = f"SIMULATED ({model})" if result.simulated else result.judge
     print_bench_result(result, f"{result.summary.dataset}: {result.n_units} items, "
                                f"judge: {judge}")

@@ -15,9 +15,9 @@ from ..reports.notes import (ALIGNMENT_CAPTION, error_change, few_raters_note, m
                              shortfall_note, similarity_text, versus_aggregate)
 from ..terminal import data, safe_text
 from ._common import console, default_out, exit_for_status, fail_cleanly
-from ._progress import BenchProgress
+from ._progress import with_progress
 from ._fit import print_table
-from ._plan import cost_line, print_dry_run
+from ._plan import cost_line
 from ._groups import resolved_run
 from ._tables import print_pool
 from ._compose import option_groups
@@ -180,20 +180,18 @@ def personalize(
         seed=run.seed, group_field=group_field or ("passage_id" if ratings == "squality" else None),
         base_url=url, sim=SimConfig(bias="none", seed=sim.sim_seed),
         answer_format=cast("RubricAnswerFormat", answer_format))
-    config, model, price, options = resolved_run(
+    resolved = resolved_run(
         config, model=model, data=ratings,
         bundled=ratings in BUNDLED_RATINGS and items in BUNDLED_ITEMS,
-        prepare=prepare_personalize, run=run, endpoint=endpoint, executor=execution,
-        batching=batching, cost=cost, pool=pool)
-    if cost.dry_run:
-        prepared = prepare_personalize(config)  # every check a run makes before its first call
-        print_dry_run(prepared.units, prepared.judges, model=model, price=price,
-                      what=f"{Path(config.ratings).name}, {len(prepared.units)} (rater, item) "
-                      f"units, {len(prepared.judges)} judges", options=options)
+        prepare=prepare_personalize,
+        plan=lambda p: (p.units, p.judges, f"{Path(config.ratings).name}, {len(p.units)} (rater, "
+                        f"item) units, {len(p.judges)} judges"),
+        run=run, endpoint=endpoint, executor=execution, batching=batching, cost=cost, pool=pool)
+    if resolved is None:  # --dry-run: the plan is printed
         return
+    config, model, _, options = resolved
     out = output.out or default_out("personalize", {**config.as_dict(), "dataset": config.ratings})
-    with BenchProgress() as progress:
-        result = run_personalize(config, out, options=options, hooks=progress.hooks())
+    result = with_progress(run_personalize, config, out, options=options)
     judge = f"SIMULATED ({model})" if result.simulated else result.judge
     print_personalize(result, f"{Path(config.ratings).name}: {result.summary.n_units} "
                               f"(rater, item) units, judge: {judge}")
