@@ -13,7 +13,7 @@ from ._groups import (BatchFlags, CostOptions, EndpointOptions, ExecutorOptions,
                       PromptOptions, ProtocolOptions, RunFlags, SamplingOptions, SimOptions,
                       judging_run_options, protocol_settings)
 from ._jury import JuryOpt
-from ._options import PANEL_DATA, PANEL_PROTOCOL, PANEL_START, Model, no_pool_with_jury
+from ._options import PANEL_DATA, PANEL_PROTOCOL, PANEL_START, Model, no_pool_with_jury, rule_option
 from ._plan import cost_line
 from ._groups import resolved_run
 from ._progress import with_progress
@@ -40,28 +40,23 @@ def bench(
              "JudgeBench .jsonl, or listwise .jsonl (id, prompt, candidates, gold).")],
     model: Model = None,
     jury: JuryOpt = None,
-    protocols: Annotated[Optional[str], typer.Option(
-        envvar="JURYBOX_PROTOCOLS", metavar="NAMES", rich_help_panel=PANEL_START,
+    protocols: Annotated[Optional[str], rule_option("--protocols", PANEL_START, metavar="NAMES",
         help="The protocols to compare, a comma list: for listwise datasets "
         f"{', '.join(LISTWISE_PROTOCOLS.split(','))} (default direct,pcf); for pairwise "
         f"(JudgeBench) {', '.join(PAIRWISE_PROTOCOLS.split(','))} (default "
         "pairwise,both-orders,apoc).")] = None,
-    baseline: Annotated[Optional[str], typer.Option(
-        envvar="JURYBOX_BASELINE", metavar="NAME", rich_help_panel=PANEL_PROTOCOL,
+    baseline: Annotated[Optional[str], rule_option("--baseline", PANEL_PROTOCOL, metavar="NAME",
         help="Protocol every other one is compared with (paired "
         "sign test, bootstrap CI) (default: the first in --protocols).")] = None,
     k: K = 7,
-    limit: Annotated[Optional[int], typer.Option(
-        envvar="JURYBOX_LIMIT", min=1, metavar="N", rich_help_panel=PANEL_DATA,
+    limit: Annotated[Optional[int], rule_option("--limit", PANEL_DATA, min=1, metavar="N",
         help="Judge a seeded sample of N items (per split for "
         "JudgeBench's gpt and claude splits) (default: all).")] = None,
-    subset: Annotated[Optional[str], typer.Option(
-        envvar="JURYBOX_SUBSET", metavar="NAME", rich_help_panel=PANEL_DATA,
+    subset: Annotated[Optional[str], rule_option("--subset", PANEL_DATA, metavar="NAME",
         help="RewardBench 2 subset ('all' for every row; default "
         "Factuality). Only for RewardBench 2 data.")] = None,
-    n_candidates: Annotated[int, typer.Option(
-        envvar="JURYBOX_N_CANDIDATES", min=2, max=26, metavar="N", rich_help_panel=PANEL_DATA,
-        help="Candidates per TruthfulQA item.")] = 4,
+    n_candidates: Annotated[int, rule_option("--n-candidates", PANEL_DATA, min=2, max=26,
+        metavar="N", help="Candidates per TruthfulQA item.")] = 4,
     *, run: RunFlags, output: OutputOptions, endpoint: EndpointOptions,
     settings: ProtocolOptions, prompt: PromptOptions, sampling: SamplingOptions,
     sim: SimOptions, cost: CostOptions, batching: BatchFlags, execution: ExecutorOptions,

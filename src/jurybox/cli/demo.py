@@ -9,7 +9,7 @@ import typer
 
 from ._common import console, default_cache, exit_for_status, fail_cleanly
 from ._progress import with_progress
-from ._options import PANEL_DATA, PANEL_OUTPUT, Cache, Seed
+from ._options import PANEL_DATA, PANEL_OUTPUT, Cache, Seed, rule_option
 
 if TYPE_CHECKING:
     from ..compare import BenchConfig
@@ -45,9 +45,8 @@ def _bench(config: BenchConfig, out: Path, options: RunOptions, title: str) -> N
 
 @fail_cleanly
 def demo(
-    out: Annotated[Path, typer.Option(envvar="JURYBOX_OUT", metavar="DIR",
-                                      rich_help_panel=PANEL_OUTPUT,
-                                      help="Folder for the run directories.")
+    out: Annotated[Path, rule_option("--out", PANEL_OUTPUT, metavar="DIR",
+        help="Folder for the run directories.")
                    ] = Path("runs/demo"),
     cache: Cache = None,
     limit: Annotated[int, typer.Option(envvar="JURYBOX_LIMIT", min=1,

@@ -15,7 +15,7 @@ from ._groups import (BatchFlags, CostOptions, EndpointOptions, ExecutorOptions,
                       PromptOptions, ProtocolOptions, RunFlags, SamplingOptions, SimOptions,
                       judging_run_options, protocol_settings)
 from ._jury import JuryOpt
-from ._options import PANEL_DATA, PANEL_START, Model, no_pool_with_jury
+from ._options import PANEL_DATA, PANEL_START, Model, no_pool_with_jury, rule_option
 from ._plan import cost_line
 from ._groups import resolved_run
 from ._progress import with_progress
@@ -39,14 +39,12 @@ def judge(
         "protocols take lines with exactly 2 candidates. Any bench dataset works too.")],
     model: Model = None,
     jury: JuryOpt = None,
-    protocol: Annotated[str, typer.Option(
-        envvar="JURYBOX_PROTOCOL", metavar="NAME", rich_help_panel=PANEL_START,
+    protocol: Annotated[str, rule_option("--protocol", PANEL_START, metavar="NAME",
         help="One protocol: pcf (K permutations, consensus), direct (one call), or for 2 "
         "candidates: pairwise, both-orders, keyed, apoc (bench compares several).")] = "pcf",
     k: K = 7,
     *, prompt: PromptOptions,
-    limit: Annotated[Optional[int], typer.Option(
-        envvar="JURYBOX_LIMIT", min=1, metavar="N", rich_help_panel=PANEL_DATA,
+    limit: Annotated[Optional[int], rule_option("--limit", PANEL_DATA, min=1, metavar="N",
         help="Judge a seeded sample of N items (default: all).")] = None,
     run: RunFlags, output: OutputOptions, endpoint: EndpointOptions,
     settings: ProtocolOptions, sampling: SamplingOptions, sim: SimOptions,
