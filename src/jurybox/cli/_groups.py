@@ -56,6 +56,8 @@ __all__ = ["BatchFlags", "CostOptions", "EndpointOptions", "ExecutorOptions", "O
 
 #: A judging command's configuration (BenchConfig, JudgeConfig, PersonalizeConfig).
 C = TypeVar("C")
+#: What a command's ``prepare`` makes of its configuration (a prepared run).
+P = TypeVar("P")
 
 
 @dataclass(frozen=True)
@@ -245,23 +247,36 @@ def protocol_settings(protocol: ProtocolOptions, prompt: PromptOptions,
 
 
 def resolved_run(config: C, *, model: str | None, data: str, bundled: bool,
-                 prepare: Callable[[C], Any], run: RunFlags, endpoint: EndpointOptions,
-                 executor: ExecutorOptions, batching: BatchFlags, cost: CostOptions,
-                 pool: tuple[Replica, ...]) -> tuple[C, str, Price | None, RunOptions]:
+                 prepare: Callable[[C], P], plan: Callable[[P], tuple[Any, list[Any], str]],
+                 run: RunFlags, endpoint: EndpointOptions, executor: ExecutorOptions,
+                 batching: BatchFlags, cost: CostOptions, pool: tuple[Replica, ...]
+                 ) -> tuple[C, str, Price | None, RunOptions] | None:
     """A judging command's run once its configuration is built: ``(config with the judge,
     the judge, its price, the run options)``. The judge is ``--model``, or the simulated
     judge on bundled data (:func:`._options.model_for`, which checks ``config`` with
     ``prepare`` before saying a model is needed).
 
+    With ``--dry-run``: None, once the run's plan is printed
+    (:func:`._plan.print_dry_run`) from the prepared run (``prepare``: every check a run
+    makes before its first call) through ``plan``, which gives its units, its protocols or
+    judges, and the words saying what it judges.
+
     Raises:
-        ConfigError: no ``--model`` for the user's own data; as :func:`judging_run_options`.
+        ConfigError: no ``--model`` for the user's own data; as :func:`judging_run_options`;
+            on a dry run, as ``prepare``.
     """
     from dataclasses import replace
 
     from ._options import model_for
+    from ._plan import print_dry_run
 
     judge = model_for(model, data, bundled=bundled, check=lambda: prepare(config))
     config = replace(config, model=judge)  # type: ignore[type-var]
     price = cost.price(judge)
-    return config, judge, price, judging_run_options(
-        run, endpoint, executor, batch=batching.options(), price=price, pool=pool, model=judge)
+    options = judging_run_options(run, endpoint, executor, batch=batching.options(),
+                                  price=price, pool=pool, model=judge)
+    if not cost.dry_run:
+        return config, judge, price, options
+    units, protocols, what = plan(prepare(config))
+    print_dry_run(units, protocols, model=judge, price=price, what=what, options=options)
+    return None

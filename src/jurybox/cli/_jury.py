@@ -13,7 +13,7 @@ import typer
 from ..errors import ConfigError
 from ..terminal import data, safe_text
 from ._common import console, warn
-from ._progress import BenchProgress
+from ._progress import with_progress
 from ._fit import print_table
 from ._options import PANEL_JUDGE
 
@@ -112,8 +112,7 @@ def run_jury_command(config: Any, jury: Jury, out: Path, options: RunOptions, *,
     when some item has no jury decision."""
     from ..jury import run_jury
 
-    with BenchProgress() as progress:
-        result = run_jury(config, jury, out, options=options, hooks=progress.hooks())
+    result = with_progress(run_jury, config, jury, out, options=options)
     if per_item:
         print_jury_items(result, per_item)
     print_jury_result(result)

@@ -15,7 +15,7 @@ import os
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -29,7 +29,7 @@ from ..run.options import DEFAULT_EXECUTOR, DEFAULT_RAY_ACTORS, MAX_REPLICAS, Ru
 from ..runner.retry import RetryPolicy
 from ._panels import (API_KEY_VARIABLES, ENV_EPILOG, PANEL_BATCH, PANEL_COST, PANEL_DATA,
                       PANEL_JUDGE, PANEL_ORDER, PANEL_OUTPUT, PANEL_PROTOCOL, PANEL_RUN,
-                      PANEL_SIM, PANEL_SIM_BATCH, PANEL_START, PANEL_STATS)
+                      PANEL_SIM, PANEL_SIM_BATCH, PANEL_START, PANEL_STATS, envvar_by_rule)
 
 __all__ = ["ENV_EPILOG", "FAULTS_HELP", "PANEL_COST", "PANEL_DATA", "PANEL_JUDGE",
            "PANEL_ORDER", "PANEL_OUTPUT", "PANEL_PROTOCOL", "PANEL_RUN", "PANEL_SIM",
@@ -41,10 +41,18 @@ __all__ = ["ENV_EPILOG", "FAULTS_HELP", "PANEL_COST", "PANEL_DATA", "PANEL_JUDGE
            "PriceBatch", "PriceIn", "PriceOut", "Seed",
            "SimBias", "SimFaults", "SimLatency", "SimSeed", "Temperature", "Structured",
            "Timeout", "TransportOpt", "run_options",
-           "ExecutorOpt", "RayActorsOpt", "RayAddressOpt"]
+           "ExecutorOpt", "RayActorsOpt", "RayAddressOpt", "rule_option"]
 
-Model = Annotated[Optional[str], typer.Option(
-    envvar="JURYBOX_MODEL", metavar="MODEL", rich_help_panel=PANEL_START,
+
+def rule_option(name: str, panel: str, *, help: str, **settings: Any) -> Any:
+    """The typer option ``name`` (``--sim-seed``) with the environment variable the rule names
+    (:func:`envvar_by_rule`: ``JURYBOX_SIM_SEED``, so ``--help`` leaves it unsaid), drawn in
+    ``--help``'s panel ``panel``; ``settings``: typer's own (``metavar``, ``min``, ...)."""
+    return typer.Option(name, envvar=envvar_by_rule(name), rich_help_panel=panel, help=help,
+                        **settings)
+
+
+Model = Annotated[Optional[str], rule_option("--model", PANEL_START, metavar="MODEL",
     help="The judge: `provider/model`, e.g. openai/gpt-4o-mini or `vllm/<model>` (providers: "
     "openai, anthropic, openrouter, vllm, ollama, llamacpp, sglang, lmstudio); local or "
     "`local/<file.gguf>` (llama.cpp on this machine); sim (the simulated judge, told the gold "
@@ -88,26 +96,22 @@ def _names(envvar: str | Sequence[str] | None) -> list[str]:
     return [] if envvar is None else [envvar] if isinstance(envvar, str) else list(envvar)
 
 
-BaseUrl = Annotated[Optional[list[str]], typer.Option(
-    envvar="JURYBOX_BASE_URL", metavar="URL", rich_help_panel=PANEL_START,
+BaseUrl = Annotated[Optional[list[str]], rule_option("--base-url", PANEL_START, metavar="URL",
     callback=_env_base_urls,
     help="Endpoint base URL, e.g. http://localhost:8000/v1 (default per provider). Given "
     "several times (or comma-separated; in JURYBOX_BASE_URL, separated by commas or blanks), "
     "the replicas of one model, judged through as one "
     "endpoint pool: an item's calls stay on one replica, new items go to the less loaded of "
     "two, a failing replica cools down; they share one cache.")]
-EndpointsOpt = Annotated[Optional[Path], typer.Option(
-    "--endpoints", envvar="JURYBOX_ENDPOINTS", metavar="FILE", rich_help_panel=PANEL_JUDGE,
+EndpointsOpt = Annotated[Optional[Path], rule_option("--endpoints", PANEL_JUDGE, metavar="FILE",
     help="An endpoint pool from a YAML file: a list of replicas with `url` and optional "
     "`weight`, `max_concurrency` and `key_env` (the variable holding its API key); instead "
     "of --base-url.")]
-ReplicasOpt = Annotated[int, typer.Option(
-    "--replicas", envvar="JURYBOX_REPLICAS", min=1, max=MAX_REPLICAS, metavar="N",
-    rich_help_panel=PANEL_JUDGE,
+ReplicasOpt = Annotated[int, rule_option("--replicas", PANEL_JUDGE, min=1, max=MAX_REPLICAS,
+    metavar="N",
     help="With --model local: start N llama.cpp servers (each with its share of the CPU "
     "cores) and judge through them as one endpoint pool.")]
-Seed = Annotated[int, typer.Option(
-    envvar="JURYBOX_SEED", min=0, max=MAX_SEED, metavar="N", rich_help_panel=PANEL_RUN,
+Seed = Annotated[int, rule_option("--seed", PANEL_RUN, min=0, max=MAX_SEED, metavar="N",
     help="Run seed: everything random in jurybox's own work (item sample, shown orders, "
     "example draws, decoding seed sent to the endpoint, bootstrap).")]
 
@@ -120,27 +124,21 @@ def _out_path(value: str) -> Path:
     return Path(value)
 
 
-Out = Annotated[Optional[Path], typer.Option(
-    envvar="JURYBOX_OUT", parser=_out_path, metavar="DIR", rich_help_panel=PANEL_OUTPUT,
+Out = Annotated[Optional[Path], rule_option("--out", PANEL_OUTPUT, parser=_out_path, metavar="DIR",
     help="Run directory (default `runs/<command>-<dataset>-<model>-<config hash>`). "
     "Rerunning into it resumes.")]
-Cache = Annotated[Optional[Path], typer.Option(
-    envvar="JURYBOX_CACHE", metavar="FILE", rich_help_panel=PANEL_RUN,
+Cache = Annotated[Optional[Path], rule_option("--cache", PANEL_RUN, metavar="FILE",
     help="SQLite response cache (default: ~/.cache/jurybox/cache.sqlite when "
     "$XDG_CACHE_HOME is unset).")]
-NoCache = Annotated[bool, typer.Option(
-    "--no-cache", envvar="JURYBOX_NO_CACHE", rich_help_panel=PANEL_RUN,
+NoCache = Annotated[bool, rule_option("--no-cache", PANEL_RUN,
     help="Do not read or write the response cache.")]
-Concurrency = Annotated[int, typer.Option(
-    envvar="JURYBOX_CONCURRENCY", min=1, max=MAX_CONCURRENCY, metavar="N",
-    rich_help_panel=PANEL_RUN, help="Model calls in flight at once.")]
-Attempts = Annotated[int, typer.Option(
-    envvar="JURYBOX_ATTEMPTS", min=1, max=MAX_ATTEMPTS, metavar="N", rich_help_panel=PANEL_RUN,
+Concurrency = Annotated[int, rule_option("--concurrency", PANEL_RUN, min=1, max=MAX_CONCURRENCY,
+    metavar="N", help="Model calls in flight at once.")]
+Attempts = Annotated[int, rule_option("--attempts", PANEL_RUN, min=1, max=MAX_ATTEMPTS, metavar="N",
     help="Attempts per call, first try included: 429, 5xx and timeouts are retried with "
     "exponential backoff and jitter, honouring Retry-After.")]
-Timeout = Annotated[float, typer.Option(
-    envvar="JURYBOX_TIMEOUT", min=0.001, max=int(MAX_TIMEOUT_S), metavar="SECONDS",
-    rich_help_panel=PANEL_RUN, help="Per-request timeout, seconds.")]
+Timeout = Annotated[float, rule_option("--timeout", PANEL_RUN, min=0.001, max=int(MAX_TIMEOUT_S),
+    metavar="SECONDS", help="Per-request timeout, seconds.")]
 def _answer_budget(value: str | int) -> int:
     """``--max-answer-chars``: a whole number 1 to MAX_ANSWER_CHARS (checked here, not by a
     typer range, whose ``[1<=x<=33554432]`` would crowd the help's 80 columns)."""
@@ -154,89 +152,70 @@ def _answer_budget(value: str | int) -> int:
     return budget
 
 
-MaxAnswerChars = Annotated[int, typer.Option(
-    envvar="JURYBOX_MAX_ANSWER_CHARS", parser=_answer_budget, metavar="CHARS",
-    rich_help_panel=PANEL_PROTOCOL,
+MaxAnswerChars = Annotated[int, rule_option("--max-answer-chars", PANEL_PROTOCOL,
+    parser=_answer_budget, metavar="CHARS",
     help=f"Answer budget, characters, 1 to {MAX_ANSWER_CHARS:,}: a judge's answer longer "
     "than this is a recorded parse failure naming its length and the budget, unread; within "
     "it the verdict is found after any prefix (prose, think blocks, other JSON). Default "
     f"{DEFAULT_MAX_ANSWER_CHARS:,}.")]
-Structured = Annotated[str, typer.Option(
-    envvar="JURYBOX_STRUCTURED", metavar="MODE", rich_help_panel=PANEL_JUDGE,
+Structured = Annotated[str, rule_option("--structured", PANEL_JUDGE, metavar="MODE",
     help="Structured outputs: auto, json-schema, json-object or off. auto: the answer's JSON "
     "schema for real endpoints, falling back once to json-object, then off, when a server "
     "refuses it; off for the simulated judge. Answers are validated either way.")]
-TransportOpt = Annotated[str, typer.Option(
-    "--transport", envvar="JURYBOX_TRANSPORT", metavar="CLIENT", rich_help_panel=PANEL_JUDGE,
+TransportOpt = Annotated[str, rule_option("--transport", PANEL_JUDGE, metavar="CLIENT",
     help="HTTP client: aiohttp (lean) or sdk (the openai SDK).")]
-Temperature = Annotated[float, typer.Option(
-    envvar="JURYBOX_TEMPERATURE", min=0.0, max=MAX_TEMPERATURE, metavar="T",
-    rich_help_panel=PANEL_JUDGE, help="Judge sampling temperature.")]
-MaxTokens = Annotated[Optional[int], typer.Option(
-    envvar="JURYBOX_MAX_TOKENS", min=1, max=MAX_MAX_TOKENS, metavar="TOKENS",
-    rich_help_panel=PANEL_JUDGE, help="Judge completion budget, tokens (default: 1024 "
+Temperature = Annotated[float, rule_option("--temperature", PANEL_JUDGE, min=0.0,
+    max=MAX_TEMPERATURE, metavar="T", help="Judge sampling temperature.")]
+MaxTokens = Annotated[Optional[int], rule_option("--max-tokens", PANEL_JUDGE, min=1,
+    max=MAX_MAX_TOKENS, metavar="TOKENS", help="Judge completion budget, tokens (default: 1024 "
     "listwise, 2048 pairwise, 512 rubric).")]
-SimSeed = Annotated[int, typer.Option(
-    envvar="JURYBOX_SIM_SEED", min=0, max=MAX_SEED, metavar="N", rich_help_panel=PANEL_SIM,
+SimSeed = Annotated[int, rule_option("--sim-seed", PANEL_SIM, min=0, max=MAX_SEED, metavar="N",
     help="Seeds the simulated judge's fixed per-candidate offsets and its noise.")]
-SimBias = Annotated[str, typer.Option(
-    envvar="JURYBOX_SIM_BIAS", metavar="BIAS", rich_help_panel=PANEL_SIM,
+SimBias = Annotated[str, rule_option("--sim-bias", PANEL_SIM, metavar="BIAS",
     help="The simulated judge's position bias: none, primacy or recency.")]
-SimLatency = Annotated[float, typer.Option(
-    envvar="JURYBOX_SIM_LATENCY_MS", min=0.0, metavar="MS", rich_help_panel=PANEL_SIM,
+SimLatency = Annotated[float, rule_option("--sim-latency-ms", PANEL_SIM, min=0.0, metavar="MS",
     help="The simulated judge's latency, ms.")]
 #: The simulated judge's fault rates, as ``--sim-faults`` and serve-sim's ``--faults`` say.
 FAULTS_HELP = (
     "Faults the simulated judge injects: NAME=RATE pairs, comma-separated, each rate a "
     "probability per attempt, from rate_429, rate_500, rate_slow, rate_malformed, "
     "rate_truncated, rate_refusal; e.g. 'rate_429=0.05, rate_500=0.02' (default: none).")
-SimFaults = Annotated[str, typer.Option(
-    envvar="JURYBOX_SIM_FAULTS", metavar="FAULTS", rich_help_panel=PANEL_SIM,
+SimFaults = Annotated[str, rule_option("--sim-faults", PANEL_SIM, metavar="FAULTS",
     help=FAULTS_HELP)]
 
 
-DryRun = Annotated[bool, typer.Option(
-    "--dry-run", envvar="JURYBOX_DRY_RUN", rich_help_panel=PANEL_START,
+DryRun = Annotated[bool, rule_option("--dry-run", PANEL_START,
     help="Make no model call: check the inputs, then print the calls the run would make, "
     "input and output tokens (estimated when no tokenizer is known for the model), the "
     "prompt share a provider's prefix cache could serve, and USD when prices are known.")]
-PriceIn = Annotated[Optional[float], typer.Option(
-    envvar="JURYBOX_PRICE_IN", metavar="USD", rich_help_panel=PANEL_COST,
+PriceIn = Annotated[Optional[float], rule_option("--price-in", PANEL_COST, metavar="USD",
     help="USD per million input tokens (with --price-out; default: the bundled list price "
     "of well-known models, dated).")]
-PriceOut = Annotated[Optional[float], typer.Option(
-    envvar="JURYBOX_PRICE_OUT", metavar="USD", rich_help_panel=PANEL_COST,
+PriceOut = Annotated[Optional[float], rule_option("--price-out", PANEL_COST, metavar="USD",
     help="USD per million output tokens (with --price-in).")]
-PriceBatch = Annotated[Optional[float], typer.Option(
-    envvar="JURYBOX_PRICE_BATCH", metavar="SHARE", rich_help_panel=PANEL_COST,
+PriceBatch = Annotated[Optional[float], rule_option("--price-batch", PANEL_COST, metavar="SHARE",
     help="What a call answered through the provider's batch API costs, as a share of the "
     "online price (0 to 1; default: the bundled rate of the provider: 0.5 for openai and "
     "anthropic, none for providers without a batch API).")]
 
 
-BatchOpt = Annotated[bool, typer.Option(
-    "--batch", envvar="JURYBOX_BATCH", rich_help_panel=PANEL_BATCH,
+BatchOpt = Annotated[bool, rule_option("--batch", PANEL_BATCH,
     help="Send the calls as provider batches (OpenAI Batch API, Anthropic Message Batches, "
     "an OpenAI-compatible server serving /v1/batches): half the price, answers within 24 h. "
     "Each protocol stage is one batch round. Journalled in the run directory: rerun the "
     "command after a kill to collect the batches in flight; no request is sent twice.")]
-BatchFilesOpt = Annotated[bool, typer.Option(
-    "--batch-files", envvar="JURYBOX_BATCH_FILES", rich_help_panel=PANEL_BATCH,
+BatchFilesOpt = Annotated[bool, rule_option("--batch-files", PANEL_BATCH,
     help="For a self-hosted server without a batch API: write each batch round to files in "
     "the run directory (OpenAI batch lines, for `vllm run-batch`) and stop; `jurybox batch "
     "export` and `jurybox batch import` carry them there and back, and the rerun goes on.")]
-BatchFallbackOpt = Annotated[str, typer.Option(
-    "--batch-fallback", envvar="JURYBOX_BATCH_FALLBACK", metavar="WHERE",
-    rich_help_panel=PANEL_BATCH,
+BatchFallbackOpt = Annotated[str, rule_option("--batch-fallback", PANEL_BATCH, metavar="WHERE",
     help="Where a request a batch did not answer (expired, cancelled, failed) goes next: "
     "batch (the next batch) or online (at the online price).")]
-BatchPollOpt = Annotated[float, typer.Option(
-    "--batch-poll", envvar="JURYBOX_BATCH_POLL", min=0.01, max=3600, metavar="SECONDS",
-    rich_help_panel=PANEL_BATCH,
+BatchPollOpt = Annotated[float, rule_option("--batch-poll", PANEL_BATCH, min=0.01, max=3600,
+    metavar="SECONDS",
     help="First wait before polling a batch; each poll waits 1.5x longer, up to 5 minutes.")]
-BatchMaxTokensOpt = Annotated[Optional[int], typer.Option(
-    "--batch-max-tokens", envvar="JURYBOX_BATCH_MAX_TOKENS", min=1, metavar="TOKENS",
-    rich_help_panel=PANEL_BATCH,
+BatchMaxTokensOpt = Annotated[Optional[int], rule_option("--batch-max-tokens", PANEL_BATCH, min=1,
+    metavar="TOKENS",
     help="Most prompt tokens enqueued in batches at once (your provider's per-model "
     "enqueued-token limit; estimated at 4 characters a token) (default: no limit).")]
 
@@ -314,18 +293,14 @@ def no_pool_with_jury(endpoints: tuple[Replica, ...], replicas: int) -> None:
 
 # -- where the calls are made (the Ray backend: jurybox.ray) ----------------------------------
 
-ExecutorOpt = Annotated[str, typer.Option(
-    "--executor", envvar="JURYBOX_EXECUTOR", metavar="WHERE", rich_help_panel=PANEL_RUN,
+ExecutorOpt = Annotated[str, rule_option("--executor", PANEL_RUN, metavar="WHERE",
     help="Where the judge's calls are made: local (this process) or ray (Ray actors, an "
     "item's calls on one actor; this process still keeps the cache, the run directory and "
     "every decision, so they are those of a local run; pip install 'jurybox[ray]').")]
-RayAddressOpt = Annotated[Optional[str], typer.Option(
-    "--ray-address", envvar="JURYBOX_RAY_ADDRESS", metavar="ADDRESS",
-    rich_help_panel=PANEL_RUN,
+RayAddressOpt = Annotated[Optional[str], rule_option("--ray-address", PANEL_RUN, metavar="ADDRESS",
     help="With --executor ray: the Ray cluster to join (the head node, host:6379; "
     "ray://host:10001; auto) (default: RAY_ADDRESS if set, else start a local Ray on this "
     "machine).")]
-RayActorsOpt = Annotated[int, typer.Option(
-    "--ray-actors", envvar="JURYBOX_RAY_ACTORS", metavar="N", rich_help_panel=PANEL_RUN,
+RayActorsOpt = Annotated[int, rule_option("--ray-actors", PANEL_RUN, metavar="N",
     help="With --executor ray: Ray actors making the calls (at least 1; a local Ray takes "
     "at most 4 a core).")]

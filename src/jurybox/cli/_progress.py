@@ -21,7 +21,7 @@ import os
 import sys
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 from rich.console import Console, Group, RenderableType
 from rich.progress import Progress
@@ -37,7 +37,9 @@ if TYPE_CHECKING:
     from ..run import RunHooks
     from ..runner import CallRecord
 
-__all__ = ["BenchProgress", "clock_text", "progress_forced"]
+__all__ = ["BenchProgress", "clock_text", "progress_forced", "with_progress"]
+
+R = TypeVar("R")
 
 #: Bar width bounds, columns: below MIN_BAR the bar is dropped, above MAX_BAR it stops growing.
 MIN_BAR, MAX_BAR = 6, 30
@@ -235,3 +237,10 @@ class BenchProgress:
         self.progress.stop()
         if self.plain is not None:
             self.plain.close()
+
+
+def with_progress(run: Callable[..., R], *args: Any, **kwargs: Any) -> R:
+    """``run(*args, **kwargs)`` fed the hooks of a progress line (:class:`BenchProgress`, as
+    ``hooks=``), drawn while it runs: its result."""
+    with BenchProgress() as progress:
+        return run(*args, **kwargs, hooks=progress.hooks())

@@ -13,7 +13,7 @@ from ..errors import ConfigError
 from ..terminal import data, safe_text
 from ._common import console, fail_cleanly
 from ._fit import print_table
-from ._options import PANEL_DATA, PANEL_OUTPUT, PANEL_STATS, Seed
+from ._options import PANEL_DATA, PANEL_OUTPUT, PANEL_STATS, Seed, rule_option
 
 if TYPE_CHECKING:
     from ..agreement import AgreementReport, GroupAgreement
@@ -59,26 +59,21 @@ def agreement(
     ratings: Annotated[str, typer.Argument(
         help="Long-format ratings (CSV, JSONL or parquet with item_id, rater_id, dimension, "
              "score, optional domain, group), or a bundled set: squality.")],
-    by: Annotated[str, typer.Option(
-        envvar="JURYBOX_BY", metavar="FIELDS", rich_help_panel=PANEL_DATA,
+    by: Annotated[str, rule_option("--by", PANEL_DATA, metavar="FIELDS",
         help="Group by these fields: dimension, domain, group (comma list).")] = "dimension",
-    level: Annotated[str, typer.Option(
-        envvar="JURYBOX_LEVEL", metavar="LEVEL", rich_help_panel=PANEL_STATS,
+    level: Annotated[str, rule_option("--level", PANEL_STATS, metavar="LEVEL",
         help="Level of measurement for alpha: nominal, ordinal, interval or ratio.")
                      ] = "ordinal",
     min_common: Annotated[int, typer.Option(
         envvar="JURYBOX_MIN_COMMON", min=1, metavar="N", rich_help_panel=PANEL_STATS,
         help="Co-rated items a rater pair needs for Jaccard and pairwise alpha.")] = 10,
-    resamples: Annotated[int, typer.Option(
-        envvar="JURYBOX_RESAMPLES", min=0, metavar="N", rich_help_panel=PANEL_STATS,
+    resamples: Annotated[int, rule_option("--resamples", PANEL_STATS, min=0, metavar="N",
         help="Bootstrap resamples for alpha's CI, at most 100,000 (0: no CI).")] = 1000,
     seed: Seed = 0,
-    exclude_codes: Annotated[str, typer.Option(
-        envvar="JURYBOX_EXCLUDE_CODES", metavar="CODES", rich_help_panel=PANEL_DATA,
+    exclude_codes: Annotated[str, rule_option("--exclude-codes", PANEL_DATA, metavar="CODES",
         help="Scores that mean 'not applicable' (e.g. 0), treated as missing; comma list "
         "(default: none).")] = "",
-    out: Annotated[Optional[Path], typer.Option(
-        envvar="JURYBOX_OUT", metavar="DIR", rich_help_panel=PANEL_OUTPUT,
+    out: Annotated[Optional[Path], rule_option("--out", PANEL_OUTPUT, metavar="DIR",
         help="Folder for summary.json and PNG plots (default: `runs/agreement-<file stem>`).")
                                ] = None,
     no_plots: Annotated[bool, typer.Option("--no-plots", envvar="JURYBOX_NO_PLOTS",

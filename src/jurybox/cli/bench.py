@@ -13,10 +13,10 @@ from ._groups import (BatchFlags, CostOptions, EndpointOptions, ExecutorOptions,
                       PromptOptions, ProtocolOptions, RunFlags, SamplingOptions, SimOptions,
                       judging_run_options, protocol_settings)
 from ._jury import JuryOpt
-from ._options import PANEL_DATA, PANEL_PROTOCOL, PANEL_START, Model, no_pool_with_jury
-from ._plan import cost_line, print_dry_run
+from ._options import PANEL_DATA, PANEL_PROTOCOL, PANEL_START, Model, no_pool_with_jury, rule_option
+from ._plan import cost_line
 from ._groups import resolved_run
-from ._progress import BenchProgress
+from ._progress import with_progress
 from ._protocol_options import K
 
 if TYPE_CHECKING:
@@ -40,28 +40,23 @@ def bench(
              "JudgeBench .jsonl, or listwise .jsonl (id, prompt, candidates, gold).")],
     model: Model = None,
     jury: JuryOpt = None,
-    protocols: Annotated[Optional[str], typer.Option(
-        envvar="JURYBOX_PROTOCOLS", metavar="NAMES", rich_help_panel=PANEL_START,
+    protocols: Annotated[Optional[str], rule_option("--protocols", PANEL_START, metavar="NAMES",
         help="The protocols to compare, a comma list: for listwise datasets "
         f"{', '.join(LISTWISE_PROTOCOLS.split(','))} (default direct,pcf); for pairwise "
         f"(JudgeBench) {', '.join(PAIRWISE_PROTOCOLS.split(','))} (default "
         "pairwise,both-orders,apoc).")] = None,
-    baseline: Annotated[Optional[str], typer.Option(
-        envvar="JURYBOX_BASELINE", metavar="NAME", rich_help_panel=PANEL_PROTOCOL,
+    baseline: Annotated[Optional[str], rule_option("--baseline", PANEL_PROTOCOL, metavar="NAME",
         help="Protocol every other one is compared with (paired "
         "sign test, bootstrap CI) (default: the first in --protocols).")] = None,
     k: K = 7,
-    limit: Annotated[Optional[int], typer.Option(
-        envvar="JURYBOX_LIMIT", min=1, metavar="N", rich_help_panel=PANEL_DATA,
+    limit: Annotated[Optional[int], rule_option("--limit", PANEL_DATA, min=1, metavar="N",
         help="Judge a seeded sample of N items (per split for "
         "JudgeBench's gpt and claude splits) (default: all).")] = None,
-    subset: Annotated[Optional[str], typer.Option(
-        envvar="JURYBOX_SUBSET", metavar="NAME", rich_help_panel=PANEL_DATA,
+    subset: Annotated[Optional[str], rule_option("--subset", PANEL_DATA, metavar="NAME",
         help="RewardBench 2 subset ('all' for every row; default "
         "Factuality). Only for RewardBench 2 data.")] = None,
-    n_candidates: Annotated[int, typer.Option(
-        envvar="JURYBOX_N_CANDIDATES", min=2, max=26, metavar="N", rich_help_panel=PANEL_DATA,
-        help="Candidates per TruthfulQA item.")] = 4,
+    n_candidates: Annotated[int, rule_option("--n-candidates", PANEL_DATA, min=2, max=26,
+        metavar="N", help="Candidates per TruthfulQA item.")] = 4,
     *, run: RunFlags, output: OutputOptions, endpoint: EndpointOptions,
     settings: ProtocolOptions, prompt: PromptOptions, sampling: SamplingOptions,
     sim: SimOptions, cost: CostOptions, batching: BatchFlags, execution: ExecutorOptions,
@@ -90,19 +85,17 @@ def bench(
         _bench_jury(config, panel, output.out, dry_run=cost.dry_run, options=judging_run_options(
             run, endpoint, execution, batch=batch, price=cost.jury_price()))
         return
-    config, model, price, options = resolved_run(
+    resolved = resolved_run(
         config, model=model, data=dataset, bundled=dataset in BUNDLED, prepare=prepare_bench,
+        plan=lambda p: (p.selection, p.protocols, f"{p.dataset.name}, {p.selection.n_items} "
+                        f"items, protocols "
+                        f"{', '.join(config.protocols or p.config.protocols or ())}"),
         run=run, endpoint=endpoint, executor=execution, batching=batching, cost=cost, pool=pool)
-    if cost.dry_run:
-        prepared = prepare_bench(config)  # every check a run makes before its first call
-        print_dry_run(prepared.selection, prepared.protocols, model=model, price=price,
-                      what=f"{prepared.dataset.name}, {prepared.selection.n_items} items, "
-                      f"protocols {', '.join(config.protocols or prepared.config.protocols or ())}",
-                      options=options)
+    if resolved is None:  # --dry-run: the plan is printed
         return
+    config, model, _, options = resolved
     out = output.out or default_out("bench", config.as_dict())
-    with BenchProgress() as progress:
-        result = run_bench(config, out, options=options, hooks=progress.hooks())
+    result = with_progress(run_bench, config, out, options=options)
     judge = f"SIMULATED ({model})" if result.simulated else result.judge
     print_bench_result(result, f"{result.summary.dataset}: {result.n_units} items, "
                                f"judge: {judge}")

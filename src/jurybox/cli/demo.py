@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ._common import console, default_cache, exit_for_status, fail_cleanly
-from ._progress import BenchProgress
-from ._options import PANEL_DATA, PANEL_OUTPUT, Cache, Seed
+from ._progress import with_progress
+from ._options import PANEL_DATA, PANEL_OUTPUT, Cache, Seed, rule_option
 
 if TYPE_CHECKING:
     from ..compare import BenchConfig
@@ -38,17 +38,15 @@ def _bench(config: BenchConfig, out: Path, options: RunOptions, title: str) -> N
     from ..compare import run_bench
     from ._tables import print_bench_result
 
-    with BenchProgress() as progress:
-        result = run_bench(config, out, options=options, hooks=progress.hooks())
+    result = with_progress(run_bench, config, out, options=options)
     print_bench_result(result, title)
     exit_for_status(result, strict=False)
 
 
 @fail_cleanly
 def demo(
-    out: Annotated[Path, typer.Option(envvar="JURYBOX_OUT", metavar="DIR",
-                                      rich_help_panel=PANEL_OUTPUT,
-                                      help="Folder for the run directories.")
+    out: Annotated[Path, rule_option("--out", PANEL_OUTPUT, metavar="DIR",
+        help="Folder for the run directories.")
                    ] = Path("runs/demo"),
     cache: Cache = None,
     limit: Annotated[int, typer.Option(envvar="JURYBOX_LIMIT", min=1,
@@ -102,9 +100,7 @@ def demo(
         ratings="squality", items="squality", rubric="squality", shots=(0, 2, 5), seeds=3,
         raters=None, limit=30, dimensions=("overall",), seed=seed, group_field="passage_id",
         sim=SimConfig(bias="none", seed=0, faults=Faults(**DEMO_FAULTS)))
-    with BenchProgress() as progress:
-        result = run_personalize(config, out / "personalize", options=options,
-                                 hooks=progress.hooks())
+    result = with_progress(run_personalize, config, out / "personalize", options=options)
     print_personalize(result, "SQuALITY 'overall' (0-100), 4 raters x 30 summaries, "
                               "SIMULATED judge")
     exit_for_status(result, strict=False)

@@ -15,10 +15,10 @@ from ._groups import (BatchFlags, CostOptions, EndpointOptions, ExecutorOptions,
                       PromptOptions, ProtocolOptions, RunFlags, SamplingOptions, SimOptions,
                       judging_run_options, protocol_settings)
 from ._jury import JuryOpt
-from ._options import PANEL_DATA, PANEL_START, Model, no_pool_with_jury
-from ._plan import cost_line, print_dry_run
+from ._options import PANEL_DATA, PANEL_START, Model, no_pool_with_jury, rule_option
+from ._plan import cost_line
 from ._groups import resolved_run
-from ._progress import BenchProgress
+from ._progress import with_progress
 from ._protocol_options import K
 from ._tables import print_pool
 
@@ -39,14 +39,12 @@ def judge(
         "protocols take lines with exactly 2 candidates. Any bench dataset works too.")],
     model: Model = None,
     jury: JuryOpt = None,
-    protocol: Annotated[str, typer.Option(
-        envvar="JURYBOX_PROTOCOL", metavar="NAME", rich_help_panel=PANEL_START,
+    protocol: Annotated[str, rule_option("--protocol", PANEL_START, metavar="NAME",
         help="One protocol: pcf (K permutations, consensus), direct (one call), or for 2 "
         "candidates: pairwise, both-orders, keyed, apoc (bench compares several).")] = "pcf",
     k: K = 7,
     *, prompt: PromptOptions,
-    limit: Annotated[Optional[int], typer.Option(
-        envvar="JURYBOX_LIMIT", min=1, metavar="N", rich_help_panel=PANEL_DATA,
+    limit: Annotated[Optional[int], rule_option("--limit", PANEL_DATA, min=1, metavar="N",
         help="Judge a seeded sample of N items (default: all).")] = None,
     run: RunFlags, output: OutputOptions, endpoint: EndpointOptions,
     settings: ProtocolOptions, sampling: SamplingOptions, sim: SimOptions,
@@ -86,18 +84,16 @@ def judge(
             return
         run_jury_command(config, panel, folder, jury_options, per_item=SHOWN_ROWS)
         return
-    config, model, price, options = resolved_run(
+    resolved = resolved_run(
         config, model=model, data=file, bundled=file in BUNDLED, prepare=prepare_judge,
+        plan=lambda p: (p.selection, p.protocols, f"{p.dataset.name}, "
+                        f"{p.selection.n_items} items, protocol {protocol}"),
         run=run, endpoint=endpoint, executor=execution, batching=batching, cost=cost, pool=pool)
-    if cost.dry_run:
-        prepared = prepare_judge(config)  # every check a run makes before its first call
-        print_dry_run(prepared.selection, prepared.protocols, model=model, price=price,
-                      what=f"{prepared.dataset.name}, {prepared.selection.n_items} items, "
-                      f"protocol {protocol}", options=options)
+    if resolved is None:  # --dry-run: the plan is printed
         return
-    out = output.out or default_judge_out(config)
-    with BenchProgress() as progress:
-        result = run_judge(config, out, options=options, hooks=progress.hooks())
+    config, _, _, options = resolved
+    result = with_progress(run_judge, config, output.out or default_judge_out(config),
+                           options=options)
     print_judge_result(result)
     print_warnings(result)
     cost_line(result)

@@ -15,15 +15,15 @@ from ..reports.notes import (ALIGNMENT_CAPTION, error_change, few_raters_note, m
                              shortfall_note, similarity_text, versus_aggregate)
 from ..terminal import data, safe_text
 from ._common import console, default_out, exit_for_status, fail_cleanly
-from ._progress import BenchProgress
+from ._progress import with_progress
 from ._fit import print_table
-from ._plan import cost_line, print_dry_run
+from ._plan import cost_line
 from ._groups import resolved_run
 from ._tables import print_pool
 from ._compose import option_groups
 from ._groups import (BatchFlags, CostOptions, EndpointOptions, ExecutorOptions, OutputOptions,
                       RunFlags, SimSeedOption)
-from ._options import PANEL_DATA, PANEL_PROTOCOL, PANEL_START, Model
+from ._options import PANEL_DATA, PANEL_PROTOCOL, PANEL_START, Model, rule_option
 
 if TYPE_CHECKING:
     from ..personalize import MeanCI, PersonalizeResult, PersonalizeSummary
@@ -93,12 +93,10 @@ def personalize(
     ratings: Annotated[str, typer.Argument(help="Long-format ratings (item_id, rater_id, "
                                            "dimension, score, ...) or a bundled set: "
                                            f"{BUNDLED_SETS}.")],
-    items: Annotated[Optional[str], typer.Option(
-        envvar="JURYBOX_ITEMS", metavar="FILE", rich_help_panel=PANEL_DATA,
+    items: Annotated[Optional[str], rule_option("--items", PANEL_DATA, metavar="FILE",
         help="Item texts: CSV/JSONL with item_id and text (or response) (default: the "
         "bundled items of a bundled ratings set).")] = None,
-    rubric: Annotated[str, typer.Option(
-        envvar="JURYBOX_RUBRIC", metavar="FILE", rich_help_panel=PANEL_START,
+    rubric: Annotated[str, rule_option("--rubric", PANEL_START, metavar="FILE",
         help=f"Rubric YAML, or a bundled one: {BUNDLED_RUBRIC_NAMES}.")] = "",
     model: Model = None,
     judges: Annotated[str, typer.Option(
@@ -106,35 +104,25 @@ def personalize(
         rich_help_panel=PANEL_PROTOCOL, show_default=False,
         help="Judge kinds (the paper's judge configurations), comma list of zero-shot, "
         "aggregate, personalized (default: all three).")] = "zero-shot,aggregate,personalized",
-    shots: Annotated[str, typer.Option(
-        envvar="JURYBOX_SHOTS", metavar="COUNTS", rich_help_panel=PANEL_PROTOCOL,
+    shots: Annotated[str, rule_option("--shots", PANEL_PROTOCOL, metavar="COUNTS",
         help="Few-shot counts, comma list.")] = "0,1,2,5,10",
-    seeds: Annotated[int, typer.Option(
-        envvar="JURYBOX_SEEDS", min=1, max=MAX_SEEDS, metavar="N",
-        rich_help_panel=PANEL_PROTOCOL,
+    seeds: Annotated[int, rule_option("--seeds", PANEL_PROTOCOL, min=1, max=MAX_SEEDS, metavar="N",
         help="Seeds per prediction (example sample and decoding seed).")] = 3,
-    threshold: Annotated[float, typer.Option(
-        envvar="JURYBOX_THRESHOLD", min=0, max=100, metavar="N",
-        rich_help_panel=PANEL_PROTOCOL,
-        help="Drop predictions with confidence below this (0-100).")] = 80.0,
-    raters: Annotated[Optional[str], typer.Option(
-        envvar="JURYBOX_RATERS", metavar="IDS|N", rich_help_panel=PANEL_DATA,
+    threshold: Annotated[float, rule_option("--threshold", PANEL_PROTOCOL, min=0, max=100,
+        metavar="N", help="Drop predictions with confidence below this (0-100).")] = 80.0,
+    raters: Annotated[Optional[str], rule_option("--raters", PANEL_DATA, metavar="IDS|N",
         help="Target raters: comma list of ids, or a number N for a seeded sample of N "
         "(default: all).")] = None,
-    limit: Annotated[Optional[int], typer.Option(
-        envvar="JURYBOX_LIMIT", min=1, metavar="N", rich_help_panel=PANEL_DATA,
+    limit: Annotated[Optional[int], rule_option("--limit", PANEL_DATA, min=1, metavar="N",
         help="Items per rater (default: all they rated).")] = None,
-    dimensions: Annotated[Optional[str], typer.Option(
-        envvar="JURYBOX_DIMENSIONS", metavar="NAMES", rich_help_panel=PANEL_DATA,
+    dimensions: Annotated[Optional[str], rule_option("--dimensions", PANEL_DATA, metavar="NAMES",
         help="Dimensions to judge, comma list (default: the rubric's dimensions found in the "
         "ratings).")] = None,
-    group_field: Annotated[Optional[str], typer.Option(
-        envvar="JURYBOX_GROUP_FIELD", metavar="FIELD", rich_help_panel=PANEL_DATA,
+    group_field: Annotated[Optional[str], rule_option("--group-field", PANEL_DATA, metavar="FIELD",
         help="Items-file field grouping items for leave-one-out example selection (default: "
         "group, when present; passage_id for squality).")] = None,
     *, run: RunFlags, output: OutputOptions, endpoint: EndpointOptions,
-    answer_format: Annotated[str, typer.Option(
-        envvar="JURYBOX_ANSWER_FORMAT", metavar="FORMAT", rich_help_panel=PANEL_PROTOCOL,
+    answer_format: Annotated[str, rule_option("--answer-format", PANEL_PROTOCOL, metavar="FORMAT",
         help="How the judge answers: json (score, confidence, reasoning) or result-marker "
         "(feedback, then `[RESULT] <score>`, as Prometheus 2 and its followers answer; no "
         "JSON schema, and every answer counts as confidence 100)."
@@ -180,20 +168,18 @@ def personalize(
         seed=run.seed, group_field=group_field or ("passage_id" if ratings == "squality" else None),
         base_url=url, sim=SimConfig(bias="none", seed=sim.sim_seed),
         answer_format=cast("RubricAnswerFormat", answer_format))
-    config, model, price, options = resolved_run(
+    resolved = resolved_run(
         config, model=model, data=ratings,
         bundled=ratings in BUNDLED_RATINGS and items in BUNDLED_ITEMS,
-        prepare=prepare_personalize, run=run, endpoint=endpoint, executor=execution,
-        batching=batching, cost=cost, pool=pool)
-    if cost.dry_run:
-        prepared = prepare_personalize(config)  # every check a run makes before its first call
-        print_dry_run(prepared.units, prepared.judges, model=model, price=price,
-                      what=f"{Path(config.ratings).name}, {len(prepared.units)} (rater, item) "
-                      f"units, {len(prepared.judges)} judges", options=options)
+        prepare=prepare_personalize,
+        plan=lambda p: (p.units, p.judges, f"{Path(config.ratings).name}, {len(p.units)} (rater, "
+                        f"item) units, {len(p.judges)} judges"),
+        run=run, endpoint=endpoint, executor=execution, batching=batching, cost=cost, pool=pool)
+    if resolved is None:  # --dry-run: the plan is printed
         return
+    config, model, _, options = resolved
     out = output.out or default_out("personalize", {**config.as_dict(), "dataset": config.ratings})
-    with BenchProgress() as progress:
-        result = run_personalize(config, out, options=options, hooks=progress.hooks())
+    result = with_progress(run_personalize, config, out, options=options)
     judge = f"SIMULATED ({model})" if result.simulated else result.judge
     print_personalize(result, f"{Path(config.ratings).name}: {result.summary.n_units} "
                               f"(rater, item) units, judge: {judge}")

@@ -9,7 +9,7 @@ import typer
 
 from ..terminal import safe_text
 from ._common import console, fail_cleanly
-from ._options import PANEL_OUTPUT
+from ._options import PANEL_OUTPUT, rule_option
 
 
 @fail_cleanly
@@ -17,12 +17,10 @@ def report(
     run: Annotated[Path, typer.Argument(
         help="A run directory (run.json, items.jsonl, calls.jsonl, summary.json), an "
              "agreement output folder, or a folder of runs (writes FOLDER/index.html).")],
-    max_items: Annotated[int, typer.Option(
-        envvar="JURYBOX_MAX_ITEMS", min=1, rich_help_panel=PANEL_OUTPUT,
+    max_items: Annotated[int, rule_option("--max-items", PANEL_OUTPUT, min=1,
         help="Items the item browser holds at most "
         "(flagged items first).")] = 300,
-    force: Annotated[bool, typer.Option(
-        "--force", envvar="JURYBOX_FORCE", rich_help_panel=PANEL_OUTPUT,
+    force: Annotated[bool, rule_option("--force", PANEL_OUTPUT,
         help="Rewrite report.html even when it is up to date (a folder of runs: every "
         "run's).")] = False,
 ) -> None:

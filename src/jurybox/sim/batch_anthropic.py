@@ -18,7 +18,8 @@ from typing import Any
 from aiohttp import web
 
 from .answering import Answerer, anthropic_error_body, body_key
-from .batch_state import SCRIPTED_ERROR, Batch, BatchStore, Request
+from .batch_state import (SCRIPTED_ERROR, Batch, BatchStore, Request, after_cursor,
+                          listing_limit)
 
 __all__ = ["add_anthropic_batch_routes", "MAX_BODY_BYTES", "MAX_REQUESTS"]
 
@@ -138,22 +139,16 @@ class _AnthropicBatches:
 
     async def listing(self, request: web.Request) -> web.Response:
         """``GET /v1/messages/batches?limit=&after_id=&before_id=``, newest first."""
-        try:
-            limit = int(request.query.get("limit", "20"))
-        except ValueError:
-            limit = 0
-        if not 1 <= limit <= 1000:
+        if (limit := listing_limit(request.query, 1000)) is None:
             return _error(400, "invalid_request_error", "limit: must be from 1 to 1000")
         batches = self.store.newest_first("anthropic")
-        ids = [b.id for b in batches]
         if (before := request.query.get("before_id")) is not None:  # the newer ones
+            ids = [b.id for b in batches]
             newer = batches[:ids.index(before)] if before in ids else []
             page = newer[-limit:]
             has_more = len(newer) > limit
         else:
-            after = request.query.get("after_id")
-            if after is not None:
-                batches = batches[ids.index(after) + 1:] if after in ids else []
+            batches = after_cursor(batches, request.query.get("after_id"))
             page, has_more = batches[:limit], len(batches) > limit
         return web.json_response({"data": [self._json(b, request) for b in page],
                                   "has_more": has_more,

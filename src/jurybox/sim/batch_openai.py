@@ -20,7 +20,8 @@ from typing import Any
 from aiohttp import BodyPartReader, web
 
 from .answering import Answerer, body_key
-from .batch_state import SCRIPTED_ERROR, Batch, BatchStore, Request
+from .batch_state import (SCRIPTED_ERROR, Batch, BatchStore, Request, after_cursor,
+                          listing_limit)
 
 __all__ = ["add_openai_batch_routes", "MAX_FILE_BYTES", "MAX_REQUESTS", "ENDPOINT"]
 
@@ -245,17 +246,9 @@ class _OpenAIBatches:
 
     async def listing(self, request: web.Request) -> web.Response:
         """``GET /v1/batches?limit=&after=``, newest first."""
-        try:
-            limit = int(request.query.get("limit", "20"))
-        except ValueError:
-            limit = 0
-        if not 1 <= limit <= 100:
+        if (limit := listing_limit(request.query, 100)) is None:
             return _error(400, "limit must be an integer from 1 to 100", param="limit")
-        batches = self.store.newest_first("openai")
-        after = request.query.get("after")
-        if after is not None:
-            ids = [b.id for b in batches]
-            batches = batches[ids.index(after) + 1:] if after in ids else []
+        batches = after_cursor(self.store.newest_first("openai"), request.query.get("after"))
         page = batches[:limit]
         return web.json_response({"object": "list", "data": [self._json(b) for b in page],
                                   "first_id": page[0].id if page else None,

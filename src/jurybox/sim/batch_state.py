@@ -15,14 +15,14 @@ import math
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 __all__ = ["BatchScript", "BatchStore", "Batch", "Request", "Outcome", "Api",
-           "BATCH_STATS_PATH", "SCRIPTED_ERROR"]
+           "BATCH_STATS_PATH", "SCRIPTED_ERROR", "listing_limit", "after_cursor"]
 
 #: The batch counters (:meth:`BatchStore.stats`), under the base URL's ``/v1``.
 BATCH_STATS_PATH = "/v1/sim/batch_stats"
@@ -267,3 +267,22 @@ class BatchStore:
         if detail:
             out["submissions"] = {cid: len(subs) for cid, subs in self._submitted.items()}
         return out
+
+
+def listing_limit(query: Mapping[str, str], most: int) -> int | None:
+    """A batch listing's ``?limit=`` (default 20), a whole number from 1 to ``most``; None when
+    it is not one (the endpoint answers 400 in its provider's words)."""
+    try:
+        limit = int(query.get("limit", "20"))
+    except ValueError:
+        return None
+    return limit if 1 <= limit <= most else None
+
+
+def after_cursor(batches: list[Batch], after: str | None) -> list[Batch]:
+    """The batches listed after the one ``after`` names (all of them when None, none when it
+    names no batch of the list)."""
+    if after is None:
+        return batches
+    ids = [b.id for b in batches]
+    return batches[ids.index(after) + 1:] if after in ids else []
