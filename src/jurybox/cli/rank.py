@@ -14,8 +14,8 @@ from ._groups import (BatchFlags, CostOptions, EndpointOptions, ExecutorOptions,
                       PromptOptions, ProtocolOptions, RunFlags, SamplingOptions, SimOptions,
                       protocol_settings, resolved_run)
 from ._options import PANEL_DATA, PANEL_START, PANEL_STATS, Model
-from ._plan import cost_line, print_dry_run
-from ._progress import BenchProgress
+from ._plan import cost_line
+from ._progress import with_progress
 
 if TYPE_CHECKING:
     from ..rank.run import RankResult
@@ -112,19 +112,16 @@ def _rank_live(source: Path, out: Path, *, model: str | None, protocol: str, pai
                              model="sim" if model is None else model, protocol=protocol,
                              seed=run.seed, **protocol_settings(settings, prompt, sampling,
                                                                 sim=sim.config(), base_url=url))
-        config, model, price, options = resolved_run(
+        resolved = resolved_run(
             config, model=model, data=str(source), bundled=False, prepare=prepare_judge,
+            plan=lambda p: (p.selection, p.protocols, f"{source.name}: {len(pairs)} pairs of "
+                            f"{len(outputs.systems)} systems, protocol {protocol}"),
             run=run, endpoint=endpoint, executor=execution, batching=batching, cost=cost,
             pool=pool)
-        if cost.dry_run:
-            prepared = prepare_judge(config)
-            print_dry_run(prepared.selection, prepared.protocols, model=model, price=price,
-                          what=f"{source.name}: {len(pairs)} pairs of {len(outputs.systems)} "
-                          f"systems, protocol {protocol}", options=options)
+        if resolved is None:  # --dry-run: the plan is printed
             return
-        with BenchProgress() as progress:
-            result = run_judge(config, out / JUDGE_FOLDER, options=options,
-                               hooks=progress.hooks())
+        config, model, _, options = resolved
+        result = with_progress(run_judge, config, out / JUDGE_FOLDER, options=options)
     comparisons, failed = comparisons_of_run(out / JUDGE_FOLDER, pairs, outputs)
     board = rank_comparisons(comparisons, baseline=baseline, rounds=rounds, seed=run.seed,
                              n_failed=failed, source=str(source), judge=model)
