@@ -1,0 +1,114 @@
+"""jurybox rank on systems' outputs, judged live by a fake judge on 127.0.0.1 whose verdicts
+are known, so every figure is hand-computed.
+
+Three systems on four prompts: ``good`` beats the baseline on 3 of 4 prompts, ``bad`` on 1 of
+4 (the judge prefers the response with the higher hidden quality, in both orders).
+"""
+
+import json
+import math
+import re
+
+import pytest
+from typer.testing import CliRunner
+
+from jurybox.cli import app
+
+from ..providers.fake_server import completion, fake_server
+
+cli = CliRunner()
+# quality of each output: the judge prefers the higher one whatever the order
+QUALITY = {}
+ROWS = []
+for i, (good, bad) in enumerate([(3, 1), (3, 1), (3, 1), (1, 3)]):
+    outputs = {"base": f"base answer {i}", "good": f"good answer {i}", "bad": f"bad answer {i}"}
+    QUALITY.update({outputs["base"]: 2, outputs["good"]: good, outputs["bad"]: bad})
+    ROWS.append({"id": f"p{i}", "prompt": f"Question {i}?", "outputs": outputs})
+
+
+def _shown(text: str, label: str) -> str:
+    return re.search(rf"\[\[response {label} \w+\]\]\n(.*?)\n\[\[end response {label}", text,
+                     re.S).group(1)
+
+
+def fair(request: dict) -> str:
+    text = request["messages"][-1]["content"]
+    a, b = QUALITY[_shown(text, "A")], QUALITY[_shown(text, "B")]
+    return completion("[[A>B]]" if a > b else "[[B>A]]" if b > a else "[[A=B]]")
+
+
+def first_shown(request: dict) -> str:
+    return completion("[[A>B]]")  # always the response shown first: pure position bias
+
+
+def _rank(tmp_path, url, *extra, exit_code=0):
+    path = tmp_path / "systems.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in ROWS))
+    result = cli.invoke(app, ["rank", str(path), "--model", "vllm/m", "--base-url", url,
+                              "--structured", "off", "--attempts", "1", "--no-cache",
+                              "--rounds", "200", "--out", str(tmp_path / "rank"), *extra])
+    assert result.exit_code == exit_code, result.output
+    return result.output, json.loads((tmp_path / "rank" / "summary.json").read_text())
+
+
+def test_a_fair_judge_gives_the_hand_computed_win_rates_and_scores(tmp_path):
+    with fake_server(fair) as url:
+        out, s = _rank(tmp_path, url, "--baseline", "base")
+    rows = {r["name"]: r for r in s["systems"]}
+    assert [r["name"] for r in s["systems"]] == ["good", "base", "bad"]
+    assert (s["n_comparisons"], s["n_failed"], s["n_prompts"]) == (8, 0, 4)
+    assert rows["good"]["win_rate"] == 75.0 and rows["bad"]["win_rate"] == 25.0
+    assert rows["base"]["win_rate"] is None and rows["base"]["bt"] == 1000.0
+    # Bradley-Terry against one baseline: 3 wins in 4 -> 400 log10(3) Elo above it
+    assert rows["good"]["bt"] == pytest.approx(1000 + 400 * math.log10(3), abs=0.5)
+    assert rows["bad"]["bt"] == pytest.approx(1000 - 400 * math.log10(3), abs=0.5)
+    low, high = rows["good"]["win_rate_ci"]
+    assert low <= 75.0 <= high and high == 100.0
+    pooled = s["order"][0]
+    assert (pooled["a"], pooled["n_orders"], pooled["flip_rate"]) == ("*", 8, 0.0)
+    assert pooled["first_shown_rate"] == 50.0
+    assert "75.0" in out and (tmp_path / "rank" / "leaderboard.csv").exists()
+    csv = (tmp_path / "rank" / "leaderboard.csv").read_text().splitlines()
+    assert csv[0].startswith("rank,rank_low,rank_high,name,n,win_rate")
+    assert csv[1].split(",")[3:6] == ["good", "4", "75.0"]
+    page = (tmp_path / "rank" / "report.html").read_text()
+    assert "Leaderboard" in page and "good" in page and "judge/report.html" in page
+
+
+def test_a_judge_that_always_picks_the_first_shown_ties_every_pair(tmp_path):
+    with fake_server(first_shown) as url:
+        out, s = _rank(tmp_path, url, "--baseline", "base")
+    rows = {r["name"]: r for r in s["systems"]}
+    assert rows["good"]["win_rate"] == rows["bad"]["win_rate"] == 50.0
+    pooled = s["order"][0]
+    assert (pooled["flip_rate"], pooled["first_shown_rate"]) == (100.0, 100.0)
+    assert "flipped with the order for 100.0% of 8 pairs" in out
+
+
+def test_a_failed_judgment_is_left_out_and_counted_never_a_tie(tmp_path):
+    def flaky(request: dict) -> str:
+        text = request["messages"][-1]["content"]
+        if "good answer 3" in text:
+            return completion("no verdict here")
+        return fair(request)
+
+    with fake_server(flaky) as url:
+        out, s = _rank(tmp_path, url, "--baseline", "base")
+    rows = {r["name"]: r for r in s["systems"]}
+    assert s["n_failed"] == 1 and s["n_comparisons"] == 7
+    assert rows["good"]["win_rate"] == 100.0 and rows["good"]["n"] == 3
+    assert "1 pairs have no decision" in out
+
+
+def test_bad_input_is_one_line_before_any_call(tmp_path):
+    path = tmp_path / "s.jsonl"
+    path.write_text(json.dumps({"id": "p", "prompt": "q", "outputs": {"a": "x"}}) + "\n")
+    result = cli.invoke(app, ["rank", str(path), "--model", "sim", "--baseline", "a"])
+    assert result.exit_code == 2
+    assert "1 system(s): ranking needs outputs of at least two" in result.output
+    path.write_text(json.dumps({"id": "p", "prompt": "q", "outputs": {"a": "x", "b": "y"}})
+                    + "\n")
+    result = cli.invoke(app, ["rank", str(path), "--model", "sim", "--baseline", "c"])
+    assert result.exit_code == 2 and "--baseline 'c' is not a system" in result.output
+    result = cli.invoke(app, ["rank", str(path), "--model", "sim"])
+    assert result.exit_code == 2 and "--pairing baseline needs --baseline" in result.output
