@@ -32,7 +32,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     # 7 executor plugins (run.executor finds them by entry point, never by import)
     ("ray",),
     # 8 the verbs' packages
-    ("compare", "judging", "personalize", "agreement", "jury", "recorded", "rank"),
+    ("compare", "judging", "personalize", "agreement", "jury", "recorded", "leaderboard"),
     # 9 views over many runs of every kind, and Ray Data over the judge verb
     ("reports.index_page", "ray.dataset"),
     # 10 the public layer, and the root that re-exports it

@@ -36,7 +36,7 @@ _EXPORTS = {
     "ItemJudgment": "judging", "JudgeConfig": "judging", "Judgments": "judging",
     "run_judge": "judging", "arun_judge": "judging",
     "judge": "api", "ajudge": "api", "bench": "api", "abench": "api", "personalize": "api",
-    "apersonalize": "api", "agreement": "api", "score": "api",
+    "apersonalize": "api", "agreement": "api", "score": "api", "rank": "api",
 }
 
 __all__ = [
@@ -93,6 +93,7 @@ __all__ = [
     "run_bench",
     "run_judge",
     "run_personalize",
+    "rank",
     "score",
 ]
 

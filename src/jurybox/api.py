@@ -28,10 +28,11 @@ if TYPE_CHECKING:
     from .judging import Judgments
     from .jury import JuryResult
     from .personalize import PersonalizeConfig, PersonalizeResult
+    from .leaderboard import RankResult
     from .run import RunHooks, RunOptions
 
 __all__ = ["abench", "agreement", "ajudge", "apersonalize", "bench", "judge", "personalize",
-           "score"]
+           "rank", "score"]
 
 
 @overload
@@ -209,3 +210,17 @@ def score(run_dir: str | Path, out: str | Path, *, hooks: RunHooks | None = None
     from .compare import rescore_run
 
     return rescore_run(run_dir, out, hooks=hooks)
+
+
+def rank(path: str | Path, *, baseline: str | None = None, model: str | None = None,
+         out: str | Path | None = None, options: RunOptions | None = None,
+         hooks: RunHooks | None = None, **settings: Any) -> RankResult:
+    """Rank systems: win rates against ``baseline``, AlpacaEval's length-controlled win rate,
+    Bradley-Terry scores with rank intervals, each with a prompt-bootstrap CI, and the
+    judge's order effects per pair: :func:`jurybox.leaderboard.run.rank` (``path``: systems'
+    outputs judged by ``model``, recorded judgments naming their systems, or an AlpacaEval
+    ``results/`` folder; other arguments, result and errors as there)."""
+    from .leaderboard.run import rank as rank_path
+
+    return rank_path(path, baseline=baseline, model=model, out=out, options=options,
+                     hooks=hooks, **settings)

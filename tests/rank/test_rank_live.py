@@ -112,3 +112,17 @@ def test_bad_input_is_one_line_before_any_call(tmp_path):
     assert result.exit_code == 2 and "--baseline 'c' is not a system" in result.output
     result = cli.invoke(app, ["rank", str(path), "--model", "sim"])
     assert result.exit_code == 2 and "--pairing baseline needs --baseline" in result.output
+
+
+def test_the_python_api_ranks_like_the_command(tmp_path):
+    import jurybox
+
+    path = tmp_path / "systems.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in ROWS))
+    with fake_server(fair) as url:
+        result = jurybox.rank(path, baseline="base", model="vllm/m", base_url=url,
+                              out=tmp_path / "api", rounds=50,
+                              options=jurybox.RunOptions(cache_path=None))
+    assert [r.name for r in result.leaderboard.systems] == ["good", "base", "bad"]
+    assert result.summary["systems"][0]["win_rate"] == 75.0
+    assert (tmp_path / "api" / "judge" / "items.jsonl").exists()

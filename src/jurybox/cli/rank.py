@@ -18,7 +18,7 @@ from ._plan import cost_line
 from ._progress import with_progress
 
 if TYPE_CHECKING:
-    from ..rank.run import RankResult
+    from ..leaderboard.run import RankResult
 
 
 @fail_cleanly
@@ -67,7 +67,7 @@ def rank(
     systems' outputs in pairs (any pairwise protocol, through the judge's engine: cache,
     resume, batch, dry run), or reads recorded judgments with no model call. Writes
     RUN/summary.json, RUN/leaderboard.csv and RUN/report.html."""
-    from ..rank.run import rank_comparisons, recorded_source, source_kind, write_ranking
+    from ..leaderboard.run import rank_comparisons, recorded_source, source_kind, write_ranking
 
     source = Path(path)
     kind = source_kind(source)
@@ -97,8 +97,8 @@ def _rank_live(source: Path, out: Path, *, model: str | None, protocol: str, pai
     from ..errors import ConfigError
     from ..judging import JudgeConfig, prepare_judge, run_judge
     from ..protocols import protocol_class
-    from ..rank.live import JUDGE_FOLDER, comparisons_of_run
-    from ..rank.run import pairs_file, plan, rank_comparisons, write_ranking
+    from ..leaderboard.live import JUDGE_FOLDER, comparisons_of_run
+    from ..leaderboard.run import pairs_file, plan, rank_comparisons, write_ranking
 
     if getattr(protocol_class(protocol), "task", None) != "pairwise":
         raise ConfigError(f"--protocol {protocol!r} is not a pairwise protocol: rank judges "

@@ -1,4 +1,4 @@
-"""The rank verb: read systems' outputs (judging them in pairs) or recorded judgments, and rank
+"""The rank verb (the package is named for its product: ``jurybox.rank`` is the function): read systems' outputs (judging them in pairs) or recorded judgments, and rank
 the systems with :mod:`jurybox.ranking`'s statistics; write the leaderboard."""
 
 import typing as _typing
@@ -10,7 +10,7 @@ __all__ = ["Leaderboard", "RankPair", "RankResult", "SystemOutputs", "SystemRow"
            "read_outputs", "recorded_comparisons", "source_kind", "write_ranking"]
 
 if _typing.TYPE_CHECKING:
-    from .leaderboard import Leaderboard, SystemRow, leaderboard
+    from .board import Leaderboard, SystemRow, leaderboard
     from .live import comparisons_of_run
     from .outputs import SystemOutputs, read_outputs
     from .pairing import RankPair, plan_pairs

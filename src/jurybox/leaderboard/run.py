@@ -24,12 +24,12 @@ from ..errors import ConfigError, DataError, write_error
 from ..ranking.bootstrap import DEFAULT_ROUNDS
 from ..ranking.comparisons import Comparison, Comparisons
 from ..rundir.files import write_json_atomic
-from .leaderboard import Leaderboard, leaderboard
+from .board import Leaderboard, leaderboard
 from .outputs import SystemOutputs, looks_like_outputs, read_outputs
 from .pairing import Pairing, RankPair, plan_pairs
 
 __all__ = ["CSV_COLUMNS", "PAIRS_FILE", "RankResult", "SourceKind", "source_kind",
-           "recorded_source", "rank_comparisons", "write_ranking", "pairs_file", "plan"]
+           "recorded_source", "rank_comparisons", "write_ranking", "pairs_file", "plan", "rank"]
 
 SourceKind = Literal["alpaca_eval", "recorded", "outputs"]
 #: The planned pairs of a live ranking, as a judge input file, in OUT.
@@ -164,3 +164,67 @@ def plan(path: Path, *, pairing: Pairing, baseline: str | None, budget: int | No
     outputs = read_outputs(path)
     return outputs, plan_pairs(outputs, pairing=pairing, baseline=baseline, budget=budget,
                                seed=seed)
+
+
+def rank(path: str | Path, *, baseline: str | None = None, model: str | None = None,
+         protocol: str = "both-orders", pairing: Pairing = "baseline",
+         budget: int | None = None, judge: str | None = None, annotator: str | None = None,
+         rounds: int = DEFAULT_ROUNDS, seed: int = 0, out: str | Path | None = None,
+         options: Any = None, hooks: Any = None, **settings: Any) -> RankResult:
+    """Rank the systems of ``path`` (module docstring) and write the leaderboard to ``out``.
+
+    Args:
+        path: systems' outputs (judged by ``model`` with ``protocol``), recorded judgments
+            naming their systems, or an AlpacaEval ``results/`` folder (no model call).
+        baseline: the system win rates are against and Bradley-Terry's anchor (AlpacaEval:
+            default the folder's own baseline); None with ``pairing="all"``.
+        model: the judge of systems' outputs (``sim``, ``openai/gpt-4o-mini``, ...).
+        protocol: a pairwise protocol (``both-orders``, ``pairwise``, ``keyed``, ``apoc``).
+        pairing, budget: which pairs to judge (:func:`~.pairing.plan_pairs`).
+        judge: recorded judgments of several judges: whose; annotator: AlpacaEval's folder.
+        rounds, seed: the prompt bootstrap's (and the pairing's seed).
+        out: the ranking's folder (default ``runs/rank-<name>``); a live ranking's judge run
+            is ``out/judge`` (resumed, and served from the cache, by the same call again).
+        options, hooks: the judge run's :class:`~jurybox.RunOptions` and hooks.
+        settings: other :class:`~jurybox.judging.JudgeConfig` fields (``base_url``,
+            ``temperature``, ``criteria``, ...).
+
+    Raises:
+        DataError: bad input (file, line, field), before any model call.
+        ConfigError: a bad setting; no ``model`` for systems' outputs; nothing decided.
+    """
+    source = Path(path)
+    kind = source_kind(source)
+    folder = Path(out) if out is not None else Path("runs") / f"rank-{source.stem or 'run'}"
+    if kind != "outputs":
+        comparisons, failed, judge_name, what = recorded_source(
+            source, kind, judge=judge, annotator=annotator)
+        if baseline is None and kind == "alpaca_eval":
+            baseline = _alpaca_baseline(source, annotator)
+        board = rank_comparisons(comparisons, baseline=baseline, rounds=rounds, seed=seed,
+                                 n_failed=failed, source=str(source), judge=judge_name)
+        return write_ranking(board, folder, what=what)
+    if model is None:
+        raise ConfigError("ranking systems' outputs needs a judge: model='provider/model' "
+                          "(or 'sim' to try the tool)")
+    from ..judging import JudgeConfig, run_judge
+    from .live import JUDGE_FOLDER, comparisons_of_run
+
+    outputs, pairs = plan(source, pairing=pairing, baseline=baseline, budget=budget,
+                          seed=seed)
+    config = JudgeConfig(input=str(pairs_file(pairs, folder)), model=model,
+                         protocol=protocol, seed=seed, **settings)
+    result = run_judge(config, folder / JUDGE_FOLDER, options=options, hooks=hooks)
+    comparisons, failed = comparisons_of_run(folder / JUDGE_FOLDER, pairs, outputs)
+    board = rank_comparisons(comparisons, baseline=baseline, rounds=rounds, seed=seed,
+                             n_failed=failed, source=str(source), judge=model)
+    return write_ranking(board, folder, what=f"{source.name} judged by {model} ({protocol})",
+                         simulated=result.simulated, model=model,
+                         judge_report=f"{JUDGE_FOLDER}/report.html")
+
+
+def _alpaca_baseline(source: Path, annotator: str | None) -> str | None:
+    """The baseline AlpacaEval's files name (their ``generator_1``)."""
+    from ..recorded import alpaca_eval
+
+    return alpaca_eval.read_alpaca_eval(source, annotator=annotator).baseline
