@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
@@ -158,7 +158,7 @@ def print_ranking(result: RankResult) -> None:
     table.add_column("BT 95% CI", justify="right")
     for r in s["systems"]:
         low, high = r["rank_ci"] or (r["rank"], r["rank"])
-        cells = [str(r["rank"]) if low == high else f"{low}-{high}", data(r["name"]),
+        cells: list[Any] = [str(r["rank"]) if low == high else f"{low}-{high}", data(r["name"]),
                  str(r["n"])]
         if baseline:
             cells += [_pct(r["win_rate"], r["win_rate_ci"]), _pct(r["lc_win_rate"], None)]

@@ -1,4 +1,5 @@
-"""The rank verb (the package is named for its product: ``jurybox.rank`` is the function): read systems' outputs (judging them in pairs) or recorded judgments, and rank
+"""The rank verb, named for its product (``jurybox.rank`` is the function): read systems'
+outputs (judging them in pairs) or recorded judgments, and rank
 the systems with :mod:`jurybox.ranking`'s statistics; write the leaderboard."""
 
 import typing as _typing

@@ -79,7 +79,7 @@ class Leaderboard:
 
     def as_dict(self) -> dict[str, Any]:
         """summary.json's content (``systems``: one object per system; CIs as [low, high])."""
-        def ci(value: ConfidenceInterval | None) -> list[float] | None:
+        def ci(value: ConfidenceInterval | None) -> list[float | None] | None:
             return None if value is None else [_num(value.low), _num(value.high)]
 
         rows = [{"name": r.name, "n": r.n, "win_rate": _num(r.win_rate),

@@ -92,7 +92,7 @@ def plan_pairs(outputs: SystemOutputs, *, pairing: Pairing = "baseline",
             wanted = [(s, baseline) for s in names if s != baseline and baseline in given]
         else:
             wanted = list(itertools.combinations(names, 2))
-        candidates.extend((prompt, x, y) for x, y in wanted)  # type: ignore[misc]
+        candidates.extend((prompt, x, y) for x, y in wanted)
     if pairing == "sample" and budget is not None and budget < len(candidates):
         keep = set(rng.sample(range(len(candidates)), budget))
         candidates = [c for i, c in enumerate(candidates) if i in keep]

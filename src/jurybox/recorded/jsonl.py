@@ -136,7 +136,7 @@ def _systems(path: Path, line: int, row: dict) -> tuple[tuple[str, str] | None,
             raise DataError(path, "must be the two responses' lengths in characters, two "
                             "whole numbers >= 0 such as [812, 640]", line=line, field="lengths")
         lengths = tuple(lengths)
-    return systems, lengths  # type: ignore[return-value]
+    return systems, lengths
 
 
 def read_recorded_jsonl(path: str | Path, *, to_rank: bool = False) -> list[Recording]:

@@ -131,6 +131,7 @@ def score_jury(recordings: Sequence[Recording], weights: Mapping[str, float] | N
     for rec, items in zip(recs, by_judge):
         for item_id in shared:
             label = items[item_id].label
+            assert label is not None  # only a recording read to rank has none (to_rank)
             if labels.setdefault(item_id, label) != label:
                 raise DataError(rec.source, f"item {item_id!r} is labelled {label!r} here but "
                                 f"{labels[item_id]!r} in another judge's file", field="label")

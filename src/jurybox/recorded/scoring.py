@@ -128,6 +128,7 @@ def score_recording(rec: Recording, *, n_resamples: int = 2000) -> RecordingScor
         missing = sum(v is None for v in vs)
         failures += missing
         failed_items += missing > 0
+        assert label is not None  # only a recording read to rank has none (to_rank)
         net[item.item_id] = _net_credit(vs, label)
         decisions[item.item_id] = net_decision(vs)
         strict[item.item_id] = None if missing else float(all(v == label for v in vs))
