@@ -163,6 +163,7 @@ def print_ranking(result: RankResult) -> None:
         if baseline:
             cells += [_pct(r["win_rate"], r["win_rate_ci"]), _pct(r["lc_win_rate"], None)]
         cells += ["—" if r["bt"] is None else f"{r['bt']:.0f}",
+                  "anchor" if r["name"] == baseline else
                   "—" if not r["bt_ci"] or None in r["bt_ci"] else
                   f"{r['bt_ci'][0]:.0f} to {r['bt_ci'][1]:.0f}"]
         table.add_row(*cells)

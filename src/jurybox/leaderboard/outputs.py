@@ -7,13 +7,18 @@ A JSON-lines (or CSV, parquet) file in one of two shapes, which may not be mixed
 - long, one line a (prompt, system): ``{"id": "p1", "prompt": "...", "system": "sys-a",
   "output": "..."}`` (the prompt repeated, or given on the prompt's first line only).
 
-A system may lack an output for some prompts: it is paired where it has one. Every check is
-made when the file is read, before any model call (file, line and field named).
+A system may lack an output for some prompts: it is paired where it has one. Optional
+``correct`` says which outputs are right where that is known (a benchmark's gold): wide, the
+list of the systems whose output is right (``"correct": ["sys-a"]``); long, ``true`` or
+``false`` on the line. A pair in which exactly one output is right is labelled, so the judge
+run reports the judge's accuracy on those pairs (and the simulated judge, which is told the
+gold, judges them as it judges labelled items). Every check is made when the file is read,
+before any model call (file, line and field named).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..datasets.rows import iter_rows
@@ -24,7 +29,7 @@ __all__ = ["SystemOutputs", "read_outputs", "looks_like_outputs"]
 
 _WIDE = ("id", "prompt", "outputs")
 _LONG = ("id", "prompt", "system", "output")
-_OPTIONAL = ("meta",)
+_OPTIONAL = ("meta", "correct")
 
 
 @dataclass(frozen=True)
@@ -36,12 +41,14 @@ class SystemOutputs:
         outputs: prompt id -> {system name -> its output}, the systems in file order.
         systems: every system's name, in order of first appearance.
         source: the file read.
+        correct: prompt id -> the systems whose output is right (only prompts that say).
     """
 
     prompts: dict[str, str]
     outputs: dict[str, dict[str, str]]
     systems: tuple[str, ...]
     source: str
+    correct: dict[str, frozenset[str]] = field(default_factory=dict)
 
 
 def looks_like_outputs(path: Path) -> bool:
@@ -67,6 +74,7 @@ def read_outputs(path: str | Path) -> SystemOutputs:
     prompts: dict[str, str] = {}
     outputs: dict[str, dict[str, str]] = {}
     systems: dict[str, None] = {}
+    correct: dict[str, set[str]] = {}
     shape: str | None = None
     for line, row in iter_rows(path):
         here = "wide" if "outputs" in row else "long"
@@ -109,7 +117,31 @@ def read_outputs(path: str | Path) -> SystemOutputs:
                                 f"{prompt_id!r}", line=line, field=where)
             given[system] = check_text(path, line, where, output)
             systems.setdefault(system)
+        if "correct" in row:
+            _correct(path, line, row["correct"], shape, [str(n) for n, _ in pairs],
+                     correct.setdefault(prompt_id, set()))
     if len(systems) < 2:
         raise DataError(path, f"{len(systems)} system(s): ranking needs outputs of at least "
                         f"two")
-    return SystemOutputs(prompts, outputs, tuple(systems), str(path))
+    return SystemOutputs(prompts, outputs, tuple(systems), str(path),
+                         {p: frozenset(s) for p, s in correct.items()})
+
+
+def _correct(path: Path, line: int, value: object, shape: str, names: list[str],
+             into: set[str]) -> None:
+    """A line's ``correct``: wide, a list of its systems; long, true or false."""
+    if shape == "long":
+        if not isinstance(value, bool):
+            raise DataError(path, f"must be true or false (is this output right?), got "
+                            f"{type(value).__name__}", line=line, field="correct")
+        if value:
+            into.update(names)
+        return
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise DataError(path, "must be a list of the systems whose output is right",
+                        line=line, field="correct")
+    for name in value:
+        if name not in names:
+            raise DataError(path, f"names {name!r}, which has no output on this line"
+                            f"{did_you_mean(name, names) or ''}", line=line, field="correct")
+    into.update(value)

@@ -103,8 +103,11 @@ def plan_pairs(outputs: SystemOutputs, *, pairing: Pairing = "baseline",
     for prompt, x, y in candidates:
         a, b = (x, y) if rng.random() < 0.5 else (y, x)
         given = outputs.outputs[prompt]
+        right = outputs.correct.get(prompt, frozenset())
+        label = ("A>B" if a in right and b not in right else
+                 "B>A" if b in right and a not in right else "")
         item = PairwiseItem(item_id=_item_id(prompt, a, b), question=outputs.prompts[prompt],
-                            response_a=given[a], response_b=given[b], label="",
+                            response_a=given[a], response_b=given[b], label=label,
                             source=f"{a} vs {b}")
         pairs.append(RankPair(item, prompt, a, b, identical=given[a] == given[b]))
     return pairs

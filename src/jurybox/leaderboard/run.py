@@ -99,9 +99,10 @@ def pairs_file(pairs: list[RankPair], out: Path) -> Path:
             for p in pairs:
                 if p.identical:  # a tie without a call (rank.pairing)
                     continue
+                gold = {"A>B": [0], "B>A": [1]}.get(p.item.label, [])
                 fh.write(json.dumps({"id": p.item.item_id, "prompt": p.item.question,
-                                     "candidates": [p.item.response_a, p.item.response_b]},
-                                    ensure_ascii=False) + "\n")
+                                     "candidates": [p.item.response_a, p.item.response_b],
+                                     "gold": gold}, ensure_ascii=False) + "\n")
         tmp.replace(path)
     except OSError as exc:
         raise write_error(path, exc) from None
