@@ -78,3 +78,16 @@ def test_several_judges_need_one_named(tmp_path):
     assert result.exit_code == 0, result.output
     s = json.loads((tmp_path / "o" / "summary.json").read_text())
     assert {r["name"]: r["win_rate"] for r in s["systems"]}["x"] == 0.0
+
+
+def test_the_example_systems_file_is_the_simulated_systems():
+    from pathlib import Path
+
+    from jurybox.leaderboard.simulated import truthfulqa_systems
+
+    path = Path(__file__).parents[2] / "examples" / "systems.jsonl"
+    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    assert lines == truthfulqa_systems(24)
+    # truthful is right on all 24, sometimes on the 12 even-numbered, misled on none
+    assert [sum(s in r["correct"] for r in lines) for s in ("truthful", "sometimes", "misled")
+            ] == [24, 12, 0]

@@ -86,7 +86,7 @@ EXAMPLES: dict[str, tuple[Example, ...]] = {
         Example("jurybox batch status runs/two", "a --batch run's batches (none here)"),
     ),
     "demo": (
-        Example("jurybox demo", "five parts on bundled data (simulated judge, a minute)"),
+        Example("jurybox demo", "six parts on bundled data (simulated judge, under a minute)"),
     ),
     "serve-sim": (
         Example("jurybox serve-sim --port 8123 --dataset examples/two.jsonl",

@@ -31,12 +31,14 @@ class _Entry(NamedTuple):
 #: (``+env``: its help ends with the environment variables), then its summary, indented.
 _TABLE = """
 demo  demo:demo
-    Five parts on bundled data: (1) direct vs permutation-consensus (PCF, K=7) on 200 TruthfulQA
+    Six parts on bundled data: (1) direct vs permutation-consensus (PCF, K=7) on 200 TruthfulQA
     items; (2) pairwise vs both-orders vs APOC on 100 JudgeBench pairs per split, both with the
     simulated, primacy-biased judge; (3) rescoring a real recorded judge (claude-3-haiku on
     JudgeBench) from its raw outputs; (4) how much SQuALITY's human raters agree (Krippendorff's
     alpha, coarse Jaccard); (5) zero-shot, aggregate and personalized rubric judges of SQuALITY
-    summaries, evaluated against each rater (simulated judge).
+    summaries, evaluated against each rater (simulated judge); (6) ranking three made-up systems
+    on 24 TruthfulQA questions against a baseline: win rates and Bradley-Terry scores with CIs
+    (simulated judge, both orders).
 bench  bench:bench  +env
     Judge a dataset with several protocols and compare them with paired statistics: listwise
     (best-of-N: direct vs permutation consensus) or pairwise (JudgeBench: one call, both orders,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -43,6 +43,22 @@ def _bench(config: BenchConfig, out: Path, options: RunOptions, title: str) -> N
     exit_for_status(result, strict=False)
 
 
+def _rank(out: Path, options: RunOptions, sim: Any, seed: int) -> None:
+    import json
+
+    from ..leaderboard.run import rank
+    from ..leaderboard.simulated import truthfulqa_systems
+    from .rank import print_ranking
+
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / "systems.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n"
+                            for r in truthfulqa_systems(24)), encoding="utf-8")
+    result = with_progress(rank, path, baseline="sometimes", model="sim", out=out,
+                           options=options, seed=seed, sim=sim)
+    print_ranking(result)
+
+
 @fail_cleanly
 def demo(
     out: Annotated[Path, rule_option("--out", PANEL_OUTPUT, metavar="DIR",
@@ -57,12 +73,14 @@ def demo(
                                        help="JudgeBench pairs per split.")] = 100,
     seed: Seed = 0,
 ) -> None:
-    """Five parts on bundled data: (1) direct vs permutation-consensus (PCF, K=7) on 200
+    """Six parts on bundled data: (1) direct vs permutation-consensus (PCF, K=7) on 200
     TruthfulQA items; (2) pairwise vs both-orders vs APOC on 100 JudgeBench pairs per split,
     both with the simulated, primacy-biased judge; (3) rescoring a real recorded judge
     (claude-3-haiku on JudgeBench) from its raw outputs; (4) how much SQuALITY's human raters
     agree (Krippendorff's alpha, coarse Jaccard); (5) zero-shot, aggregate and personalized
-    rubric judges of SQuALITY summaries, evaluated against each rater (simulated judge)."""
+    rubric judges of SQuALITY summaries, evaluated against each rater (simulated judge); (6)
+    ranking three made-up systems on 24 TruthfulQA questions against a baseline: win rates
+    and Bradley-Terry scores with CIs (simulated judge, both orders)."""
     from ..agreement import run_agreement
     from ..compare import BenchConfig
     from ..datasets import BUNDLED_OUTPUTS, bundled_path
@@ -104,5 +122,7 @@ def demo(
     print_personalize(result, "SQuALITY 'overall' (0-100), 4 raters x 30 summaries, "
                               "SIMULATED judge")
     exit_for_status(result, strict=False)
+    console.rule("6. Ranking systems: three made-up systems on 24 TruthfulQA questions")
+    _rank(out / "rank", options, sim, seed)
     console.print(REPORTS.format(out=out), highlight=False, markup=False)
     console.print(REAL)

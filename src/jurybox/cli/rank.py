@@ -128,13 +128,15 @@ def _rank_live(source: Path, out: Path, *, model: str | None, protocol: str, pai
     ranked = write_ranking(board, out, what=f"{source.name} judged by {model} ({protocol})",
                            simulated=result.simulated, model=model,
                            judge_report=f"{JUDGE_FOLDER}/report.html")
-    print_ranking(ranked)
+    print_ranking(ranked, simulated_note=False)
     print_warnings(result)
     cost_line(result)
 
 
-def print_ranking(result: RankResult) -> None:
-    """The leaderboard table (80 columns), its notes and where the files are."""
+def print_ranking(result: RankResult, *, simulated_note: bool = True) -> None:
+    """The leaderboard table (80 columns), its notes and where the files are (and, for the
+    simulated judge, that its verdicts on unlabelled pairs are noise, unless the judge run's
+    own warnings say it: ``simulated_note=False``)."""
     from rich.table import Table
 
     from ..terminal import data
@@ -179,6 +181,10 @@ def print_ranking(result: RankResult) -> None:
                       f"{order['flip_rate']:.1f}% of {order['n_orders']} pairs; the response "
                       f"shown first won {order['first_shown_rate']:.1f}% of decided verdicts "
                       f"(50% unbiased)")
+    if s.get("simulated") and simulated_note:
+        console.print("warning: the judge is SIMULATED: its verdicts on unlabelled pairs (no "
+                      "output marked correct, or both) are position-biased noise, for trying "
+                      "the tool, not a measurement")
     console.print(f"leaderboard: {data(str(result.out))}/summary.json, leaderboard.csv; "
                   f"report: {data(str(result.out))}/report.html")
 
