@@ -73,6 +73,11 @@ def test_a_fair_judge_gives_the_hand_computed_win_rates_and_scores(tmp_path):
     assert csv[1].split(",")[3:6] == ["good", "4", "75.0"]
     page = (tmp_path / "rank" / "report.html").read_text()
     assert "Leaderboard" in page and "good" in page and "judge/report.html" in page
+    # jurybox report rewrites a ranking's page from its summary.json (no statistics)
+    (tmp_path / "rank" / "report.html").unlink()
+    result = cli.invoke(app, ["report", str(tmp_path / "rank")])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "rank" / "report.html").read_text().count("<tr>") == page.count("<tr>")
 
 
 def test_a_judge_that_always_picks_the_first_shown_ties_every_pair(tmp_path):

@@ -194,6 +194,15 @@ def render_report(run_dir: str | Path, *, max_items: int = DEFAULT_MAX_ITEMS) ->
                                "inputs": report_inputs(run_dir, max_items=max_items)
                                if run_dir.is_dir() else ""}
     if read_manifest(run_dir / "run.json") is None:
+        ranking = _ranking_summary(run_dir)
+        if ranking is not None:  # a ranking's folder: its leaderboard page
+            from .leaderboard import render_leaderboard
+
+            judge = run_dir / "judge" / "report.html"
+            return render_leaderboard(ranking, title=context["title"],
+                                      what=str(ranking.get("what", "")),
+                                      judge_report="judge/report.html" if judge.exists()
+                                      else None)
         summary = _agreement_summary(run_dir)
         context.update(header={"kind": "agreement", "task": "ratings", "model": "",
                                "simulated": False, "dataset": summary.get("ratings", ""),
@@ -219,6 +228,17 @@ def render_report(run_dir: str | Path, *, max_items: int = DEFAULT_MAX_ITEMS) ->
                    filters=_filters(reader, scan.counts), n_items=scan.n_items)
     context["length_bias"] = length_bias_section(reader.summary, reader.protocol_params)
     return env.get_template("report.html.j2").render(**context)
+
+
+def _ranking_summary(run_dir: Path) -> dict[str, Any] | None:
+    """A ranking folder's summary.json (``kind: "rank"``, written by ``jurybox rank``), or
+    None when ``run_dir`` is not one."""
+    try:
+        summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return summary if isinstance(summary, dict) and summary.get("kind") == "rank" and \
+        isinstance(summary.get("systems"), list) else None
 
 
 def _agreement_summary(run_dir: Path) -> dict[str, Any]:

@@ -58,7 +58,9 @@ def render_leaderboard(summary: dict[str, Any], *, title: str, what: str,
                       r["rank_ci"][0] != r["rank_ci"][1] else r.get("rank") or "—"),
              "name": r["name"], "n": r["n"], "win_rate": _fmt(r.get("win_rate")),
              "win_rate_ci": _ci(r.get("win_rate_ci")), "lc": _fmt(r.get("lc_win_rate")),
-             "bt": _fmt(r.get("bt"), 0), "bt_ci": _ci(r.get("bt_ci"), 0),
+             "bt": _fmt(r.get("bt"), 0),
+             "bt_ci": "anchor" if r["name"] == summary.get("baseline") else
+             _ci(r.get("bt_ci"), 0),
              "style": _fmt(r.get("bt_style"), 0), "bar": bars.get(r["name"])}
             for r in systems]
     m = summary["matrix"]
@@ -67,7 +69,8 @@ def render_leaderboard(summary: dict[str, Any], *, title: str, what: str,
                                   _fmt(m["win_rate"][i][j], 0), "n": m["n"][i][j]}
                                  for j in range(len(m["systems"]))]}
         for i, name in enumerate(m["systems"])]}
-    order = [{"pair": "all pairs" if o["a"] == "*" else f"{o['a']} vs {o['b']}", "n": o["n"],
+    order = [{"pair": "all pairs" if o["a"] == "*" else f"{o['a']} vs {o['b']}",
+              "n": o["n_orders"],
               "flip": _fmt(o.get("flip_rate")), "flip_ci": _ci(o.get("flip_ci")),
               "first": _fmt(o.get("first_shown_rate")),
               "first_ci": _ci(o.get("first_shown_ci"))}
