@@ -131,3 +131,17 @@ def test_the_python_api_ranks_like_the_command(tmp_path):
     assert [r.name for r in result.leaderboard.systems] == ["good", "base", "bad"]
     assert result.summary["systems"][0]["win_rate"] == 75.0
     assert (tmp_path / "api" / "judge" / "items.jsonl").exists()
+
+
+def test_a_system_whose_every_pair_failed_is_listed_unranked(tmp_path):
+    def no_bad(request: dict) -> str:
+        if "bad answer" in request["messages"][-1]["content"]:
+            return completion("no verdict here")
+        return fair(request)
+
+    with fake_server(no_bad) as url:
+        out, s = _rank(tmp_path, url, "--baseline", "base")
+    assert [(r["name"], r["n"], r["rank"]) for r in s["systems"]][-1] == ("bad", 0, None)
+    assert s["n_failed"] == 4
+    assert any("not ranked, no pair of theirs has a decision" in n and "bad" in n
+               for n in s["notes"])

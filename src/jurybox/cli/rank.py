@@ -124,7 +124,8 @@ def _rank_live(source: Path, out: Path, *, model: str | None, protocol: str, pai
         result = with_progress(run_judge, config, out / JUDGE_FOLDER, options=options)
     comparisons, failed = comparisons_of_run(out / JUDGE_FOLDER, pairs, outputs)
     board = rank_comparisons(comparisons, baseline=baseline, rounds=rounds, seed=run.seed,
-                             n_failed=failed, source=str(source), judge=model)
+                             n_failed=failed, source=str(source), judge=model,
+                             systems=outputs.systems)
     ranked = write_ranking(board, out, what=f"{source.name} judged by {model} ({protocol})",
                            simulated=result.simulated, model=model,
                            judge_report=f"{JUDGE_FOLDER}/report.html")
@@ -160,7 +161,8 @@ def print_ranking(result: RankResult, *, simulated_note: bool = True) -> None:
     table.add_column("BT 95% CI", justify="right")
     for r in s["systems"]:
         low, high = r["rank_ci"] or (r["rank"], r["rank"])
-        cells: list[Any] = [str(r["rank"]) if low == high else f"{low}-{high}", data(r["name"]),
+        cells: list[Any] = ["—" if r["rank"] is None else str(r["rank"]) if low == high
+                            else f"{low}-{high}", data(r["name"]),
                  str(r["n"])]
         if baseline:
             cells += [_pct(r["win_rate"], r["win_rate_ci"]), _pct(r["lc_win_rate"], None)]

@@ -111,8 +111,11 @@ def pairs_file(pairs: list[RankPair], out: Path) -> Path:
 
 def rank_comparisons(comparisons: list[Comparison], *, baseline: str | None,
                      rounds: int = DEFAULT_ROUNDS, seed: int = 0, n_failed: int = 0,
-                     source: str = "", judge: str = "") -> Leaderboard:
-    """The leaderboard of ``comparisons``.
+                     source: str = "", judge: str = "",
+                     systems: tuple[str, ...] = ()) -> Leaderboard:
+    """The leaderboard of ``comparisons``; ``systems``: every system that was to be ranked
+    (one without any decided comparison, every pair of it failed, is listed last with n 0
+    and no figure, and said in the notes).
 
     Raises:
         ConfigError: no comparison (every pair failed), or an unknown baseline.
@@ -127,10 +130,20 @@ def rank_comparisons(comparisons: list[Comparison], *, baseline: str | None,
                           f"{did_you_mean(baseline, table.systems) or ''}; the systems: "
                           f"{', '.join(table.systems[:10])}")
     try:
-        return leaderboard(table, baseline, rounds=rounds, seed=seed, n_failed=n_failed,
-                           source=source, judge=judge)
+        board = leaderboard(table, baseline, rounds=rounds, seed=seed, n_failed=n_failed,
+                            source=source, judge=judge)
     except ValueError as exc:  # a system no comparison connects to the others
         raise ConfigError(str(exc)) from None
+    unranked = [s for s in systems if s not in table.systems]
+    if not unranked:
+        return board
+    from dataclasses import replace
+
+    from .board import SystemRow
+
+    return replace(board, systems=(*board.systems, *(SystemRow(name=s, n=0) for s in unranked)),
+                   notes=(*board.notes, f"not ranked, no pair of theirs has a decision (every "
+                          f"judgment failed): {', '.join(unranked)}"))
 
 
 def write_ranking(board: Leaderboard, out: Path, *, what: str, simulated: bool = False,
@@ -218,7 +231,8 @@ def rank(path: str | Path, *, baseline: str | None = None, model: str | None = N
     result = run_judge(config, folder / JUDGE_FOLDER, options=options, hooks=hooks)
     comparisons, failed = comparisons_of_run(folder / JUDGE_FOLDER, pairs, outputs)
     board = rank_comparisons(comparisons, baseline=baseline, rounds=rounds, seed=seed,
-                             n_failed=failed, source=str(source), judge=model)
+                             n_failed=failed, source=str(source), judge=model,
+                             systems=outputs.systems)
     return write_ranking(board, folder, what=f"{source.name} judged by {model} ({protocol})",
                          simulated=result.simulated, model=model,
                          judge_report=f"{JUDGE_FOLDER}/report.html")
