@@ -67,18 +67,15 @@ def rank(
     systems' outputs in pairs (any pairwise protocol, through the judge's engine: cache,
     resume, batch, dry run), or reads recorded judgments with no model call. Writes
     RUN/summary.json, RUN/leaderboard.csv and RUN/report.html."""
-    from ..leaderboard.run import rank_comparisons, recorded_source, source_kind, write_ranking
+    from ..leaderboard.run import rank as rank_path
+    from ..leaderboard.run import source_kind
 
     source = Path(path)
     kind = source_kind(source)
     out = Path(output.out) if output.out else Path("runs") / f"rank-{source.stem or 'run'}"
-    if kind != "outputs":
-        comparisons, failed, judge, what = recorded_source(
-            source, kind, judge=judge_name, annotator=annotator)
-        board = rank_comparisons(comparisons, baseline=baseline, rounds=rounds,
-                                 seed=run.seed, n_failed=failed, source=str(source),
-                                 judge=judge)
-        print_ranking(write_ranking(board, out, what=what))
+    if kind != "outputs":  # recorded: no model call
+        print_ranking(rank_path(source, baseline=baseline, judge=judge_name,
+                                annotator=annotator, rounds=rounds, seed=run.seed, out=out))
         return
     _rank_live(source, out, model=model, protocol=protocol, pairing=pairing, budget=budget,
                baseline=baseline, rounds=rounds, prompt=prompt, run=run, endpoint=endpoint,

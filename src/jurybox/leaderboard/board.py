@@ -196,10 +196,11 @@ def _length_controlled(comparisons: Comparisons, baseline: str, rounds: int, see
                        confidence: float) -> tuple[dict[str, tuple[float, ConfidenceInterval]],
                                                    str]:
     """AlpacaEval's LC win rate per system (the ranking.length_controlled module)."""
+    from ..ranking.length_controlled import length_controlled_win_rates
+
     try:
-        from ..ranking import length_controlled
-    except ImportError:
-        return {}, "no length-controlled win rates (ranking.length_controlled missing)"
-    result = length_controlled.length_controlled_win_rates(
-        comparisons, baseline, rounds=rounds, seed=seed, confidence=confidence)
-    return {r.system: (r.lc_win_rate, r.ci) for r in result.rates}, ""
+        result = length_controlled_win_rates(comparisons, baseline, rounds=rounds, seed=seed,
+                                             confidence=confidence)
+    except ValueError as exc:  # too little data for the GLM (a prompt without difficulty)
+        return {}, f"no length-controlled win rates: {exc}"
+    return {name: (r.lc_win_rate, r.lc_ci) for name, r in result.items()}, ""

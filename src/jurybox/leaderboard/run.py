@@ -80,7 +80,7 @@ def recorded_source(path: Path, kind: SourceKind, *, judge: str | None = None,
         from ..recorded import alpaca_eval
 
         read = alpaca_eval.read_alpaca_eval(path, annotator=annotator)
-        return (list(read.comparisons.rows), read.failed, read.annotator,
+        return (list(read.comparisons.rows), sum(read.failed.values()), read.annotator,
                 f"AlpacaEval results {path} (annotator {read.annotator})")
     from .recorded import recorded_comparisons
 
