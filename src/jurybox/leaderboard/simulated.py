@@ -16,10 +16,11 @@ __all__ = ["truthfulqa_systems"]
 def truthfulqa_systems(limit: int = 24) -> list[dict[str, Any]]:
     """The first ``limit`` TruthfulQA questions with three systems' answers, as wide
     systems' outputs lines (:mod:`.outputs`)."""
-    from ..datasets import load_dataset
+    from ..datasets import ListwiseItem, load_dataset
 
     rows = []
     for n, item in enumerate(load_dataset("truthfulqa").items[:limit]):
+        assert isinstance(item, ListwiseItem)  # TruthfulQA is listwise
         right = min(item.gold)
         wrong = [i for i in range(len(item.candidates)) if i not in item.gold]
         outputs = {"truthful": item.candidates[right],
