@@ -41,6 +41,7 @@ COMMANDS = {
     "demo": ["demo"],
     "serve-sim": ["serve-sim"],
     "serve-local": ["serve-local", "--gguf", "judge.gguf"],
+    "rank": ["rank", "systems.jsonl", "--model", "sim", "--baseline", "a", "--dry-run"],
 }
 #: Variables set for a command (personalize has no bundled default rubric).
 SETTINGS = {"personalize": {"JURYBOX_RUBRIC": "squality"}}
@@ -84,6 +85,8 @@ def folder(tmp_path_factory):
     assert result.exit_code == 0, result.output
     (here / "items.jsonl").write_text('{"id": "q1", "prompt": "Which?", "candidates": '
                                       '["a", "b", "c"]}\n')
+    (here / "systems.jsonl").write_text('{"id": "p1", "prompt": "Which?", "outputs": '
+                                        '{"a": "x", "b": "y"}}\n')
     return here
 
 
