@@ -201,9 +201,10 @@ def style_controlled_bt(comparisons: Comparisons, baseline: str | None = None, *
     notes = list(notes_)
     spread = diff.std(axis=0)
     keep = spread > 0
-    for name in np.array(names)[~keep]:
-        notes.append(f"style feature {name!r} is the same in every comparison: dropped")
-    names = tuple(np.array(names)[keep].tolist())
+    for name, kept in zip(names, keep.tolist()):
+        if not kept:
+            notes.append(f"style feature {name!r} is the same in every comparison: dropped")
+    names = tuple(name for name, kept in zip(names, keep.tolist()) if kept)
     style = diff[:, keep] / spread[keep]
 
     n = len(comparisons)
