@@ -2,9 +2,9 @@
 
 60 systems x 805 prompts, each system judged against one baseline (AlpacaEval's pairing),
 and an all-pairs sample of the same size (805 prompts, 60 random pairs per prompt), for 100
-and 1000 bootstrap rounds; also the style-controlled fit (length only, 100 rounds).
+and 1000 bootstrap rounds, plain and style-controlled (length only: no texts).
 
-    PYTHONPATH=src python benchmarks/rank_fit.py [--rounds 100 1000]
+    PYTHONPATH=src python benchmarks/rank_fit.py [--rounds 100 1000] [--style-rounds 100 1000]
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import numpy as np
 
 from jurybox.ranking.bradley_terry import fit_bradley_terry
 from jurybox.ranking.comparisons import Comparison, Comparisons
-from jurybox.ranking.style import style_controlled_bt  # noqa: E402
+from jurybox.ranking.style import style_controlled_bt
 
 SYSTEMS, PROMPTS = 60, 805
 
@@ -45,7 +45,7 @@ def synthetic(pairing: str, seed: int = 0) -> Comparisons:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, nargs="+", default=[100, 1000])
-    parser.add_argument("--style-rounds", type=int, default=100)
+    parser.add_argument("--style-rounds", type=int, nargs="*", default=[100, 1000])
     args = parser.parse_args()
     for pairing in ("baseline", "all-pairs"):
         data = synthetic(pairing)
@@ -56,12 +56,12 @@ def main() -> None:
             seconds = time.perf_counter() - start
             print(f"BT {pairing:9} {len(data):6d} comparisons {rounds:5d} rounds: "
                   f"{seconds:6.2f} s")
-        if args.style_rounds:
+        for rounds in args.style_rounds:
             start = time.perf_counter()
-            style_controlled_bt(data, baseline, rounds=args.style_rounds, seed=1)
+            style_controlled_bt(data, baseline, rounds=rounds, seed=1)
             seconds = time.perf_counter() - start
-            print(f"style BT {pairing:9} {len(data):6d} comparisons {args.style_rounds:5d} "
-                  f"rounds: {seconds:6.2f} s")
+            print(f"style BT {pairing:9} {len(data):6d} comparisons {rounds:5d} rounds: "
+                  f"{seconds:6.2f} s")
 
 
 if __name__ == "__main__":

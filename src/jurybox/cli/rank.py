@@ -77,8 +77,9 @@ def rank(
     for flag, value, takes in (("--judge", judge_name, "recorded"),
                                ("--annotator", annotator, "alpaca_eval")):
         if value is not None and kind != takes:  # never ignored silently
-            raise ConfigError(f"{flag} {value!r} is for {'recorded judgments' if takes == 'recorded' else 'an AlpacaEval folder'}; "
-                              f"{path} holds {kind.replace('_', ' ')}")
+            what = "recorded judgments" if takes == "recorded" else "an AlpacaEval folder"
+            raise ConfigError(f"{flag} {value!r} is for {what}; {path} holds "
+                              f"{kind.replace('_', ' ')}")
     out = Path(output.out) if output.out else Path("runs") / f"rank-{source.stem or 'run'}"
     if kind != "outputs":  # recorded: no model call
         print_ranking(rank_path(source, baseline=baseline, judge=judge_name,

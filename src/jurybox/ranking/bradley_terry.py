@@ -7,8 +7,8 @@ as arena-hard-auto's ``compute_mle_elo`` (github lmarena/arena-hard-auto, utils_
 Chatbot Arena's notebook before it) does, as a logistic regression without intercept whose
 design row is +1 in ``a``'s column and -1 in ``b``'s; a tie or a fractional outcome ``y`` is
 two rows, label 1 with sample weight ``y`` and label 0 with weight ``1 - y`` (so a tie is half
-a win and half a loss). The fit is scikit-learn's :class:`~sklearn.linear_model.
-LogisticRegression` (lbfgs), with a negligible ridge (``C`` = 1e6: half the squared
+a win and half a loss). The fit is scikit-learn's ``LogisticRegression`` (Newton-Cholesky;
+lbfgs beyond 500 systems), with a negligible ridge (``C`` = 1e6: half the squared
 coefficients against 1e6 times the weighted log-loss) so that a system that won or lost every
 comparison gets a huge finite score instead of a non-converging fit.
 
@@ -162,7 +162,7 @@ def fit_bradley_terry(comparisons: Comparisons, baseline: str | None = None, *,
     lo_r = np.asarray((lo_share.T @ counts.T).T)  # (rounds, pairs)
     hi_r = np.asarray((hi_share.T @ counts.T).T)
     betas = np.full((rounds, k), math.nan)
-    fitter = _Fitter(tol=1e-8)
+    fitter = _Fitter(tol=1e-8, solver=_solver(k))
     for r in range(rounds):
         present = _reachable(pairs, lo_r[r] + hi_r[r], k, anchor)
         b = _fit_pairs(design, lo_r[r], hi_r[r], anchor, k, fitter=fitter, start=beta)
@@ -254,16 +254,24 @@ def _pair_design(pairs: np.ndarray, k: int, anchor: int) -> np.ndarray:
     return np.vstack([x, x])
 
 
+def _solver(columns: int) -> str:
+    """scikit-learn's solver for a fit of ``columns`` coefficients: Newton with a Cholesky
+    solve (exact Hessian, a handful of iterations) while its columns^3 solve is cheap;
+    lbfgs beyond. Measured on 60 systems x 805 prompts against a baseline, 200 rounds: 0.4 s
+    against 5.9 s with lbfgs (all pairs: 4.6 s against 8.9 s)."""
+    return "newton-cholesky" if columns <= 500 else "lbfgs"
+
+
 class _Fitter:
     """One scikit-learn LogisticRegression reused across fits (warm starts)."""
 
-    def __init__(self, tol: float) -> None:
+    def __init__(self, tol: float, solver: str = "lbfgs") -> None:
         from sklearn import config_context
         from sklearn.linear_model import LogisticRegression
 
         self.config = config_context
         self.model = LogisticRegression(C=RIDGE_C, fit_intercept=False, tol=tol,
-                                        max_iter=1000, warm_start=True)
+                                        max_iter=1000, warm_start=True, solver=solver)
 
     def fit(self, x: Any, label: np.ndarray, weight: np.ndarray,
             start: np.ndarray | None) -> np.ndarray:
@@ -288,5 +296,5 @@ def _fit_pairs(design: np.ndarray, lo_w: np.ndarray, hi_w: np.ndarray, anchor: i
     label = np.concatenate([np.ones(p), np.zeros(p)])
     weight = np.concatenate([lo_w, hi_w])
     begin = None if start is None else np.delete(start, anchor)
-    coef = (fitter or _Fitter(tol)).fit(design, label, weight, begin)
+    coef = (fitter or _Fitter(tol, _solver(k))).fit(design, label, weight, begin)
     return np.insert(coef, anchor, 0.0)

@@ -161,8 +161,8 @@ def estimate_difficulty(comparisons: Comparisons, baseline: str, *,
     Raises:
         KeyError, ValueError: as :func:`against_baseline`; no row with a non-empty output.
 
-    Cost: on AlpacaEval's 57 systems x 805 prompts (45,000 rows) about a minute per C of
-    the grid on one core, times ``folds + 1`` (measured in benchmarks/alpaca_eval_check.py).
+    Cost: on AlpacaEval's 57 systems x 805 prompts (45,875 rows), the 10-C grid x 5 folds
+    and the refit take 14-21 s on one core (benchmarks/alpaca_eval_check.py).
     """
     from scipy import sparse
 

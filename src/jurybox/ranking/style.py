@@ -36,7 +36,7 @@ from scipy import sparse
 from ..stats.interval import ConfidenceInterval
 from .bootstrap import DEFAULT_ROUNDS, percentile_ci, prompt_counts, row_weights
 from .bradley_terry import (BTScore, _check_connected, _elo, _Fitter, _pair_sums, _reachable,
-                            rank_intervals)
+                            _solver, rank_intervals)
 from .comparisons import Comparison, Comparisons
 
 __all__ = ["LENGTH", "MARKDOWN", "StyleCoefficient", "StyleControlled", "markdown_counts",
@@ -201,9 +201,10 @@ def style_controlled_bt(comparisons: Comparisons, baseline: str | None = None, *
     notes = list(notes_)
     spread = diff.std(axis=0)
     keep = spread > 0
-    for name in np.array(names)[~keep]:
-        notes.append(f"style feature {name!r} is the same in every comparison: dropped")
-    names = tuple(np.array(names)[keep].tolist())
+    for name, kept in zip(names, keep.tolist()):
+        if not kept:
+            notes.append(f"style feature {name!r} is the same in every comparison: dropped")
+    names = tuple(name for name, kept in zip(names, keep.tolist()) if kept)
     style = diff[:, keep] / spread[keep]
 
     n = len(comparisons)
@@ -228,11 +229,12 @@ def style_controlled_bt(comparisons: Comparisons, baseline: str | None = None, *
         used = weight > 0
         return fitter.fit(design[used], label[used], weight[used], start)
 
-    coef = fit(share, _Fitter(tol=1e-10), None)
+    solver = _solver(design.shape[1])
+    coef = fit(share, _Fitter(tol=1e-10, solver=solver), None)
     counts = prompt_counts(len(comparisons.prompts), rounds, seed)
     pair_weight = np.asarray(((lo_share + hi_share).T @ counts.T.astype(float)).T)
     coefs = np.full((rounds, len(coef)), math.nan)
-    fitter = _Fitter(tol=1e-8)
+    fitter = _Fitter(tol=1e-8, solver=solver)
     betas = np.full((rounds, k), math.nan)
     for r in range(rounds):
         c = fit(share * row_weights(counts[r], prompt), fitter, coef)
