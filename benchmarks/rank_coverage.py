@@ -34,7 +34,9 @@ coverage of it, so a shortfall of coverage of ``theta`` can be told from a fault
 (Both orders do not remove the attenuation: they halve the per-comparison variance and turn
 disagreements into ties, and ties pull toward 0.5 the same way.)
 
-Run (about a minute per 100 runs x 4 conditions at 200 rounds on one core; see the report):
+Run (measured on 2 shared cores: 0.33-0.6 s a run at 200 bootstrap rounds, so 200 runs x
+6 conditions (biases 0, 0.5, 1) took 542 s; 1000 rounds take 1.5-2 s a run, ~25 minutes for
+the 4-condition table, hence the default of 200 rounds):
 
     PYTHONPATH=src python benchmarks/rank_coverage.py [--runs 200] [--seed 0] [--rounds 200]
         [--prompts 200] [--biases 0 0.5] [--design baseline|all-pairs] [--jobs 1]
