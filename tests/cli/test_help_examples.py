@@ -23,7 +23,8 @@ ROOT = Path(__file__).resolve().parents[2]
 #: API (batch), or take half a minute or more on 2 cores (demo, score llmbar)
 PARSE_ONLY = {"jurybox serve-sim --port 8123 --dataset examples/two.jsonl",
               "jurybox serve-local --port 8080", "jurybox batch status runs/two",
-              "jurybox demo", "jurybox score llmbar"}
+              "jurybox demo", "jurybox score llmbar",
+              "jurybox rank alpaca_eval/results --baseline gpt4_1106_preview"}
 
 
 def _first_panel(path: list[str]) -> tuple[str, str]:
@@ -56,7 +57,8 @@ def test_every_command_has_examples_in_its_help():
 
 def test_every_example_runs(tmp_path, monkeypatch):
     (tmp_path / "examples").mkdir()
-    shutil.copy(ROOT / "examples" / "two.jsonl", tmp_path / "examples" / "two.jsonl")
+    for name in ("two.jsonl", "systems.jsonl"):
+        shutil.copy(ROOT / "examples" / name, tmp_path / "examples" / name)
     monkeypatch.chdir(tmp_path)
     env = {"JURYBOX_CACHE": str(tmp_path / "cache.sqlite"), "OPENAI_API_KEY": "sk-example",
            "COLUMNS": "100"}
