@@ -48,12 +48,12 @@ EXAMPLES: dict[str, tuple[Example, ...]] = {
                 "--limit 10", "zero-shot, aggregate and personalized rubric judges of 2 raters"),
     ),
     "rank": (
-        Example("jurybox rank examples/systems.jsonl --baseline baseline --model sim "
+        Example("jurybox rank examples/systems.jsonl --baseline sometimes --model sim "
                 "--out runs/rank", "three systems against a baseline, each pair in both "
                 "orders (simulated judge: its verdicts here are noise)"),
         Example("jurybox rank examples/systems.jsonl --pairing all --model sim --rounds 200",
                 "every pair of systems; Bradley-Terry scores with the mean at 1000"),
-        Example("jurybox rank examples/systems.jsonl --baseline baseline --model "
+        Example("jurybox rank examples/systems.jsonl --baseline sometimes --model "
                 "openai/gpt-4o-mini --dry-run", "the calls and USD of a real judge; no call"),
         Example("jurybox rank alpaca_eval/results --baseline gpt4_1106_preview",
                 "AlpacaEval's recorded annotations (a clone of tatsu-lab/alpaca_eval): win "
