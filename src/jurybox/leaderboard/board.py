@@ -128,7 +128,9 @@ def leaderboard(comparisons: Comparisons, baseline: str | None = None, *,
         comparisons: the judged pairs (failures already left out, counted in ``n_failed``).
         baseline: the system win rates are against (and Bradley-Terry's anchor at 1000);
             None: no win rate, Bradley-Terry's mean at 1000.
-        rounds, seed, confidence: of the prompt bootstrap.
+        rounds: bootstrap rounds over prompts (0: no CIs).
+        seed: the bootstrap's seed (every statistic resamples the same prompts).
+        confidence: the CIs' level, in (0, 1).
         length_controlled: compute AlpacaEval's LC win rate where lengths are known.
 
     Raises:

@@ -180,8 +180,11 @@ def style_controlled_bt(comparisons: Comparisons, baseline: str | None = None, *
     started at the full-data fit; the style columns keep the full data's scaling.
 
     Args:
-        comparisons, baseline, rounds, seed, confidence: as
-            :func:`~jurybox.ranking.bradley_terry.fit_bradley_terry`.
+        comparisons: the judged pairs, with both outputs' texts or lengths.
+        baseline: the system anchored at 1000 (None: the mean at 1000).
+        rounds: bootstrap rounds over prompts (0: no CIs).
+        seed: the bootstrap's seed.
+        confidence: the CIs' level, in (0, 1).
         features: as :func:`style_differences`.
 
     Returns:

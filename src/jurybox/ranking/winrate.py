@@ -115,9 +115,12 @@ def win_rates(comparisons: Comparisons, baseline: str, *, rounds: int = DEFAULT_
     round that draws none of a system's prompts is left out of its CI.
 
     Args:
-        comparisons: the judged pairs. baseline: the baseline's name.
-        rounds, seed, confidence: of the bootstrap (the same seed as the other statistics of
-            one ranking resamples the same prompts).
+        comparisons: the judged pairs.
+        baseline: the baseline's name.
+        rounds: bootstrap rounds over prompts (0: no CIs).
+        seed: the bootstrap's seed (the same seed as the other statistics of one ranking
+            resamples the same prompts).
+        confidence: the CIs' level, in (0, 1).
 
     Returns:
         a :class:`WinRates`.
