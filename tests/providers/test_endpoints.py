@@ -45,7 +45,7 @@ def test_a_list_of_mappings_and_bare_urls(load):
   weight: 2
   max_concurrency: 16
 - http://gpu1:8000/v1
-- url: https://gateway.example/v1
+- url: https://gateway.invalid/v1
   key_env: GATEWAY_KEY
   weight: 0.5
 """)
@@ -53,7 +53,7 @@ def test_a_list_of_mappings_and_bare_urls(load):
         Replica("http://gpu0:8000/v1", weight=2.0, max_concurrency=16,
                 source="endpoints.yaml:3"),
         Replica("http://gpu1:8000/v1", source="endpoints.yaml:6"),
-        Replica("https://gateway.example/v1", weight=0.5, key_env="GATEWAY_KEY",
+        Replica("https://gateway.invalid/v1", weight=0.5, key_env="GATEWAY_KEY",
                 source="endpoints.yaml:7"),
     ]
     assert type(replicas[0].weight) is float  # an int weight is kept as a float

@@ -33,7 +33,7 @@ def test_missing_key_is_one_clear_error(monkeypatch):
     ("http://127.0.0.1:8765/v1", True), ("http://127.9.9.9/v1", True),
     ("http://localhost:8000/v1", True), ("http://api.localhost/v1", True),
     ("http://[::1]:8000/v1", True), ("http://u:p@127.0.0.1:1/v1", True),
-    ("https://api.openai.com/v1", False), ("http://127.0.0.1.example.com/v1", False),
+    ("https://api.judge.invalid/v1", False), ("http://127.0.0.1.example.com/v1", False),
     ("http://localhost.example.com/v1", False), ("http://10.0.0.1/v1", False),
     ("127.0.0.1:8000/v1", False), ("", False), (None, False), ("http://[::1/v1", False),
 ])
@@ -48,7 +48,7 @@ def test_a_base_url_on_this_machine_needs_no_key(monkeypatch):
     provider = make_provider(parse_spec("openai/judge"), base_url="http://127.0.0.1:8765/v1")
     assert isinstance(provider, OpenAICompatibleProvider) and provider.api_key is None
     with pytest.raises(ConfigError) as err:
-        make_provider(parse_spec("openai/judge"), base_url="https://gateway.example.com/v1")
+        make_provider(parse_spec("openai/judge"), base_url="https://gateway.invalid/v1")
     assert str(err.value) == (
         "openai/judge needs an API key: export OPENAI_API_KEY=... (or JURYBOX_API_KEY); a "
         "--base-url on this machine (http://127.0.0.1:PORT/v1, e.g. jurybox serve-sim) needs "

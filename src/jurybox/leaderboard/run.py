@@ -74,18 +74,21 @@ def source_kind(path: str | Path) -> SourceKind:
 
 
 def recorded_source(path: Path, kind: SourceKind, *, judge: str | None = None,
-                    annotator: str | None = None) -> tuple[list[Comparison], int, str, str]:
-    """(comparisons, failed, judge name, a description) of a recorded source: no model call."""
+                    annotator: str | None = None
+                    ) -> tuple[list[Comparison], int, str, str, str | None]:
+    """(comparisons, failed, judge name, a description, the source's own baseline or None)
+    of a recorded source, read once: no model call. AlpacaEval's baseline is the one its
+    files name (their ``generator_1``)."""
     if kind == "alpaca_eval":
         from ..recorded import alpaca_eval
 
         read = alpaca_eval.read_alpaca_eval(path, annotator=annotator)
         return (list(read.comparisons.rows), sum(read.failed.values()), read.annotator,
-                f"AlpacaEval results {path} (annotator {read.annotator})")
+                f"AlpacaEval results {path} (annotator {read.annotator})", read.baseline)
     from .recorded import recorded_comparisons
 
     found = recorded_comparisons(path, judge)
-    return list(found), found.failed, found.judge, f"recorded judgments {path}"
+    return list(found), found.failed, found.judge, f"recorded judgments {path}", None
 
 
 def pairs_file(pairs: list[RankPair], out: Path) -> Path:
@@ -211,10 +214,9 @@ def rank(path: str | Path, *, baseline: str | None = None, model: str | None = N
     kind = source_kind(source)
     folder = Path(out) if out is not None else Path("runs") / f"rank-{source.stem or 'run'}"
     if kind != "outputs":
-        comparisons, failed, judge_name, what = recorded_source(
+        comparisons, failed, judge_name, what, own_baseline = recorded_source(
             source, kind, judge=judge, annotator=annotator)
-        if baseline is None and kind == "alpaca_eval":
-            baseline = _alpaca_baseline(source, annotator)
+        baseline = own_baseline if baseline is None else baseline
         board = rank_comparisons(comparisons, baseline=baseline, rounds=rounds, seed=seed,
                                  n_failed=failed, source=str(source), judge=judge_name)
         return write_ranking(board, folder, what=what)
@@ -237,9 +239,3 @@ def rank(path: str | Path, *, baseline: str | None = None, model: str | None = N
                          simulated=result.simulated, model=model,
                          judge_report=f"{JUDGE_FOLDER}/report.html")
 
-
-def _alpaca_baseline(source: Path, annotator: str | None) -> str | None:
-    """The baseline AlpacaEval's files name (their ``generator_1``)."""
-    from ..recorded import alpaca_eval
-
-    return alpaca_eval.read_alpaca_eval(source, annotator=annotator).baseline
