@@ -28,15 +28,15 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 from scipy import sparse
 
 from ..stats.interval import ConfidenceInterval
 from .bootstrap import DEFAULT_ROUNDS, percentile_ci, prompt_counts, row_weights
-from .bradley_terry import (BTScore, _check_connected, _elo, _Fitter, _pair_sums, _reachable,
-                            _solver, rank_intervals)
+from .bradley_terry import (BradleyTerry, BTScore, _check_connected, _elo, _Fitter,
+                            _pair_sums, _reachable, _solver, rank_intervals)
 from .comparisons import Comparison, Comparisons
 
 __all__ = ["LENGTH", "MARKDOWN", "StyleCoefficient", "StyleControlled", "markdown_counts",
@@ -72,31 +72,21 @@ class StyleCoefficient:
 
 
 @dataclass(frozen=True)
-class StyleControlled:
-    """Style-controlled Bradley-Terry scores.
+class StyleControlled(BradleyTerry):
+    """Style-controlled Bradley-Terry scores: a :class:`~jurybox.ranking.BradleyTerry` whose
+    ``scores`` are Elo points at equal style (baseline 1000, or mean 1000), with CIs, rank
+    intervals and the predicted win rate against the baseline at equal style.
 
-    Attributes:
-        scores: one :class:`~jurybox.ranking.bradley_terry.BTScore` per system, best first:
-            Elo points at equal style (baseline 1000, or mean 1000), CIs, rank intervals and
-            the predicted win rate against the baseline at equal style.
+    Attributes (besides :class:`~jurybox.ranking.BradleyTerry`'s):
         coefficients: one :class:`StyleCoefficient` per feature used.
         features: the features used, in column order.
         notes: what was left out and why (no texts recorded: length only; a feature
             constant over every comparison: dropped).
-        baseline, rounds, seed, confidence: as :class:`~jurybox.ranking.BradleyTerry`.
-        systems: the columns of ``samples``. samples: shape (rounds, systems), Elo points.
     """
 
-    scores: tuple[BTScore, ...]
     coefficients: tuple[StyleCoefficient, ...]
     features: tuple[str, ...]
     notes: tuple[str, ...]
-    baseline: str | None
-    rounds: int
-    seed: int
-    confidence: float
-    systems: tuple[str, ...]
-    samples: np.ndarray = field(repr=False, compare=False)
 
 
 def markdown_counts(text: str) -> tuple[int, int, int]:
@@ -270,5 +260,5 @@ def style_controlled_bt(comparisons: Comparisons, baseline: str | None = None, *
         StyleCoefficient(name, float(coef[k - 1 + j]),
                          percentile_ci(coefs[:, k - 1 + j], confidence))
         for j, name in enumerate(names))
-    return StyleControlled(tuple(scores), style_coefs, names, tuple(notes), baseline, rounds,
-                           seed, confidence, systems, samples)
+    return StyleControlled(tuple(scores), baseline, rounds, seed, confidence, systems, samples,
+                           coefficients=style_coefs, features=names, notes=tuple(notes))
