@@ -15,7 +15,9 @@ from ._options import PANEL_OUTPUT
 @fail_cleanly
 def export(
     run: Annotated[Path, typer.Argument(help="A jurybox run directory (holding run.json, "
-                                             "items.jsonl, calls.jsonl).")],
+                                             "items.jsonl, calls.jsonl), a jury's folder, "
+                                             "or `jurybox rank`'s folder (its systems and "
+                                             "pairs tables).")],
     format: Annotated[str, typer.Option(
         "--format", envvar="JURYBOX_EXPORT_FORMAT", rich_help_panel=PANEL_OUTPUT,
         help="csv, parquet (needs pip install "
@@ -33,6 +35,14 @@ def export(
     call, with the prompt and the raw judge text) as flat tables for pandas or a
     spreadsheet. Lists (winners, C_i, prompt messages) are JSON text in csv and parquet."""
     from ..jury.report import export_jury, is_jury_dir
+    from ..reports.export_rank import export_ranking, is_rank_dir
+
+    if is_rank_dir(run):  # jurybox rank's folder: its systems and pairs tables
+        ranked = export_ranking(run, format=format, out=out)
+        console.print(safe_text(f"written: {ranked.systems} ({ranked.n_systems} rows), "
+                                f"{ranked.pairs} ({ranked.n_pairs} rows)"),
+                      highlight=False, markup=False)
+        return
 
     if is_jury_dir(run) and not (run / "run.json").exists():  # a jury: its and each judge's
         items, calls, n_items, n_calls = export_jury(run, format=format, out=out)

@@ -317,7 +317,7 @@ def export_jury(folder: str | Path, *, format: str = "csv", out: str | Path | No
         ConfigError: an unknown format, pyarrow missing for parquet, ``out`` unusable.
         RunWriteError: a table cannot be written.
     """
-    from ..reports.export import CALL_COLUMNS_FIRST, _table, call_row, check_export_format
+    from ..reports.export import CALL_COLUMNS_FIRST, call_row, check_export_format, write_table
 
     check_export_format(format)
     folder = Path(folder)
@@ -332,7 +332,7 @@ def export_jury(folder: str | Path, *, format: str = "csv", out: str | Path | No
     if items.resolve() == (folder / "items.jsonl").resolve():
         raise ConfigError(f"--out {str(target)!r} would overwrite the jury's items.jsonl; "
                           f"choose another folder (default: RUN/export)")
-    n_items = _table(items, format, ("item_id", "protocol", "task", "failed", "credit",
+    n_items = write_table(items, format, ("item_id", "protocol", "task", "failed", "credit",
                                      "verdict", "winners", "label", "gold", "voters"),
                      lambda: _item_rows(folder))
 
@@ -341,5 +341,5 @@ def export_jury(folder: str | Path, *, format: str = "csv", out: str | Path | No
             for r in iter_records(folder / j["out"] / "calls.jsonl"):
                 yield {"judge": j["name"], **call_row(r)}
 
-    n_calls = _table(calls, format, ("judge", *CALL_COLUMNS_FIRST), call_rows)
+    n_calls = write_table(calls, format, ("judge", *CALL_COLUMNS_FIRST), call_rows)
     return items, calls, n_items, n_calls

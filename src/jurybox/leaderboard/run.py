@@ -28,16 +28,12 @@ from .board import Leaderboard, leaderboard
 from .outputs import SystemOutputs, looks_like_outputs, read_outputs
 from .pairing import Pairing, RankPair, plan_pairs
 
-__all__ = ["CSV_COLUMNS", "PAIRS_FILE", "RankResult", "SourceKind", "source_kind",
+__all__ = ["PAIRS_FILE", "RankResult", "SourceKind", "source_kind",
            "recorded_source", "rank_comparisons", "write_ranking", "pairs_file", "plan", "rank"]
 
 SourceKind = Literal["alpaca_eval", "recorded", "outputs"]
 #: The planned pairs of a live ranking, as a judge input file, in OUT.
 PAIRS_FILE = "pairs.jsonl"
-#: leaderboard.csv's columns (summary.json's ``systems`` keys; CIs as two columns each).
-CSV_COLUMNS = ("rank", "rank_low", "rank_high", "name", "n", "win_rate", "win_rate_low",
-               "win_rate_high", "lc_win_rate", "lc_win_rate_low", "lc_win_rate_high", "bt",
-               "bt_low", "bt_high", "bt_style", "bt_style_low", "bt_style_high")
 
 
 @dataclass(frozen=True)
@@ -152,6 +148,7 @@ def rank_comparisons(comparisons: list[Comparison], *, baseline: str | None,
 def write_ranking(board: Leaderboard, out: Path, *, what: str, simulated: bool = False,
                   model: str | None = None, judge_report: str | None = None) -> RankResult:
     """Write OUT/summary.json, OUT/leaderboard.csv and OUT/report.html."""
+    from ..reports.export_rank import SYSTEM_COLUMNS, system_rows
     from ..reports.leaderboard import write_leaderboard_page
 
     out.mkdir(parents=True, exist_ok=True)
@@ -159,15 +156,9 @@ def write_ranking(board: Leaderboard, out: Path, *, what: str, simulated: bool =
     try:
         write_json_atomic(out / "summary.json", summary)
         with (out / "leaderboard.csv").open("w", encoding="utf-8", newline="") as fh:
-            writer = csv.writer(fh)
-            writer.writerow(CSV_COLUMNS)
-            for r in summary["systems"]:
-                rank_ci = r["rank_ci"] or [None, None]
-                writer.writerow([r["rank"], *rank_ci, r["name"], r["n"], r["win_rate"],
-                                 *(r["win_rate_ci"] or [None, None]), r["lc_win_rate"],
-                                 *(r["lc_win_rate_ci"] or [None, None]), r["bt"],
-                                 *(r["bt_ci"] or [None, None]), r["bt_style"],
-                                 *(r["bt_style_ci"] or [None, None])])
+            writer = csv.DictWriter(fh, SYSTEM_COLUMNS)
+            writer.writeheader()
+            writer.writerows(system_rows(summary))
         write_leaderboard_page(out, summary, title=out.name, what=what,
                                judge_report=judge_report)
     except OSError as exc:

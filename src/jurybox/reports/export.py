@@ -44,6 +44,7 @@ from ..errors import ConfigError, DataError, discard, missing_extra, write_error
 from ..rundir import iter_records, read_manifest, unit_of
 
 __all__ = ["ExportFormat", "ExportResult", "EXPORT_FORMATS", "export_run", "item_row",
+           "write_table", "check_export_format",
            "call_row", "ITEM_COLUMNS_FIRST", "CALL_COLUMNS_FIRST"]
 
 ExportFormat = Literal["csv", "parquet", "jsonl"]
@@ -280,10 +281,11 @@ def _write_parquet(path: Path, columns: list[str], kinds: dict[str, str | None],
     return n
 
 
-def _table(target: Path, fmt: str, first: tuple[str, ...],
+def write_table(target: Path, fmt: str, first: tuple[str, ...],
            rows: Callable[[], Iterable[dict[str, Any]]]) -> int:
-    """Two passes over ``rows()``: columns (and their kinds), then the rows, written to a
-    temporary file renamed to ``target``."""
+    """Write one table: two passes over ``rows()``, columns (``first``, then the others in
+    order of appearance, with their kinds), then the rows, to a temporary file renamed to
+    ``target``. Returns the rows written. Raises RunWriteError: the file cannot be written."""
     columns = _Columns(first)
     for row in rows():
         columns.add(row)
@@ -364,14 +366,14 @@ def export_run(run: str | Path, *, format: str = "csv", out: str | Path | None =
     item_skips: list[int] = []
     call_skips: list[int] = []
     found = _run_texts(run) if texts else {}
-    n_items = _table(items, format, ITEM_COLUMNS_FIRST,
+    n_items = write_table(items, format, ITEM_COLUMNS_FIRST,
                      lambda: _latest_items(run / "items.jsonl", item_skips, found))
 
     def call_rows() -> Iterator[dict[str, Any]]:
         call_skips.clear()
         return (call_row(r) for r in iter_records(run / "calls.jsonl", call_skips))
 
-    n_calls = _table(calls, format, CALL_COLUMNS_FIRST, call_rows)
+    n_calls = write_table(calls, format, CALL_COLUMNS_FIRST, call_rows)
     skipped = {name: sorted(set(lines)) for name, lines in
                (("items.jsonl", item_skips), ("calls.jsonl", call_skips)) if lines}
     return ExportResult(items, calls, n_items, n_calls, skipped)
