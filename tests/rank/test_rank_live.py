@@ -145,3 +145,31 @@ def test_a_system_whose_every_pair_failed_is_listed_unranked(tmp_path):
     assert s["n_failed"] == 4
     assert any("not ranked, no pair of theirs has a decision" in n and "bad" in n
                for n in s["notes"])
+
+
+def test_a_jury_ranks_by_its_weighted_vote_with_each_judges_order_effects(tmp_path):
+    # the fair judge (weight 2) decides every pair in both orders; the first-shown judge
+    # names A in both orders, so its both-orders verdict is a tie on every pair (weight 1):
+    # the jury's vote is the fair judge's, and only the first-shown judge's verdicts flip
+    path = tmp_path / "systems.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in ROWS))
+    with fake_server(fair) as fair_url, fake_server(first_shown) as biased_url:
+        (tmp_path / "jury.yaml").write_text(
+            f"judges:\n  - {{model: vllm/m, name: fair, base_url: '{fair_url}', weight: 2}}\n"
+            f"  - {{model: vllm/m, name: biased, base_url: '{biased_url}'}}\n")
+        result = cli.invoke(app, ["rank", str(path), "--jury", str(tmp_path / "jury.yaml"),
+                                  "--baseline", "base", "--structured", "off", "--attempts",
+                                  "1", "--no-cache", "--rounds", "200",
+                                  "--out", str(tmp_path / "rank")])
+    assert result.exit_code == 0, result.output
+    s = json.loads((tmp_path / "rank" / "summary.json").read_text())
+    rows = {r["name"]: r for r in s["systems"]}
+    assert rows["good"]["win_rate"] == 75.0 and rows["bad"]["win_rate"] == 25.0
+    assert s["judge"] == "jury of biased, fair" and s["order"] is None
+    by_judge = s["order_by_judge"]
+    assert (by_judge["fair"]["n_orders"], by_judge["fair"]["flip_rate"],
+            by_judge["fair"]["first_shown_rate"]) == (8, 0.0, 50.0)
+    assert (by_judge["biased"]["n_orders"], by_judge["biased"]["flip_rate"],
+            by_judge["biased"]["first_shown_rate"]) == (8, 100.0, 100.0)
+    assert "order effects of judge biased: verdicts flipped with the order for 100.0% of 8" \
+        in result.output

@@ -13,7 +13,8 @@ from ._fit import print_table
 from ._groups import (BatchFlags, CostOptions, EndpointOptions, ExecutorOptions, OutputOptions,
                       PromptOptions, ProtocolOptions, RunFlags, SamplingOptions, SimOptions,
                       protocol_settings, resolved_run)
-from ._options import PANEL_DATA, PANEL_START, PANEL_STATS, Model
+from ._jury import JuryOpt
+from ._options import PANEL_DATA, PANEL_START, PANEL_STATS, Model, no_pool_with_jury
 from ._plan import cost_line
 from ._progress import with_progress
 
@@ -35,6 +36,7 @@ def rank(
         "Bradley-Terry's anchor at 1000. Without it (--pairing all) no win rate is shown.")
     ] = None,
     model: Model = None,
+    jury: JuryOpt = None,
     protocol: Annotated[str, typer.Option(
         envvar="JURYBOX_PROTOCOL", metavar="NAME", rich_help_panel=PANEL_START,
         help="A pairwise protocol: both-orders (each pair in both orders; default), "
@@ -84,6 +86,15 @@ def rank(
     if kind != "outputs":  # recorded: no model call
         print_ranking(rank_path(source, baseline=baseline, judge=judge_name,
                                 annotator=annotator, rounds=rounds, seed=run.seed, out=out))
+        return
+    from ._jury import jury_for
+
+    panel = jury_for(jury, model)
+    if panel is not None:
+        _rank_jury(source, out, panel, protocol=protocol, pairing=pairing, budget=budget,
+                   baseline=baseline, rounds=rounds, prompt=prompt, run=run, endpoint=endpoint,
+                   settings=settings, sampling=sampling, sim=sim, cost=cost,
+                   batching=batching, execution=execution)
         return
     _rank_live(source, out, model=model, protocol=protocol, pairing=pairing, budget=budget,
                baseline=baseline, rounds=rounds, prompt=prompt, run=run, endpoint=endpoint,
@@ -139,6 +150,32 @@ def _rank_live(source: Path, out: Path, *, model: str | None, protocol: str, pai
     cost_line(result)
 
 
+def _rank_jury(source: Path, out: Path, panel: Any, *, protocol: str, pairing: str,
+               budget: int | None, baseline: str | None, rounds: int, prompt: PromptOptions,
+               run: RunFlags, endpoint: EndpointOptions, settings: ProtocolOptions,
+               sampling: SamplingOptions, sim: SimOptions, cost: CostOptions,
+               batching: BatchFlags, execution: ExecutorOptions) -> None:
+    """A jury judges the planned pairs into OUT/judge (a jury's folder); rank its votes."""
+    from ..errors import ConfigError
+    from ..leaderboard.run import rank as rank_path
+    from ._groups import judging_run_options
+
+    if cost.dry_run:
+        raise ConfigError("--dry-run prices one judge's ranking; a jury's: price it with "
+                          "jurybox judge OUT/pairs.jsonl --jury FILE --dry-run")
+    url, pool = endpoint.split()
+    no_pool_with_jury(pool, endpoint.replicas)
+    options = judging_run_options(run, endpoint, execution, price=cost.jury_price(),
+                                  batch=batching.options())
+    sim_config = sim.config()
+    ranked = with_progress(
+        rank_path, source, baseline=baseline, jury=panel, protocol=protocol,
+        pairing=pairing, budget=budget, rounds=rounds, seed=run.seed, out=out,
+        options=options, **protocol_settings(settings, prompt, sampling, sim=sim_config,
+                                             base_url=url))
+    print_ranking(ranked)
+
+
 def print_ranking(result: RankResult, *, simulated_note: bool = True) -> None:
     """The leaderboard table (80 columns), its notes and where the files are (and, for the
     simulated judge, that its verdicts on unlabelled pairs are noise, unless the judge run's
@@ -188,6 +225,12 @@ def print_ranking(result: RankResult, *, simulated_note: bool = True) -> None:
                       f"{order['flip_rate']:.1f}% of {order['n_orders']} pairs; the response "
                       f"shown first won {order['first_shown_rate']:.1f}% of decided verdicts "
                       f"(50% unbiased)")
+    for name, o in (s.get("order_by_judge") or {}).items():
+        if o["n_orders"]:
+            console.print(f"order effects of judge {data(name)}: verdicts flipped with the "
+                          f"order for {o['flip_rate']:.1f}% of {o['n_orders']} pairs; the "
+                          f"response shown first won {o['first_shown_rate']:.1f}% of decided "
+                          f"verdicts (50% unbiased)")
     if s.get("simulated") and simulated_note:
         console.print("warning: the judge is SIMULATED: its verdicts on unlabelled pairs (no "
                       "output marked correct, or both) are position-biased noise, for trying "

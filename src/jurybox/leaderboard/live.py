@@ -13,14 +13,15 @@ from typing import Any
 
 from ..compare.summary import latest_records
 from ..judging.call import judge
-from ..ranking.comparisons import Comparison, OrderVerdict
+from ..ranking.comparisons import Comparison, Comparisons, OrderVerdict
+from ..ranking.order import order_effects
 from ..rundir import iter_records
 from ..rundir.layout import ITEMS_FILE
 from ..run import RunHooks, RunOptions
 from .outputs import SystemOutputs
 from .pairing import RankPair
 
-__all__ = ["JUDGE_FOLDER", "judge_pairs", "comparisons_of_run"]
+__all__ = ["JUDGE_FOLDER", "judge_pairs", "comparisons_of_run", "judges_order_effects"]
 
 #: The judge run's folder inside the ranking's run directory.
 JUDGE_FOLDER = "judge"
@@ -80,3 +81,34 @@ def _tie(pair: RankPair, outputs: SystemOutputs) -> Comparison:
     text = outputs.outputs[pair.prompt][pair.a]
     return Comparison(prompt=pair.prompt, a=pair.a, b=pair.b, outcome=0.5,
                       length_a=len(text), length_b=len(text), text_a=text, text_b=text)
+
+
+def judges_order_effects(folder: Path, pairs: Iterable[RankPair], outputs: SystemOutputs
+                         ) -> dict[str, dict[str, Any]]:
+    """A jury's ranking: each judge's order effects over every pair it decided, pooled.
+
+    A jury's own decision is a vote over its judges and has no presentation order (its
+    comparisons carry no order verdicts), so the order-flip and first-shown rates are each
+    judge's, read from its own run (``folder/judges/<name>``, :mod:`jurybox.jury.run`).
+
+    Returns:
+        judge name -> ``{"n_orders", "flip_rate", "flip_ci", "n_decided",
+        "first_shown_rate", "first_shown_ci"}`` (percent; CIs Wilson, [low, high]); a judge
+        without two orders of any pair has ``n_orders`` 0 and no rates.
+    """
+    pairs = list(pairs)
+    found: dict[str, dict[str, Any]] = {}
+    judges = folder / "judges"
+    for sub in sorted(judges.iterdir()) if judges.is_dir() else ():
+        rows, _ = comparisons_of_run(sub, pairs, outputs)
+        if not rows:
+            continue
+        p = order_effects(Comparisons.of(rows)).overall
+        found[sub.name] = {
+            "n_orders": p.n_orders, "flip_rate": p.flip_rate if p.n_orders else None,
+            "flip_ci": [p.flip_ci.low, p.flip_ci.high] if p.n_orders else None,
+            "n_decided": p.n_decided,
+            "first_shown_rate": p.first_shown_rate if p.n_decided else None,
+            "first_shown_ci": ([p.first_shown_ci.low, p.first_shown_ci.high]
+                               if p.n_decided else None)}
+    return found

@@ -29,7 +29,8 @@ from .outputs import SystemOutputs, looks_like_outputs, read_outputs
 from .pairing import Pairing, RankPair, plan_pairs
 
 __all__ = ["PAIRS_FILE", "RankResult", "SourceKind", "source_kind",
-           "recorded_source", "rank_comparisons", "write_ranking", "pairs_file", "plan", "rank"]
+           "recorded_source", "rank_comparisons", "write_ranking", "pairs_file", "plan", "rank",
+           "rank_judged"]
 
 SourceKind = Literal["alpaca_eval", "recorded", "outputs"]
 #: The planned pairs of a live ranking, as a judge input file, in OUT.
@@ -178,7 +179,8 @@ def rank(path: str | Path, *, baseline: str | None = None, model: str | None = N
          protocol: str = "both-orders", pairing: Pairing = "baseline",
          budget: int | None = None, judge: str | None = None, annotator: str | None = None,
          rounds: int = DEFAULT_ROUNDS, seed: int = 0, out: str | Path | None = None,
-         options: Any = None, hooks: Any = None, **settings: Any) -> RankResult:
+         jury: Any = None, options: Any = None, hooks: Any = None,
+         **settings: Any) -> RankResult:
     """Rank the systems of ``path`` (module docstring) and write the leaderboard to ``out``.
 
     Args:
@@ -186,13 +188,18 @@ def rank(path: str | Path, *, baseline: str | None = None, model: str | None = N
             naming their systems, or an AlpacaEval ``results/`` folder (no model call).
         baseline: the system win rates are against and Bradley-Terry's anchor (AlpacaEval:
             default the folder's own baseline); None with ``pairing="all"``.
-        model: the judge of systems' outputs (``sim``, ``openai/gpt-4o-mini``, ...).
+        model: the judge of systems' outputs (``sim``, ``openai/gpt-4o-mini``, ...); a
+            comma list (``a,b,c``) is a jury of those models, weight 1 each.
         protocol: a pairwise protocol (``both-orders``, ``pairwise``, ``keyed``, ``apoc``).
         pairing, budget: which pairs to judge (:func:`~.pairing.plan_pairs`).
         judge: recorded judgments of several judges: whose; annotator: AlpacaEval's folder.
         rounds, seed: the prompt bootstrap's (and the pairing's seed).
         out: the ranking's folder (default ``runs/rank-<name>``); a live ranking's judge run
             is ``out/judge`` (resumed, and served from the cache, by the same call again).
+        jury: instead of ``model``, a jury (a YAML file, a :class:`~jurybox.jury.Jury`, or a
+            list of judges, as :func:`jurybox.judge`'s ``jury``): each pair's outcome is the
+            jury's weighted vote, its judge run ``out/judge`` a jury's folder, and the order
+            effects are each judge's (summary.json ``order_by_judge``).
         options, hooks: the judge run's :class:`~jurybox.RunOptions` and hooks.
         settings: other :class:`~jurybox.judging.JudgeConfig` fields (``base_url``,
             ``temperature``, ``criteria``, ...).
@@ -211,22 +218,62 @@ def rank(path: str | Path, *, baseline: str | None = None, model: str | None = N
         board = rank_comparisons(comparisons, baseline=baseline, rounds=rounds, seed=seed,
                                  n_failed=failed, source=str(source), judge=judge_name)
         return write_ranking(board, folder, what=what)
-    if model is None:
+    if jury is None and model is not None and "," in model:
+        from ..jury import jury_from_models
+
+        jury, model = jury_from_models(model), None
+    if model is None and jury is None:
         raise ConfigError("ranking systems' outputs needs a judge: model='provider/model' "
-                          "(or 'sim' to try the tool)")
-    from ..judging import JudgeConfig, run_judge
-    from .live import JUDGE_FOLDER, comparisons_of_run
+                          "(or 'sim' to try the tool), or jury=")
+    if model is not None and jury is not None:
+        raise ConfigError("give model= or jury=, not both (a jury names its judges' models)")
+    from ..judging import JudgeConfig
+    from .live import JUDGE_FOLDER
 
     outputs, pairs = plan(source, pairing=pairing, baseline=baseline, budget=budget,
                           seed=seed)
-    config = JudgeConfig(input=str(pairs_file(pairs, folder)), model=model,
-                         protocol=protocol, seed=seed, **settings)
+    input_file = str(pairs_file(pairs, folder))
+    if jury is not None:
+        from ..jury.api import judge_with_jury
+
+        judged = judge_with_jury(input_file, jury, protocol=protocol,
+                                 out=folder / JUDGE_FOLDER, options=options, hooks=hooks,
+                                 seed=seed, **settings)
+        return rank_judged(source, folder, pairs, outputs, baseline=baseline, rounds=rounds,
+                           seed=seed, judge="jury of " + ", ".join(sorted(judged.judges)),
+                           protocol=protocol, simulated=judged.simulated, jury=True)
+    from ..judging import run_judge
+
+    config = JudgeConfig(input=input_file, model=str(model), protocol=protocol, seed=seed,
+                         **settings)
     result = run_judge(config, folder / JUDGE_FOLDER, options=options, hooks=hooks)
-    comparisons, failed = comparisons_of_run(folder / JUDGE_FOLDER, pairs, outputs)
+    return rank_judged(source, folder, pairs, outputs, baseline=baseline, rounds=rounds,
+                       seed=seed, judge=str(model), protocol=protocol,
+                       simulated=result.simulated)
+
+
+def rank_judged(source: Path, folder: Path, pairs: list[RankPair], outputs: SystemOutputs, *,
+                baseline: str | None, rounds: int, seed: int, judge: str, protocol: str,
+                simulated: bool, jury: bool = False) -> RankResult:
+    """Rank the decisions of the judge run in ``folder/judge`` (one judge's, or a jury's
+    with each judge's order effects) and write the ranking to ``folder``.
+
+    Raises:
+        ConfigError: no pair decided; an unknown baseline.
+    """
+    from .live import JUDGE_FOLDER, comparisons_of_run, judges_order_effects
+
+    judged = folder / JUDGE_FOLDER
+    comparisons, failed = comparisons_of_run(judged, pairs, outputs)
     board = rank_comparisons(comparisons, baseline=baseline, rounds=rounds, seed=seed,
-                             n_failed=failed, source=str(source), judge=model,
+                             n_failed=failed, source=str(source), judge=judge,
                              systems=outputs.systems)
-    return write_ranking(board, folder, what=f"{source.name} judged by {model} ({protocol})",
-                         simulated=result.simulated, model=model,
+    if jury:
+        from dataclasses import replace
+
+        board = replace(board, extra={**board.extra, "order_by_judge": judges_order_effects(
+            judged, pairs, outputs)})
+    return write_ranking(board, folder, what=f"{source.name} judged by {judge} ({protocol})",
+                         simulated=simulated, model=judge,
                          judge_report=f"{JUDGE_FOLDER}/report.html")
 
