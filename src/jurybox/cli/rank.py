@@ -113,8 +113,8 @@ def _rank_live(source: Path, out: Path, *, model: str | None, protocol: str, pai
     from ..errors import ConfigError
     from ..judging import JudgeConfig, prepare_judge, run_judge
     from ..protocols import protocol_class
-    from ..leaderboard.live import JUDGE_FOLDER, comparisons_of_run
-    from ..leaderboard.run import pairs_file, plan, rank_comparisons, write_ranking
+    from ..leaderboard.live import JUDGE_FOLDER
+    from ..leaderboard.run import pairs_file, plan, rank_judged
 
     if getattr(protocol_class(protocol), "task", None) != "pairwise":
         raise ConfigError(f"--protocol {protocol!r} is not a pairwise protocol: rank judges "
@@ -138,13 +138,9 @@ def _rank_live(source: Path, out: Path, *, model: str | None, protocol: str, pai
             return
         config, model, _, options = resolved
         result = with_progress(run_judge, config, out / JUDGE_FOLDER, options=options)
-    comparisons, failed = comparisons_of_run(out / JUDGE_FOLDER, pairs, outputs)
-    board = rank_comparisons(comparisons, baseline=baseline, rounds=rounds, seed=run.seed,
-                             n_failed=failed, source=str(source), judge=model,
-                             systems=outputs.systems)
-    ranked = write_ranking(board, out, what=f"{source.name} judged by {model} ({protocol})",
-                           simulated=result.simulated, model=model,
-                           judge_report=f"{JUDGE_FOLDER}/report.html")
+    ranked = rank_judged(source, out, pairs, outputs, baseline=baseline, rounds=rounds,
+                         seed=run.seed, judge=str(model), protocol=protocol,
+                         simulated=result.simulated)
     print_ranking(ranked, simulated_note=False)
     print_warnings(result)
     cost_line(result)
