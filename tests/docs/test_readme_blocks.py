@@ -221,7 +221,8 @@ def test_readme_blocks_run_as_pasted(clone: Clone) -> None:
 def test_readme_shows_what_the_quickstart_prints(clone: Clone) -> None:
     """The simulated judge's Quickstart shows its output, and that output is checked (by
     :func:`check_shown` in the test above): its stable shape is there."""
-    (quick,) = [b for b in clone.blocks if b.language == "bash" and "--model sim" in b.text]
+    (quick,) = [b for b in clone.blocks if b.language == "bash" and "--model sim" in b.text
+                and "jurybox rank" not in b.text]
     assert quick.shown is not None
     assert "2 items: 0 failed;" in quick.shown
     assert "verdicts on unlabelled items are position-biased noise" in quick.shown
