@@ -317,17 +317,13 @@ def export_jury(folder: str | Path, *, format: str = "csv", out: str | Path | No
         ConfigError: an unknown format, pyarrow missing for parquet, ``out`` unusable.
         RunWriteError: a table cannot be written.
     """
-    from ..reports.export import CALL_COLUMNS_FIRST, call_row, check_export_format, write_table
+    from ..reports.export import (CALL_COLUMNS_FIRST, call_row, check_export_format,
+                                  make_export_folder, write_table)
 
     check_export_format(format)
     folder = Path(folder)
     jury = _load(folder, "jury.json")
-    target = Path(out) if out is not None else folder / "export"
-    try:
-        target.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ConfigError(f"cannot use {str(target)!r} as the export folder (--out): "
-                          f"{exc.strerror or exc}") from None
+    target = make_export_folder(Path(out) if out is not None else folder / "export")
     items, calls = target / f"items.{format}", target / f"calls.{format}"
     if items.resolve() == (folder / "items.jsonl").resolve():
         raise ConfigError(f"--out {str(target)!r} would overwrite the jury's items.jsonl; "

@@ -44,7 +44,7 @@ from ..errors import ConfigError, DataError, discard, missing_extra, write_error
 from ..rundir import iter_records, read_manifest, unit_of
 
 __all__ = ["ExportFormat", "ExportResult", "EXPORT_FORMATS", "export_run", "item_row",
-           "write_table", "check_export_format",
+           "write_table", "check_export_format", "make_export_folder",
            "call_row", "ITEM_COLUMNS_FIRST", "CALL_COLUMNS_FIRST"]
 
 ExportFormat = Literal["csv", "parquet", "jsonl"]
@@ -308,6 +308,20 @@ def write_table(target: Path, fmt: str, first: tuple[str, ...],
     return n
 
 
+def make_export_folder(out: Path) -> Path:
+    """Create the export folder ``out`` (and its parents); returns it.
+
+    Raises:
+        ConfigError: it cannot be created (naming it and the OS's reason).
+    """
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"cannot use {str(out)!r} as the export folder (--out): "
+                          f"{exc.strerror or exc}") from None
+    return out
+
+
 def check_export_format(format: str) -> None:
     """Refuse an unknown format, or parquet without pyarrow, before any work.
 
@@ -358,11 +372,7 @@ def export_run(run: str | Path, *, format: str = "csv", out: str | Path | None =
            for p in (items, calls)):
         raise ConfigError(f"--out {str(out)!r} would overwrite the run's own items.jsonl and "
                           f"calls.jsonl; choose another folder (default: RUN/export)")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ConfigError(f"cannot use {str(out)!r} as the export folder (--out): "
-                          f"{exc.strerror or exc}") from None
+    make_export_folder(out)
     item_skips: list[int] = []
     call_skips: list[int] = []
     found = _run_texts(run) if texts else {}

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError, DataError
-from .export import check_export_format, write_table
+from ..errors import DataError
+from .export import check_export_format, make_export_folder, write_table
 
 __all__ = ["RankExport", "SYSTEM_COLUMNS", "export_ranking", "is_rank_dir", "pair_rows",
            "system_rows"]
@@ -123,12 +123,7 @@ def export_ranking(folder: str | Path, *, format: str = "csv",
     if not isinstance(summary, dict) or summary.get("kind") != "rank":
         raise DataError(path, "not a ranking's summary (kind 'rank'; jurybox rank writes it)",
                         field="kind")
-    target = Path(out) if out is not None else folder / "export"
-    try:
-        target.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ConfigError(f"cannot use {str(target)!r} as the export folder (--out): "
-                          f"{exc.strerror or exc}") from None
+    target = make_export_folder(Path(out) if out is not None else folder / "export")
     systems, pairs = target / f"systems.{format}", target / f"pairs.{format}"
     rows = system_rows(summary)
     n_systems = write_table(systems, format, SYSTEM_COLUMNS, lambda: iter(rows))
