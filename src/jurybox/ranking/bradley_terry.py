@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from scipy import sparse
@@ -146,12 +146,9 @@ def fit_bradley_terry(comparisons: Comparisons, baseline: str | None = None, *,
         ValueError: a system that no chain of comparisons connects to the others (the
             message names it: its score is not defined), or fewer than two systems.
     """
-    systems = comparisons.systems
-    k = len(systems)
-    ref = comparisons.system_index(baseline) if baseline is not None else None
-    pairs, lo_share, hi_share = _pair_sums(comparisons)
-    _check_connected(systems, pairs, ref)
-    anchor = 0 if ref is None else ref
+    setup = _fit_start(comparisons, baseline)
+    systems, ref, anchor, pairs = setup.systems, setup.ref, setup.anchor, setup.pairs
+    lo_share, hi_share, k = setup.lo_share, setup.hi_share, len(systems)
     design = _pair_design(pairs, k, anchor)
 
     lo_w = np.asarray(lo_share.sum(axis=0)).ravel()
@@ -164,13 +161,62 @@ def fit_bradley_terry(comparisons: Comparisons, baseline: str | None = None, *,
     betas = np.full((rounds, k), math.nan)
     fitter = _Fitter(tol=1e-8, solver=_solver(k))
     for r in range(rounds):
-        present = _reachable(pairs, lo_r[r] + hi_r[r], k, anchor)
         b = _fit_pairs(design, lo_r[r], hi_r[r], anchor, k, fitter=fitter, start=beta)
-        b[~present] = math.nan
-        if ref is None and not present.all():
-            b[:] = math.nan  # the mean anchor needs every system
-        betas[r] = b
+        betas[r] = setup.reached(b, lo_r[r] + hi_r[r])
 
+    scores, samples = _bt_scores(comparisons, beta, betas, ref, confidence)
+    return BradleyTerry(scores, baseline, rounds, seed, confidence, systems, samples)
+
+
+class _FitStart(NamedTuple):
+    """What a Bradley-Terry fit (plain or style-controlled) starts from.
+
+    Attributes:
+        systems: the systems' names (sorted).
+        ref: the baseline's index, or None (the mean anchor).
+        anchor: the system whose coefficient is fixed at 0 (the baseline, else the first).
+        pairs, lo_share, hi_share: as :func:`_pair_sums`.
+    """
+
+    systems: tuple[str, ...]
+    ref: int | None
+    anchor: int
+    pairs: np.ndarray
+    lo_share: Any
+    hi_share: Any
+
+    def reached(self, beta: np.ndarray, weight: np.ndarray) -> np.ndarray:
+        """A bootstrap round's coefficients ``beta`` (changed in place) with NaN for the
+        systems its pairs of positive ``weight`` do not connect to the anchor, and for every
+        system when one is cut off and the anchor is the mean (it needs every system)."""
+        present = _reachable(self.pairs, weight, len(self.systems), self.anchor)
+        beta[~present] = math.nan
+        if self.ref is None and not present.all():
+            beta[:] = math.nan
+        return beta
+
+
+def _fit_start(comparisons: Comparisons, baseline: str | None) -> _FitStart:
+    """The systems, the baseline's index and the pairs met of ``comparisons``.
+
+    Raises:
+        KeyError: ``baseline`` names no system.
+        ValueError: as :func:`_check_connected`.
+    """
+    systems = comparisons.systems
+    ref = comparisons.system_index(baseline) if baseline is not None else None
+    pairs, lo_share, hi_share = _pair_sums(comparisons)
+    _check_connected(systems, pairs, ref)
+    return _FitStart(systems, ref, 0 if ref is None else ref, pairs, lo_share, hi_share)
+
+
+def _bt_scores(comparisons: Comparisons, beta: np.ndarray, betas: np.ndarray, ref: int | None,
+               confidence: float) -> tuple[tuple[BTScore, ...], np.ndarray]:
+    """The systems' scores, best first (ties by name), and the rounds' Elo scores, of the
+    coefficients ``beta`` (shape (k,), logits) and the bootstrap rounds' ``betas`` (shape
+    (rounds, k)), anchored at ``ref`` (None: the mean)."""
+    systems = comparisons.systems
+    k = len(systems)
     point = _elo(beta, ref)
     samples = _elo(betas, ref)
     cis = [percentile_ci(samples[:, i], confidence) for i in range(k)]
@@ -186,7 +232,7 @@ def fit_bradley_terry(comparisons: Comparisons, baseline: str | None = None, *,
     scores = [BTScore(systems[i], float(point[i]), cis[i], 1 + int((point > point[i]).sum()),
                       ranks[i], rates[i], rate_cis[i], int(n_of[i])) for i in range(k)]
     scores.sort(key=lambda s: (-s.score, s.system))
-    return BradleyTerry(tuple(scores), baseline, rounds, seed, confidence, systems, samples)
+    return tuple(scores), samples
 
 
 def _elo(beta: np.ndarray, ref: int | None) -> np.ndarray:

@@ -35,8 +35,7 @@ from scipy import sparse
 
 from ..stats.interval import ConfidenceInterval
 from .bootstrap import DEFAULT_ROUNDS, percentile_ci, prompt_counts, row_weights
-from .bradley_terry import (BradleyTerry, BTScore, _check_connected, _elo, _Fitter,
-                            _pair_sums, _reachable, _solver, rank_intervals)
+from .bradley_terry import BradleyTerry, _bt_scores, _Fitter, _fit_start, _solver
 from .comparisons import Comparison, Comparisons
 
 __all__ = ["LENGTH", "MARKDOWN", "StyleCoefficient", "StyleControlled", "markdown_counts",
@@ -184,12 +183,8 @@ def style_controlled_bt(comparisons: Comparisons, baseline: str | None = None, *
         KeyError: ``baseline`` names no system.
         ValueError: as :func:`style_differences`; a system not connected to the others.
     """
-    systems = comparisons.systems
-    k = len(systems)
-    ref = comparisons.system_index(baseline) if baseline is not None else None
-    pairs, lo_share, hi_share = _pair_sums(comparisons)
-    _check_connected(systems, pairs, ref)
-    anchor = 0 if ref is None else ref
+    setup = _fit_start(comparisons, baseline)
+    systems, ref, anchor, k = setup.systems, setup.ref, setup.anchor, len(setup.systems)
     diff, names, notes_ = style_differences(comparisons, features)
     notes = list(notes_)
     spread = diff.std(axis=0)
@@ -225,40 +220,20 @@ def style_controlled_bt(comparisons: Comparisons, baseline: str | None = None, *
     solver = _solver(design.shape[1])
     coef = fit(share, _Fitter(tol=1e-10, solver=solver), None)
     counts = prompt_counts(len(comparisons.prompts), rounds, seed)
-    pair_weight = np.asarray(((lo_share + hi_share).T @ counts.T.astype(float)).T)
+    pair_weight = np.asarray(((setup.lo_share + setup.hi_share).T @ counts.T.astype(float)).T)
     coefs = np.full((rounds, len(coef)), math.nan)
     fitter = _Fitter(tol=1e-8, solver=solver)
     betas = np.full((rounds, k), math.nan)
     for r in range(rounds):
         c = fit(share * row_weights(counts[r], prompt), fitter, coef)
         coefs[r] = c
-        b = np.insert(c[:k - 1], anchor, 0.0)
-        present = _reachable(pairs, pair_weight[r], k, anchor)
-        b[~present] = math.nan
-        if ref is None and not present.all():
-            b[:] = math.nan
-        betas[r] = b
+        betas[r] = setup.reached(np.insert(c[:k - 1], anchor, 0.0), pair_weight[r])
 
     beta = np.insert(coef[:k - 1], anchor, 0.0)
-    point, samples = _elo(beta, ref), _elo(betas, ref)
-    cis = [percentile_ci(samples[:, i], confidence) for i in range(k)]
-    ranks = rank_intervals(cis)
-    n_of = np.bincount(comparisons.a, minlength=k) + np.bincount(comparisons.b, minlength=k)
-    scores = []
-    for i in range(k):
-        rate: float | None = None
-        rate_ci: ConfidenceInterval | None = None
-        if ref is not None:
-            rate = float(100.0 / (1.0 + math.exp(-(beta[i] - beta[ref]))))
-            rate_ci = percentile_ci(100.0 / (1.0 + np.exp(-(betas[:, i] - betas[:, ref]))),
-                                    confidence)
-        scores.append(BTScore(systems[i], float(point[i]), cis[i],
-                              1 + int((point > point[i]).sum()), ranks[i], rate, rate_ci,
-                              int(n_of[i])))
-    scores.sort(key=lambda s: (-s.score, s.system))
+    scores, samples = _bt_scores(comparisons, beta, betas, ref, confidence)
     style_coefs = tuple(
         StyleCoefficient(name, float(coef[k - 1 + j]),
                          percentile_ci(coefs[:, k - 1 + j], confidence))
         for j, name in enumerate(names))
-    return StyleControlled(tuple(scores), baseline, rounds, seed, confidence, systems, samples,
+    return StyleControlled(scores, baseline, rounds, seed, confidence, systems, samples,
                            coefficients=style_coefs, features=names, notes=tuple(notes))
