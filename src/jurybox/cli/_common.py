@@ -24,7 +24,7 @@ from ..terminal import safe_text
 __all__ = ["CONTEXT_SETTINGS", "EXIT_BAD_INPUT", "EXIT_INTERRUPTED", "EXIT_NOTHING_JUDGED",
            "EXIT_PARTIAL", "JuryboxCommand", "OneLineErrors", "console", "default_cache",
            "default_out", "envvar_by_rule", "err_console", "exit_for_status", "fail_cleanly",
-           "print_warnings", "warn", "warning_lines"]
+           "judged_by", "print_warnings", "warn", "warning_lines"]
 
 try:  # typer >= 0.2x vendors click; older versions use click itself
     from typer._click.exceptions import ClickException, NoArgsIsHelpError
@@ -198,6 +198,12 @@ def default_out(kind: str, config: dict) -> Path:
     name = f"{kind}-{Path(str(config.get('dataset', 'data'))).stem}-" \
            f"{str(config.get('model', 'model')).replace('/', '_')}-{digest[:8]}"
     return Path("runs") / name
+
+
+def judged_by(result: Any, model: str) -> str:
+    """Who judged a run, as its summary line says: ``SIMULATED (model)`` for the simulated
+    judge, else the run's judge (``result.judge``)."""
+    return f"SIMULATED ({model})" if result.simulated else result.judge
 
 
 def print_warnings(result: Any) -> None:

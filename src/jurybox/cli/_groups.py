@@ -44,6 +44,8 @@ from ._protocol_options import (AdaptiveOpt, ConfidenceOpt, CriteriaOpt, MinK, P
 from ._values import parse_weights, sim_options
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from ..batch.options import BatchOptions
     from ..cost.prices import Price
     from ..providers.endpoints import Replica
@@ -51,13 +53,16 @@ if TYPE_CHECKING:
     from ..sim import SimConfig
 
 __all__ = ["BatchFlags", "CostOptions", "EndpointOptions", "ExecutorOptions", "OutputOptions",
-           "PromptOptions", "ProtocolOptions", "RunFlags", "SamplingOptions", "SimOptions",
-           "SimSeedOption", "judging_run_options", "protocol_settings", "resolved_run"]
+           "PromptOptions", "ProtocolOptions", "RunFlags", "RunGroups", "SamplingOptions",
+           "SimOptions", "SimSeedOption", "judging_run_options", "protocol_settings",
+           "resolved_run"]
 
 #: A judging command's configuration (BenchConfig, JudgeConfig, PersonalizeConfig).
 C = TypeVar("C")
 #: What a command's ``prepare`` makes of its configuration (a prepared run).
 P = TypeVar("P")
+#: What a command's run gives (BenchResult, JudgeResult, PersonalizeResult).
+R = TypeVar("R")
 
 
 @dataclass(frozen=True)
@@ -246,10 +251,70 @@ def protocol_settings(protocol: ProtocolOptions, prompt: PromptOptions,
                 criteria=prompt.criteria, template=template, sim=sim)
 
 
+@dataclass(frozen=True)
+class RunGroups:
+    """The groups a judging command's run is made with (not options themselves: a command
+    takes the groups and bundles them, ``RunGroups(run, endpoint, execution, batching,
+    cost)``): how each call is made, where, batched or not, at what price."""
+
+    run: RunFlags
+    endpoint: EndpointOptions
+    executor: ExecutorOptions
+    batching: BatchFlags
+    cost: CostOptions
+
+    def jury_options(self, pool: tuple[Replica, ...]) -> RunOptions:
+        """The run options of a jury's run: each judge at its own endpoint, the command's
+        price for every judge that gives none (:meth:`CostOptions.jury_price`).
+
+        Args:
+            pool: the endpoint pool the options gave (:meth:`EndpointOptions.split`).
+
+        Raises:
+            ConfigError: a pool with ``--jury`` (:func:`._options.no_pool_with_jury`); as
+                :func:`judging_run_options`.
+        """
+        from ._options import no_pool_with_jury
+
+        no_pool_with_jury(pool, self.endpoint.replicas)
+        return judging_run_options(self.run, self.endpoint, self.executor,
+                                   batch=self.batching.options(), price=self.cost.jury_price())
+
+    def judged(self, config: C, *, model: str | None, data: str, bundled: bool,
+               prepare: Callable[[C], Any], plan: Callable[[Any], tuple[Any, list[Any], str]],
+               pool: tuple[Replica, ...], execute: Callable[..., R],
+               out: Callable[[C], Path]) -> tuple[R, str] | None:
+        """A judging command's run, judged: ``(the run's result, the judge)``, or None once
+        a ``--dry-run``'s plan is printed (:func:`resolved_run`).
+
+        Args:
+            config: the command's configuration, its judge not yet chosen.
+            model: ``--model`` (None: the simulated judge on bundled data).
+            data: the data's name, for the error saying a model is needed.
+            bundled: the data is bundled.
+            prepare: every check a run makes before its first call (the prepared run).
+            plan: the prepared run's units, protocols or judges and the words for them.
+            pool: the endpoint pool (:meth:`EndpointOptions.split`).
+            execute: the library's run (``run_bench``, ...), called as ``execute(config,
+                folder, options=..., hooks=...)`` under a progress line.
+            out: the run directory of the configuration with its judge.
+
+        Raises:
+            ConfigError: as :func:`resolved_run`, and whatever ``execute`` raises.
+        """
+        from ._progress import with_progress
+
+        resolved = resolved_run(config, model=model, data=data, bundled=bundled,
+                                prepare=prepare, plan=plan, groups=self, pool=pool)
+        if resolved is None:  # --dry-run: the plan is printed
+            return None
+        config, judge, _, options = resolved
+        return with_progress(execute, config, out(config), options=options), judge
+
+
 def resolved_run(config: C, *, model: str | None, data: str, bundled: bool,
                  prepare: Callable[[C], P], plan: Callable[[P], tuple[Any, list[Any], str]],
-                 run: RunFlags, endpoint: EndpointOptions, executor: ExecutorOptions,
-                 batching: BatchFlags, cost: CostOptions, pool: tuple[Replica, ...]
+                 groups: RunGroups, pool: tuple[Replica, ...]
                  ) -> tuple[C, str, Price | None, RunOptions] | None:
     """A judging command's run once its configuration is built: ``(config with the judge,
     the judge, its price, the run options)``. The judge is ``--model``, or the simulated
@@ -272,10 +337,11 @@ def resolved_run(config: C, *, model: str | None, data: str, bundled: bool,
 
     judge = model_for(model, data, bundled=bundled, check=lambda: prepare(config))
     config = replace(config, model=judge)  # type: ignore[type-var]
-    price = cost.price(judge)
-    options = judging_run_options(run, endpoint, executor, batch=batching.options(),
-                                  price=price, pool=pool, model=judge)
-    if not cost.dry_run:
+    price = groups.cost.price(judge)
+    options = judging_run_options(groups.run, groups.endpoint, groups.executor,
+                                  batch=groups.batching.options(), price=price, pool=pool,
+                                  model=judge)
+    if not groups.cost.dry_run:
         return config, judge, price, options
     units, protocols, what = plan(prepare(config))
     print_dry_run(units, protocols, model=judge, price=price, what=what, options=options)

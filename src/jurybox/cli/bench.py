@@ -7,16 +7,14 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 
 from ..errors import ConfigError, did_you_mean
-from ._common import default_out, exit_for_status, fail_cleanly, print_warnings
+from ._common import default_out, exit_for_status, fail_cleanly, judged_by, print_warnings
 from ._compose import option_groups
 from ._groups import (BatchFlags, CostOptions, EndpointOptions, ExecutorOptions, OutputOptions,
-                      PromptOptions, ProtocolOptions, RunFlags, SamplingOptions, SimOptions,
-                      judging_run_options, protocol_settings)
+                      PromptOptions, ProtocolOptions, RunFlags, RunGroups, SamplingOptions,
+                      SimOptions, protocol_settings)
 from ._jury import JuryOpt
-from ._options import PANEL_DATA, PANEL_PROTOCOL, PANEL_START, Model, no_pool_with_jury, rule_option
+from ._options import PANEL_DATA, PANEL_PROTOCOL, PANEL_START, Model, rule_option
 from ._plan import cost_line
-from ._groups import resolved_run
-from ._progress import with_progress
 from ._protocol_options import K
 
 if TYPE_CHECKING:
@@ -79,26 +77,23 @@ def bench(
         baseline=baseline, k=k, limit=limit, seed=run.seed,
         subset=None if subset == "all" else subset, n_candidates=n_candidates,
         **protocol_settings(settings, prompt, sampling, sim=sim_config, base_url=url))
+    groups = RunGroups(run, endpoint, execution, batching, cost)
     if panel is not None:
-        no_pool_with_jury(pool, endpoint.replicas)
-        batch = batching.options()
-        _bench_jury(config, panel, output.out, dry_run=cost.dry_run, options=judging_run_options(
-            run, endpoint, execution, batch=batch, price=cost.jury_price()))
+        _bench_jury(config, panel, output.out, dry_run=cost.dry_run,
+                    options=groups.jury_options(pool))
         return
-    resolved = resolved_run(
+    judged = groups.judged(
         config, model=model, data=dataset, bundled=dataset in BUNDLED, prepare=prepare_bench,
         plan=lambda p: (p.selection, p.protocols, f"{p.dataset.name}, {p.selection.n_items} "
                         f"items, protocols "
                         f"{', '.join(config.protocols or p.config.protocols or ())}"),
-        run=run, endpoint=endpoint, executor=execution, batching=batching, cost=cost, pool=pool)
-    if resolved is None:  # --dry-run: the plan is printed
+        pool=pool, execute=run_bench,
+        out=lambda c: output.out or default_out("bench", c.as_dict()))
+    if judged is None:  # --dry-run: the plan is printed
         return
-    config, model, _, options = resolved
-    out = output.out or default_out("bench", config.as_dict())
-    result = with_progress(run_bench, config, out, options=options)
-    judge = f"SIMULATED ({model})" if result.simulated else result.judge
+    result, model = judged
     print_bench_result(result, f"{result.summary.dataset}: {result.n_units} items, "
-                               f"judge: {judge}")
+                               f"judge: {judged_by(result, model)}")
     cost_line(result)
     print_warnings(result)
     exit_for_status(result)

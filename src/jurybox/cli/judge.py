@@ -8,17 +8,15 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 
 from ..reports.notes import totals_note
-from ._common import console, exit_for_status, fail_cleanly, print_warnings
+from ._common import console, exit_for_status, fail_cleanly, judged_by, print_warnings
 from ._compose import option_groups
 from ._fit import print_table
 from ._groups import (BatchFlags, CostOptions, EndpointOptions, ExecutorOptions, OutputOptions,
-                      PromptOptions, ProtocolOptions, RunFlags, SamplingOptions, SimOptions,
-                      judging_run_options, protocol_settings)
+                      PromptOptions, ProtocolOptions, RunFlags, RunGroups, SamplingOptions,
+                      SimOptions, protocol_settings)
 from ._jury import JuryOpt
-from ._options import PANEL_DATA, PANEL_START, Model, no_pool_with_jury, rule_option
+from ._options import PANEL_DATA, PANEL_START, Model, rule_option
 from ._plan import cost_line
-from ._groups import resolved_run
-from ._progress import with_progress
 from ._protocol_options import K
 from ._tables import print_pool
 
@@ -70,30 +68,26 @@ def judge(
         input=file, model="sim" if model is None or panel else model, protocol=protocol, k=k,
         limit=limit, seed=run.seed,
         **protocol_settings(settings, prompt, sampling, sim=sim_config, base_url=url))
+    groups = RunGroups(run, endpoint, execution, batching, cost)
     if panel is not None:
         from ..jury.run import default_jury_out
         from ._jury import dry_run_jury, run_jury_command
 
-        no_pool_with_jury(pool, endpoint.replicas)
-        price = cost.jury_price()
-        jury_options = judging_run_options(run, endpoint, execution, price=price,
-                                           batch=batching.options())
+        jury_options = groups.jury_options(pool)
         folder = output.out or default_jury_out("judge", config.as_dict(), panel)
         if cost.dry_run:
             dry_run_jury(config, panel, folder, jury_options, f"{file}, protocol {protocol}")
             return
         run_jury_command(config, panel, folder, jury_options, per_item=SHOWN_ROWS)
         return
-    resolved = resolved_run(
+    judged = groups.judged(
         config, model=model, data=file, bundled=file in BUNDLED, prepare=prepare_judge,
         plan=lambda p: (p.selection, p.protocols, f"{p.dataset.name}, "
                         f"{p.selection.n_items} items, protocol {protocol}"),
-        run=run, endpoint=endpoint, executor=execution, batching=batching, cost=cost, pool=pool)
-    if resolved is None:  # --dry-run: the plan is printed
+        pool=pool, execute=run_judge, out=lambda c: output.out or default_judge_out(c))
+    if judged is None:  # --dry-run: the plan is printed
         return
-    config, _, _, options = resolved
-    result = with_progress(run_judge, config, output.out or default_judge_out(config),
-                           options=options)
+    result, _ = judged
     print_judge_result(result)
     print_warnings(result)
     cost_line(result)
@@ -110,7 +104,7 @@ def print_judge_result(result: JudgeResult) -> None:
     from ._tables import first_shown_line, length_line
 
     s = result.summary
-    judge_name = f"SIMULATED ({s.bench.model})" if result.simulated else result.judge
+    judge_name = judged_by(result, s.bench.model)
     pairwise = s.bench.task == "pairwise"
     # item ids, file and model names are the user's text: never rich markup ("[/]"), and
     # control characters in them are shown as escapes (jurybox.terminal)

@@ -14,15 +14,13 @@ from ..limits import MAX_SEEDS, MIN_UNITS_FOR_CI
 from ..reports.notes import (ALIGNMENT_CAPTION, error_change, few_raters_note, mean_ci_cell,
                              shortfall_note, similarity_text, versus_aggregate)
 from ..terminal import data, safe_text
-from ._common import console, default_out, exit_for_status, fail_cleanly
-from ._progress import with_progress
+from ._common import console, default_out, exit_for_status, fail_cleanly, judged_by
 from ._fit import print_table
 from ._plan import cost_line
-from ._groups import resolved_run
 from ._tables import print_pool
 from ._compose import option_groups
 from ._groups import (BatchFlags, CostOptions, EndpointOptions, ExecutorOptions, OutputOptions,
-                      RunFlags, SimSeedOption)
+                      RunFlags, RunGroups, SimSeedOption)
 from ._options import PANEL_DATA, PANEL_PROTOCOL, PANEL_START, Model, rule_option
 
 if TYPE_CHECKING:
@@ -168,21 +166,20 @@ def personalize(
         seed=run.seed, group_field=group_field or ("passage_id" if ratings == "squality" else None),
         base_url=url, sim=SimConfig(bias="none", seed=sim.sim_seed),
         answer_format=cast("RubricAnswerFormat", answer_format))
-    resolved = resolved_run(
+    judged = RunGroups(run, endpoint, execution, batching, cost).judged(
         config, model=model, data=ratings,
         bundled=ratings in BUNDLED_RATINGS and items in BUNDLED_ITEMS,
         prepare=prepare_personalize,
         plan=lambda p: (p.units, p.judges, f"{Path(config.ratings).name}, {len(p.units)} (rater, "
                         f"item) units, {len(p.judges)} judges"),
-        run=run, endpoint=endpoint, executor=execution, batching=batching, cost=cost, pool=pool)
-    if resolved is None:  # --dry-run: the plan is printed
+        pool=pool, execute=run_personalize,
+        out=lambda c: output.out or default_out("personalize",
+                                                {**c.as_dict(), "dataset": c.ratings}))
+    if judged is None:  # --dry-run: the plan is printed
         return
-    config, model, _, options = resolved
-    out = output.out or default_out("personalize", {**config.as_dict(), "dataset": config.ratings})
-    result = with_progress(run_personalize, config, out, options=options)
-    judge = f"SIMULATED ({model})" if result.simulated else result.judge
+    result, model = judged
     print_personalize(result, f"{Path(config.ratings).name}: {result.summary.n_units} "
-                              f"(rater, item) units, judge: {judge}")
+                              f"(rater, item) units, judge: {judged_by(result, model)}")
     cost_line(result)
     exit_for_status(result)
 

@@ -11,10 +11,10 @@ from ._common import console, fail_cleanly, print_warnings
 from ._compose import option_groups
 from ._fit import print_table
 from ._groups import (BatchFlags, CostOptions, EndpointOptions, ExecutorOptions, OutputOptions,
-                      PromptOptions, ProtocolOptions, RunFlags, SamplingOptions, SimOptions,
-                      protocol_settings, resolved_run)
+                      PromptOptions, ProtocolOptions, RunFlags, RunGroups, SamplingOptions,
+                      SimOptions, protocol_settings)
 from ._jury import JuryOpt
-from ._options import PANEL_DATA, PANEL_START, PANEL_STATS, Model, no_pool_with_jury
+from ._options import PANEL_DATA, PANEL_START, PANEL_STATS, Model
 from ._plan import cost_line
 from ._progress import with_progress
 
@@ -90,23 +90,21 @@ def rank(
     from ._jury import jury_for
 
     panel = jury_for(jury, model)
+    groups = RunGroups(run, endpoint, execution, batching, cost)
     if panel is not None:
         _rank_jury(source, out, panel, protocol=protocol, pairing=pairing, budget=budget,
-                   baseline=baseline, rounds=rounds, prompt=prompt, run=run, endpoint=endpoint,
-                   settings=settings, sampling=sampling, sim=sim, cost=cost,
-                   batching=batching, execution=execution)
+                   baseline=baseline, rounds=rounds, prompt=prompt, settings=settings,
+                   sampling=sampling, sim=sim, groups=groups)
         return
     _rank_live(source, out, model=model, protocol=protocol, pairing=pairing, budget=budget,
-               baseline=baseline, rounds=rounds, prompt=prompt, run=run, endpoint=endpoint,
-               settings=settings, sampling=sampling, sim=sim, cost=cost, batching=batching,
-               execution=execution)
+               baseline=baseline, rounds=rounds, prompt=prompt, settings=settings,
+               sampling=sampling, sim=sim, groups=groups)
 
 
 def _rank_live(source: Path, out: Path, *, model: str | None, protocol: str, pairing: str,
                budget: int | None, baseline: str | None, rounds: int, prompt: PromptOptions,
-               run: RunFlags, endpoint: EndpointOptions, settings: ProtocolOptions,
-               sampling: SamplingOptions, sim: SimOptions, cost: CostOptions,
-               batching: BatchFlags, execution: ExecutorOptions) -> None:
+               settings: ProtocolOptions, sampling: SamplingOptions, sim: SimOptions,
+               groups: RunGroups) -> None:
     """Plan the pairs, judge them into OUT/judge, rank the decisions."""
     import tempfile
 
@@ -119,27 +117,26 @@ def _rank_live(source: Path, out: Path, *, model: str | None, protocol: str, pai
     if getattr(protocol_class(protocol), "task", None) != "pairwise":
         raise ConfigError(f"--protocol {protocol!r} is not a pairwise protocol: rank judges "
                           f"pairs (both-orders, pairwise, keyed, apoc)")
+    seed = groups.run.seed
     outputs, pairs = plan(source, pairing=pairing,  # type: ignore[arg-type]
-                          baseline=baseline, budget=budget, seed=run.seed)
-    url, pool = endpoint.split()
+                          baseline=baseline, budget=budget, seed=seed)
+    url, pool = groups.endpoint.split()
     with tempfile.TemporaryDirectory() as scratch:
-        where = Path(scratch) if cost.dry_run else out
+        where = Path(scratch) if groups.cost.dry_run else out
         config = JudgeConfig(input=str(pairs_file(pairs, where)),
                              model="sim" if model is None else model, protocol=protocol,
-                             seed=run.seed, **protocol_settings(settings, prompt, sampling,
-                                                                sim=sim.config(), base_url=url))
-        resolved = resolved_run(
+                             seed=seed, **protocol_settings(settings, prompt, sampling,
+                                                            sim=sim.config(), base_url=url))
+        judged = groups.judged(
             config, model=model, data=str(source), bundled=False, prepare=prepare_judge,
             plan=lambda p: (p.selection, p.protocols, f"{source.name}: {len(pairs)} pairs of "
                             f"{len(outputs.systems)} systems, protocol {protocol}"),
-            run=run, endpoint=endpoint, executor=execution, batching=batching, cost=cost,
-            pool=pool)
-        if resolved is None:  # --dry-run: the plan is printed
+            pool=pool, execute=run_judge, out=lambda c: out / JUDGE_FOLDER)
+        if judged is None:  # --dry-run: the plan is printed
             return
-        config, model, _, options = resolved
-        result = with_progress(run_judge, config, out / JUDGE_FOLDER, options=options)
+        result, judge = judged
     ranked = rank_judged(source, out, pairs, outputs, baseline=baseline, rounds=rounds,
-                         seed=run.seed, judge=str(model), protocol=protocol,
+                         seed=seed, judge=judge, protocol=protocol,
                          simulated=result.simulated)
     print_ranking(ranked, simulated_note=False)
     print_warnings(result)
@@ -148,25 +145,21 @@ def _rank_live(source: Path, out: Path, *, model: str | None, protocol: str, pai
 
 def _rank_jury(source: Path, out: Path, panel: Any, *, protocol: str, pairing: str,
                budget: int | None, baseline: str | None, rounds: int, prompt: PromptOptions,
-               run: RunFlags, endpoint: EndpointOptions, settings: ProtocolOptions,
-               sampling: SamplingOptions, sim: SimOptions, cost: CostOptions,
-               batching: BatchFlags, execution: ExecutorOptions) -> None:
+               settings: ProtocolOptions, sampling: SamplingOptions, sim: SimOptions,
+               groups: RunGroups) -> None:
     """A jury judges the planned pairs into OUT/judge (a jury's folder); rank its votes."""
     from ..errors import ConfigError
     from ..leaderboard.run import rank as rank_path
-    from ._groups import judging_run_options
 
-    if cost.dry_run:
+    if groups.cost.dry_run:
         raise ConfigError("--dry-run prices one judge's ranking; a jury's: price it with "
                           "jurybox judge OUT/pairs.jsonl --jury FILE --dry-run")
-    url, pool = endpoint.split()
-    no_pool_with_jury(pool, endpoint.replicas)
-    options = judging_run_options(run, endpoint, execution, price=cost.jury_price(),
-                                  batch=batching.options())
+    url, pool = groups.endpoint.split()
+    options = groups.jury_options(pool)
     sim_config = sim.config()
     ranked = with_progress(
         rank_path, source, baseline=baseline, jury=panel, protocol=protocol,
-        pairing=pairing, budget=budget, rounds=rounds, seed=run.seed, out=out,
+        pairing=pairing, budget=budget, rounds=rounds, seed=groups.run.seed, out=out,
         options=options, **protocol_settings(settings, prompt, sampling, sim=sim_config,
                                              base_url=url))
     print_ranking(ranked)
