@@ -61,6 +61,7 @@ STRENGTHS: dict[str, float] = {"base": 1000.0, "s1050": 1050.0, "s950": 950.0,
                                "s1120": 1120.0, "s880": 880.0}
 BASELINE = "base"
 PROTOCOLS = ("one order", "both orders")
+FITS = ("plain", "first-shown")
 
 
 def _sigmoid(x: np.ndarray | float) -> np.ndarray:
@@ -152,12 +153,14 @@ class RunResult:
 
 
 def one_run(run: int, *, seed: int, protocol: str, bias: float, prompts: int, design: str,
-            rounds: int) -> RunResult:
+            rounds: int, first_shown: bool = False) -> RunResult:
     """Simulate run ``run`` of a condition and fit BT with ``rounds`` bootstrap rounds (the
-    judge's draws seeded by (seed, run, protocol, bias); the bootstrap's by run)."""
+    judge's draws seeded by (seed, run, protocol, bias); the bootstrap's by run), with the
+    first-shown term when ``first_shown`` (same data as without)."""
     sim_seed = [seed, run, PROTOCOLS.index(protocol), int(round(bias * 1000))]
     data = simulate(sim_seed, protocol=protocol, bias=bias, prompts=prompts, design=design)
-    fit = fit_bradley_terry(data, BASELINE, rounds=rounds, seed=seed * 100_003 + run)
+    fit = fit_bradley_terry(data, BASELINE, rounds=rounds, seed=seed * 100_003 + run,
+                            first_shown=first_shown)
     systems = fit.systems
     return RunResult(systems,
                      np.array([fit[s].score for s in systems]),
@@ -185,6 +188,9 @@ def main() -> None:
                         help="position biases (logits)")
     parser.add_argument("--design", choices=["baseline", "all-pairs"], default="baseline")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes")
+    parser.add_argument("--fits", nargs="+", choices=FITS, default=list(FITS),
+                        help="plain BT, and BT with the first-shown term (fit_bradley_terry's "
+                             "first_shown=True)")
     args = parser.parse_args()
 
     print(f"BT CI coverage: {args.runs} runs per condition, {args.prompts} prompts, design "
@@ -200,27 +206,33 @@ def main() -> None:
     total = time.perf_counter()
     executor = ProcessPoolExecutor(args.jobs) if args.jobs > 1 else None
     try:
-        for protocol in PROTOCOLS:
-            for bias in args.biases:
-                start = time.perf_counter()
-                jobs = [dict(run=r, seed=args.seed, protocol=protocol, bias=bias,
-                             prompts=args.prompts, design=args.design, rounds=args.rounds)
-                        for r in range(args.runs)]
-                results = (list(executor.map(_run_star, jobs, chunksize=4)) if executor
-                           else [one_run(**j) for j in jobs])
-                seconds = time.perf_counter() - start
-                _print_condition(protocol, bias, results, args.design)
-                print(f"{'':11} ({args.runs} runs in {seconds:.1f} s, "
-                      f"{1000 * seconds / args.runs:.0f} ms a run)")
+        for fit in args.fits:
+            print(f"fit: {fit}" + (" (target = truth: the term models the bias)"
+                                   if fit == "first-shown" else ""))
+            for protocol in PROTOCOLS:
+                for bias in args.biases:
+                    start = time.perf_counter()
+                    jobs = [dict(run=r, seed=args.seed, protocol=protocol, bias=bias,
+                                 prompts=args.prompts, design=args.design, rounds=args.rounds,
+                                 first_shown=fit == "first-shown")
+                            for r in range(args.runs)]
+                    results = (list(executor.map(_run_star, jobs, chunksize=4)) if executor
+                               else [one_run(**j) for j in jobs])
+                    seconds = time.perf_counter() - start
+                    _print_condition(protocol, bias, results, args.design,
+                                     plain=fit == "plain")
+                    print(f"{'':11} ({args.runs} runs in {seconds:.1f} s, "
+                          f"{1000 * seconds / args.runs:.0f} ms a run)")
     finally:
         if executor:
             executor.shutdown()
     print(f"total {time.perf_counter() - total:.1f} s")
 
 
-def _print_condition(protocol: str, bias: float, results: list[RunResult], design: str) -> None:
+def _print_condition(protocol: str, bias: float, results: list[RunResult], design: str, *,
+                     plain: bool = True) -> None:
     systems = results[0].systems
-    target = bt_target(bias, design)
+    target = bt_target(bias, design) if plain else STRENGTHS
     score = np.stack([r.score for r in results])
     low = np.stack([r.low for r in results])
     high = np.stack([r.high for r in results])

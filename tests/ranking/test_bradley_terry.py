@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from jurybox.ranking import (ELO_PER_LOGIT, Comparison, Comparisons, fit_bradley_terry,
+from jurybox.ranking import (ELO_PER_LOGIT, Comparison, Comparisons, OrderVerdict,
+                             fit_bradley_terry,
                              rank_intervals)
 from jurybox.stats.interval import ConfidenceInterval
 
@@ -135,3 +136,34 @@ def test_rank_intervals_of_a_fit():
     assert bt["x"].rank_ci == (1, 1)
     assert bt["x"].rank == 1
     assert {bt["y"].rank_ci, bt["base"].rank_ci} <= {(2, 3)}
+
+
+def _ordered_pairs() -> Comparisons:
+    # A shown first: A wins 9 of 10; B shown first: A wins 5 of 10
+    rows = []
+    for p in range(10):
+        y1, y2 = float(p < 9), float(p < 5)
+        rows.append(Comparison(f"p{p}", "A", "B", (y1 + y2) / 2,
+                               orders=(OrderVerdict("A", y1), OrderVerdict("B", y2))))
+    return Comparisons.of(rows)
+
+
+def test_first_shown_term_hand_computed():
+    # sigmoid(d + g) = 0.9 and sigmoid(-d + g) = 0.5 (B first, B wins half): d = g = ln(9)/2
+    fit = fit_bradley_terry(_ordered_pairs(), "B", rounds=20, first_shown=True)
+    assert fit.first_shown == pytest.approx(math.log(9) / 2, abs=1e-5)
+    assert fit["A"].score == pytest.approx(1000 + ELO_PER_LOGIT * math.log(9) / 2, abs=1e-3)
+    assert fit.first_shown_ci is not None and fit.first_shown_ci.low < fit.first_shown
+    # plain BT: A's mean share 0.7, so logit(0.7) = 147.19 Elo above B; no term reported
+    plain = fit_bradley_terry(_ordered_pairs(), "B", rounds=20)
+    assert plain["A"].score == pytest.approx(1000 + ELO_PER_LOGIT * math.log(0.7 / 0.3),
+                                             abs=1e-3)
+    assert plain.first_shown is None and plain.first_shown_ci is None
+
+
+def test_first_shown_term_without_recorded_orders_is_zero_and_changes_nothing():
+    rows = [Comparison(f"p{p}", "A", "B", float(p < 7)) for p in range(10)]
+    plain = fit_bradley_terry(Comparisons.of(rows), "B", rounds=10)
+    term = fit_bradley_terry(Comparisons.of(rows), "B", rounds=10, first_shown=True)
+    assert term.first_shown == pytest.approx(0.0, abs=1e-9)
+    assert term["A"].score == pytest.approx(plain["A"].score, abs=1e-6)

@@ -92,3 +92,16 @@ def test_with_bias_plain_bt_converges_to_the_target_not_the_truth():
         assert abs(truth - target[name]) > 20
         assert fit[name].score == pytest.approx(target[name], abs=15)  # ~3 SE of 5 Elo
         assert abs(fit[name].score - 1000) < abs(truth - 1000) - 5
+
+
+@pytest.mark.parametrize("protocol", ["one order", "both orders"])
+def test_with_bias_the_first_shown_term_recovers_the_truth_and_the_bias(protocol):
+    # the same data as above: with the term the estimate sits on the truth, not the target
+    data = cov.simulate(3, protocol=protocol, bias=1.0, prompts=3000)
+    fit = fit_bradley_terry(data, "base", rounds=1, first_shown=True)
+    target = cov.bt_target(1.0)
+    for name in ("s1120", "s880"):
+        truth = cov.STRENGTHS[name]
+        assert fit[name].score == pytest.approx(truth, abs=15)  # ~3 SE; the target is 25 off
+        assert abs(fit[name].score - target[name]) > abs(fit[name].score - truth)
+    assert fit.first_shown == pytest.approx(1.0, abs=0.1)

@@ -82,6 +82,10 @@ class BradleyTerry:
         samples: shape (rounds, systems), the Elo scores of each round in the order of
             ``systems`` (NaN for a system that no drawn comparison connects to the anchor).
         systems: the systems' names, the columns of ``samples`` (sorted).
+        first_shown: with ``first_shown=True``, the fitted advantage of the output shown
+            first (logits: the judge's position bias; 0 none, positive favours the first
+            shown; times :data:`ELO_PER_LOGIT` for Elo points); None otherwise.
+        first_shown_ci: its bootstrap percentile interval (logits); None otherwise.
     """
 
     scores: tuple[BTScore, ...]
@@ -91,6 +95,8 @@ class BradleyTerry:
     confidence: float
     systems: tuple[str, ...]
     samples: np.ndarray = field(repr=False, compare=False)
+    first_shown: float | None = field(default=None, kw_only=True)
+    first_shown_ci: ConfidenceInterval | None = field(default=None, kw_only=True)
 
     def __getitem__(self, system: str) -> BTScore:
         """The score of ``system``. Raises KeyError: no such system."""
@@ -126,8 +132,19 @@ def rank_intervals(cis: list[ConfidenceInterval] | tuple[ConfidenceInterval, ...
 
 def fit_bradley_terry(comparisons: Comparisons, baseline: str | None = None, *,
                   rounds: int = DEFAULT_ROUNDS, seed: int = 0,
-                  confidence: float = 0.95) -> BradleyTerry:
+                  confidence: float = 0.95, first_shown: bool = False) -> BradleyTerry:
     """Bradley-Terry scores of every system, with prompt-bootstrap CIs.
+
+    With ``first_shown``, the fit has one more term, the advantage ``gamma`` of the output
+    shown first: each recorded order verdict is a row of its own, the first-shown system
+    ``f`` beating the other ``s`` with probability ``sigmoid(beta_f - beta_s + gamma)``
+    (the Bradley-Terry model with an order effect: Davidson & Beaver 1977, "On extending the
+    Bradley-Terry model to incorporate within-pair order effects", Biometrics 33: 693-702;
+    Agresti 2013, *Categorical Data Analysis*, 3rd ed., section 11.6.3, the "home-team
+    advantage"). Under a judge's position bias, plain BT scores are pulled toward the
+    baseline (each comparison's expected outcome is the mean over the orders, closer to
+    0.5); this term removes that pull. A comparison without recorded orders is one row
+    without the term (``gamma`` does not apply).
 
     Args:
         comparisons: the judged pairs (any pairing: against a baseline, all pairs, sampled).
@@ -137,6 +154,8 @@ def fit_bradley_terry(comparisons: Comparisons, baseline: str | None = None, *,
             drawn with replacement, :func:`~jurybox.ranking.bootstrap.prompt_counts`).
         seed: the bootstrap's seed (same seed, same prompts drawn, same CIs).
         confidence: level of the percentile intervals.
+        first_shown: fit the first-shown advantage (above) from the comparisons' order
+            verdicts (:attr:`Comparison.orders`).
 
     Returns:
         a :class:`BradleyTerry`.
@@ -146,7 +165,7 @@ def fit_bradley_terry(comparisons: Comparisons, baseline: str | None = None, *,
         ValueError: a system that no chain of comparisons connects to the others (the
             message names it: its score is not defined), or fewer than two systems.
     """
-    setup = _fit_start(comparisons, baseline)
+    setup = _fit_start(comparisons, baseline, by_order=first_shown)
     systems, ref, anchor, pairs = setup.systems, setup.ref, setup.anchor, setup.pairs
     lo_share, hi_share, k = setup.lo_share, setup.hi_share, len(systems)
     design = _pair_design(pairs, k, anchor)
@@ -158,14 +177,19 @@ def fit_bradley_terry(comparisons: Comparisons, baseline: str | None = None, *,
     counts = prompt_counts(len(comparisons.prompts), rounds, seed).astype(float)
     lo_r = np.asarray((lo_share.T @ counts.T).T)  # (rounds, pairs)
     hi_r = np.asarray((hi_share.T @ counts.T).T)
-    betas = np.full((rounds, k), math.nan)
+    betas = np.full((rounds, len(beta)), math.nan)
     fitter = _Fitter(tol=1e-8, solver=_solver(k))
     for r in range(rounds):
         b = _fit_pairs(design, lo_r[r], hi_r[r], anchor, k, fitter=fitter, start=beta)
-        betas[r] = setup.reached(b, lo_r[r] + hi_r[r])
+        betas[r, :k] = setup.reached(b[:k], lo_r[r] + hi_r[r])
+        betas[r, k:] = b[k:]
 
-    scores, samples = _bt_scores(comparisons, beta, betas, ref, confidence)
-    return BradleyTerry(scores, baseline, rounds, seed, confidence, systems, samples)
+    scores, samples = _bt_scores(comparisons, beta[:k], betas[:, :k], ref, confidence)
+    if not first_shown:
+        return BradleyTerry(scores, baseline, rounds, seed, confidence, systems, samples)
+    return BradleyTerry(scores, baseline, rounds, seed, confidence, systems, samples,
+                        first_shown=float(beta[k]),
+                        first_shown_ci=percentile_ci(betas[:, k], confidence))
 
 
 class _FitStart(NamedTuple):
@@ -175,7 +199,7 @@ class _FitStart(NamedTuple):
         systems: the systems' names (sorted).
         ref: the baseline's index, or None (the mean anchor).
         anchor: the system whose coefficient is fixed at 0 (the baseline, else the first).
-        pairs, lo_share, hi_share: as :func:`_pair_sums`.
+        pairs, lo_share, hi_share: as :func:`_pair_sums` (or :func:`_order_sums`).
     """
 
     systems: tuple[str, ...]
@@ -196,8 +220,10 @@ class _FitStart(NamedTuple):
         return beta
 
 
-def _fit_start(comparisons: Comparisons, baseline: str | None) -> _FitStart:
-    """The systems, the baseline's index and the pairs met of ``comparisons``.
+def _fit_start(comparisons: Comparisons, baseline: str | None, *,
+               by_order: bool = False) -> _FitStart:
+    """The systems, the baseline's index and the pairs met of ``comparisons`` (with
+    ``by_order``, one row per order verdict: :func:`_order_sums`).
 
     Raises:
         KeyError: ``baseline`` names no system.
@@ -205,7 +231,7 @@ def _fit_start(comparisons: Comparisons, baseline: str | None) -> _FitStart:
     """
     systems = comparisons.systems
     ref = comparisons.system_index(baseline) if baseline is not None else None
-    pairs, lo_share, hi_share = _pair_sums(comparisons)
+    pairs, lo_share, hi_share = (_order_sums if by_order else _pair_sums)(comparisons)
     _check_connected(systems, pairs, ref)
     return _FitStart(systems, ref, 0 if ref is None else ref, pairs, lo_share, hi_share)
 
@@ -261,6 +287,42 @@ def _pair_sums(comparisons: Comparisons) -> tuple[np.ndarray, Any, Any]:
     return pairs, lo_share, hi_share
 
 
+def _order_sums(comparisons: Comparisons) -> tuple[np.ndarray, Any, Any]:
+    """As :func:`_pair_sums`, one row per order verdict (a comparison without recorded
+    orders: one row of its outcome), keyed by the pair and which side was shown first.
+
+    Returns:
+        pairs: shape (P, 3), int: (lo, hi, side), side +1 lo shown first, -1 hi shown
+            first, 0 not recorded.
+        lo_share, hi_share: sparse (n_prompts, P), as :func:`_pair_sums`.
+    """
+    index = {name: i for i, name in enumerate(comparisons.systems)}
+    k = len(comparisons.systems)
+    lo_l: list[int] = []
+    hi_l: list[int] = []
+    side_l: list[int] = []
+    y_l: list[float] = []
+    prompt_l: list[int] = []
+    for r, row in enumerate(comparisons.rows):
+        a, b = index[row.a], index[row.b]
+        lo, hi = min(a, b), max(a, b)
+        views = [(order.first, order.outcome) for order in row.orders] or [(None, row.outcome)]
+        for first, y in views:
+            lo_l.append(lo)
+            hi_l.append(hi)
+            side_l.append(0 if first is None else 1 if index[first] == lo else -1)
+            y_l.append(y if a < b else 1.0 - y)
+            prompt_l.append(int(comparisons.prompt[r]))
+    lo_a, hi_a, side = np.array(lo_l), np.array(hi_l), np.array(side_l)
+    keys, pair_of = np.unique((lo_a * k + hi_a) * 3 + side + 1, return_inverse=True)
+    pairs = np.stack([keys // 3 // k, keys // 3 % k, keys % 3 - 1], axis=1)
+    shape = (len(comparisons.prompts), len(keys))
+    y_lo = np.array(y_l)
+    lo_share = sparse.csr_matrix((y_lo, (prompt_l, pair_of)), shape=shape)
+    hi_share = sparse.csr_matrix((1.0 - y_lo, (prompt_l, pair_of)), shape=shape)
+    return pairs, lo_share, hi_share
+
+
 def _check_connected(systems: tuple[str, ...], pairs: np.ndarray, ref: int | None) -> None:
     """Raise ValueError naming the systems not connected to ``ref`` (or to the largest group
     of connected systems when ``ref`` is None)."""
@@ -291,12 +353,15 @@ def _reachable(pairs: np.ndarray, weight: np.ndarray, k: int, ref: int) -> np.nd
 
 def _pair_design(pairs: np.ndarray, k: int, anchor: int) -> np.ndarray:
     """Shape (2P, k - 1): +1 for lo, -1 for hi, the anchor's column left out (its beta is 0);
-    rows twice (label 1 then label 0)."""
+    rows twice (label 1 then label 0). Pairs with a side column (:func:`_order_sums`): one
+    more column, the side (the first-shown term)."""
     x = np.zeros((len(pairs), k))
     rows = np.arange(len(pairs))
     x[rows, pairs[:, 0]] = 1.0
     x[rows, pairs[:, 1]] = -1.0
     x = np.delete(x, anchor, axis=1)
+    if pairs.shape[1] == 3:
+        x = np.column_stack([x, pairs[:, 2].astype(float)])
     return np.vstack([x, x])
 
 
@@ -337,7 +402,8 @@ class _Fitter:
 def _fit_pairs(design: np.ndarray, lo_w: np.ndarray, hi_w: np.ndarray, anchor: int, k: int, *,
                tol: float = 1e-8, fitter: _Fitter | None = None,
                start: np.ndarray | None = None) -> np.ndarray:
-    """Coefficients beta (shape (k,), logits, beta[anchor] = 0) of the collapsed pair rows."""
+    """Coefficients beta (shape (k,), logits, beta[anchor] = 0) of the collapsed pair rows;
+    (k + 1,) with the first-shown term last when the design has its column."""
     p = len(lo_w)
     label = np.concatenate([np.ones(p), np.zeros(p)])
     weight = np.concatenate([lo_w, hi_w])
