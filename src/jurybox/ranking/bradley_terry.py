@@ -306,8 +306,8 @@ def _order_sums(comparisons: Comparisons) -> tuple[np.ndarray, Any, Any]:
     for r, row in enumerate(comparisons.rows):
         a, b = index[row.a], index[row.b]
         lo, hi = min(a, b), max(a, b)
-        views = [(order.first, order.outcome) for order in row.orders] or [(None, row.outcome)]
-        for first, y in views:
+        views: list[tuple[str | None, float]] = [(o.first, o.outcome) for o in row.orders]
+        for first, y in views or [(None, row.outcome)]:
             lo_l.append(lo)
             hi_l.append(hi)
             side_l.append(0 if first is None else 1 if index[first] == lo else -1)
