@@ -2,8 +2,10 @@
 
 Per system: the win rate against the baseline (ties half), AlpacaEval's length-controlled win
 rate (where lengths are known), the Bradley-Terry score (Elo points, baseline 1000) with its
-rank interval, and the style-controlled score (length, and markdown where texts are known);
-per pair of systems the win rate and the judge's order-flip and first-shown rates. Every CI is
+rank interval, the style-controlled score (length, and markdown where texts are known) and,
+where the judge saw pairs in both orders, the Bradley-Terry score adjusted for its position
+bias (a first-shown term: :func:`~jurybox.ranking.fit_bradley_terry`'s ``first_shown``); per
+pair of systems the win rate and the judge's order-flip and first-shown rates. Every CI is
 a 95% percentile interval from one prompt bootstrap (the same prompts drawn for every figure).
 """
 
@@ -41,6 +43,8 @@ class SystemRow:
     rank_ci: tuple[int, int] | None = None
     bt_style: float | None = None
     bt_style_ci: ConfidenceInterval | None = None
+    bt_adjusted: float | None = None
+    bt_adjusted_ci: ConfidenceInterval | None = None
 
 
 @dataclass(frozen=True)
@@ -55,6 +59,8 @@ class Leaderboard:
         matrix: win rates between every pair that met.
         order: the judge's order effects, per pair and pooled (None: one order recorded).
         bradley_terry, style: the fits (None where not made).
+        adjusted: the Bradley-Terry fit with a first-shown term (its ``first_shown``: the
+            judge's position bias in logits), or None: no pair was seen with each side first.
         lc_note, notes: why a figure is missing, what a fit left out.
         rounds, seed, confidence: of the bootstrap.
         source: what was ranked (a file, a folder, a live run).
@@ -76,6 +82,7 @@ class Leaderboard:
     source: str = ""
     judge: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    adjusted: BradleyTerry | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """summary.json's content (``systems``: one object per system; CIs as [low, high])."""
@@ -86,7 +93,8 @@ class Leaderboard:
                  "win_rate_ci": ci(r.win_rate_ci), "lc_win_rate": _num(r.lc_win_rate),
                  "lc_win_rate_ci": ci(r.lc_win_rate_ci), "bt": _num(r.bt), "bt_ci": ci(r.bt_ci),
                  "rank": r.rank, "rank_ci": list(r.rank_ci) if r.rank_ci else None,
-                 "bt_style": _num(r.bt_style), "bt_style_ci": ci(r.bt_style_ci)}
+                 "bt_style": _num(r.bt_style), "bt_style_ci": ci(r.bt_style_ci),
+                 "bt_adjusted": _num(r.bt_adjusted), "bt_adjusted_ci": ci(r.bt_adjusted_ci)}
                 for r in self.systems]
         k = len(self.matrix.systems)
         matrix = {"systems": list(self.matrix.systems),
@@ -108,6 +116,9 @@ class Leaderboard:
                 "source": self.source, "n_comparisons": self.n_comparisons,
                 "n_failed": self.n_failed, "n_prompts": self.n_prompts, "systems": rows,
                 "matrix": matrix, "order": order, "style": style, "notes": list(self.notes),
+                "first_shown": None if self.adjusted is None else {
+                    "logits": _num(self.adjusted.first_shown),
+                    "ci": ci(self.adjusted.first_shown_ci)},
                 "bootstrap": {"rounds": self.rounds, "seed": self.seed,
                               "confidence": self.confidence, "resamples": "prompts"},
                 **self.extra}
@@ -161,6 +172,12 @@ def leaderboard(comparisons: Comparisons, baseline: str | None = None, *,
         notes.append("no length-controlled win rates: some outputs' lengths are not known")
     with_orders = any(len(r.orders) >= 2 for r in comparisons.rows)
     order = order_effects(comparisons, confidence=confidence) if with_orders else None
+    adjusted = None
+    if _both_sides_first(comparisons):
+        adjusted = fit_bradley_terry(comparisons, baseline, rounds=rounds, seed=seed,
+                                     confidence=confidence, first_shown=True)
+        notes.append(_first_shown_note(adjusted))
+    adjusted_of = {s.system: s for s in adjusted.scores} if adjusted is not None else {}
     n_of = {s: 0 for s in comparisons.systems}
     for row in comparisons.rows:
         n_of[row.a] += 1
@@ -174,18 +191,44 @@ def leaderboard(comparisons: Comparisons, baseline: str | None = None, *,
             rate = next((r for r in rates.rates if r.system == name), None)
         lc_value = lc.get(name)
         s = styled.get(name)
+        adj = adjusted_of.get(name)
         rows.append(SystemRow(
             name=name, n=n_of[name], win_rate=rate.win_rate if rate else None,
             win_rate_ci=rate.ci if rate else None,
             lc_win_rate=lc_value[0] if lc_value else None,
             lc_win_rate_ci=lc_value[1] if lc_value else None,
             bt=score.score, bt_ci=score.ci, rank=score.rank, rank_ci=score.rank_ci,
-            bt_style=s.score if s else None, bt_style_ci=s.ci if s else None))
+            bt_style=s.score if s else None, bt_style_ci=s.ci if s else None,
+            bt_adjusted=adj.score if adj else None, bt_adjusted_ci=adj.ci if adj else None))
     return Leaderboard(systems=tuple(rows), baseline=baseline, n_comparisons=len(comparisons),
                        n_failed=n_failed, n_prompts=len(comparisons.prompts),
                        matrix=win_rate_matrix(comparisons), order=order, bradley_terry=bt,
                        style=style, notes=tuple(notes), rounds=rounds, seed=seed,
-                       confidence=confidence, source=source, judge=judge)
+                       confidence=confidence, source=source, judge=judge, adjusted=adjusted)
+
+
+def _both_sides_first(comparisons: Comparisons) -> bool:
+    """Whether some pair was shown with each of its two systems first (then the first-shown
+    term is identified: without it, it is confounded with the systems' scores)."""
+    seen: dict[frozenset[str], set[str]] = {}
+    for row in comparisons.rows:
+        firsts = seen.setdefault(frozenset((row.a, row.b)), set())
+        firsts.update(o.first for o in row.orders)
+        if len(firsts) == 2:
+            return True
+    return False
+
+
+def _first_shown_note(fit: BradleyTerry) -> str:
+    """The note saying the judge's fitted position bias and where the adjusted scores are."""
+    from ..ranking.bradley_terry import ELO_PER_LOGIT
+
+    gamma, ci = fit.first_shown or 0.0, fit.first_shown_ci
+    span = "" if ci is None or not math.isfinite(ci.low) else (
+        f"; {100 * fit.confidence:g}% CI {ci.low:+.2f} to {ci.high:+.2f}")
+    return (f"position bias: the output shown first gains {gamma:+.2f} logits "
+            f"({ELO_PER_LOGIT * gamma:+.0f} Elo{span}), fitted from the order verdicts; "
+            f"Bradley-Terry adjusted for it: bt_adjusted (summary.json, leaderboard.csv)")
 
 
 def _any_nan(values: Any) -> bool:

@@ -31,7 +31,8 @@ __all__ = ["RankExport", "SYSTEM_COLUMNS", "export_ranking", "is_rank_dir", "pai
 #: The systems table's columns (and leaderboard.csv's), in order.
 SYSTEM_COLUMNS = ("rank", "rank_low", "rank_high", "name", "n", "win_rate", "win_rate_low",
                   "win_rate_high", "lc_win_rate", "lc_win_rate_low", "lc_win_rate_high", "bt",
-                  "bt_low", "bt_high", "bt_style", "bt_style_low", "bt_style_high")
+                  "bt_low", "bt_high", "bt_style", "bt_style_low", "bt_style_high",
+                  "bt_adjusted", "bt_adjusted_low", "bt_adjusted_high")
 _PAIR_FIRST = ("a", "b", "a_win_rate", "n")
 
 
