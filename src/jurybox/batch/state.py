@@ -55,14 +55,22 @@ class BatchEvent:
 
 @dataclass
 class BatchStats:
-    """What batch mode did this session (run.json's session ``batch``)."""
+    """What batch mode did this session (run.json's session ``batch``; counters that are 0
+    are left out)."""
 
+    #: Batches created at the provider.
     batches: int = 0
+    #: Requests sent in those batches.
     requests: int = 0
+    #: Batches of an earlier session found in flight and followed again.
     reattached: int = 0
+    #: Requests in batches the provider refused.
     rejected: int = 0
+    #: Requests a batch ended without answering (expired, canceled, failed): asked again.
     not_answered: int = 0
+    #: Results naming a request that no batch of this run holds (ignored).
     unknown_results: int = 0
+    #: Requests sent online instead (the batch fallback ``online``).
     online: int = 0
 
     def as_dict(self) -> dict[str, int]:
