@@ -173,3 +173,26 @@ def test_a_jury_ranks_by_its_weighted_vote_with_each_judges_order_effects(tmp_pa
             by_judge["biased"]["first_shown_rate"]) == (8, 100.0, 100.0)
     assert "order effects of judge biased: verdicts flipped with the order for 100.0% of 8" \
         in result.output
+
+
+def test_a_jurys_dry_run_prices_each_judge_on_the_planned_pairs_and_calls_none(tmp_path):
+    # 4 prompts x 2 systems against the baseline = 8 pairs, none identical; both orders: 16
+    # calls per judge; at 1 USD in / 2 USD out per million tokens the served judge's price
+    # is a range, the simulated judge's 0, and nothing is written under --out
+    path = tmp_path / "systems.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in ROWS))
+    asked = []
+    with fake_server(lambda request: asked.append(request) or fair(request)) as url:
+        (tmp_path / "jury.yaml").write_text(
+            f"judges:\n  - {{model: vllm/m, name: served, base_url: '{url}', "
+            f"price_in: 1, price_out: 2}}\n  - {{model: sim, name: simulated}}\n")
+        result = cli.invoke(app, ["rank", str(path), "--jury", str(tmp_path / "jury.yaml"),
+                                  "--baseline", "base", "--dry-run",
+                                  "--out", str(tmp_path / "rank")])
+    assert result.exit_code == 0, result.output
+    assert asked == [] and not (tmp_path / "rank").exists()
+    out = " ".join(result.output.split())
+    assert out.count("8 pairs of 3 systems, protocol both-orders") == 2
+    assert out.count("units: 8 calls: 16") == 2
+    assert "judge served (weight 1):" in out and "judge simulated (weight 1):" in out
+    assert re.search(r"jury of 2 judges: \d+\.\d{4} to \d+\.\d{4} USD", out)

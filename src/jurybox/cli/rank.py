@@ -148,21 +148,45 @@ def _rank_jury(source: Path, out: Path, panel: Any, *, protocol: str, pairing: s
                settings: ProtocolOptions, sampling: SamplingOptions, sim: SimOptions,
                groups: RunGroups) -> None:
     """A jury judges the planned pairs into OUT/judge (a jury's folder); rank its votes."""
-    from ..errors import ConfigError
     from ..leaderboard.run import rank as rank_path
 
-    if groups.cost.dry_run:
-        raise ConfigError("--dry-run prices one judge's ranking; a jury's: price it with "
-                          "jurybox judge OUT/pairs.jsonl --jury FILE --dry-run")
     url, pool = groups.endpoint.split()
     options = groups.jury_options(pool)
     sim_config = sim.config()
+    if groups.cost.dry_run:
+        _dry_run_jury(source, out, panel, protocol=protocol, pairing=pairing, budget=budget,
+                      baseline=baseline, seed=groups.run.seed, options=options,
+                      settings=protocol_settings(settings, prompt, sampling, sim=sim_config,
+                                                 base_url=url))
+        return
     ranked = with_progress(
         rank_path, source, baseline=baseline, jury=panel, protocol=protocol,
         pairing=pairing, budget=budget, rounds=rounds, seed=groups.run.seed, out=out,
         options=options, **protocol_settings(settings, prompt, sampling, sim=sim_config,
                                              base_url=url))
     print_ranking(ranked)
+
+
+def _dry_run_jury(source: Path, out: Path, panel: Any, *, protocol: str, pairing: str,
+                  budget: int | None, baseline: str | None, seed: int, options: Any,
+                  settings: dict[str, Any]) -> None:
+    """Price each judge of the jury on the planned pairs, and the whole jury (no model call;
+    the pairs file goes to a scratch folder, nothing is written under OUT)."""
+    import tempfile
+
+    from ..judging import JudgeConfig
+    from ..leaderboard.live import JUDGE_FOLDER
+    from ..leaderboard.run import pairs_file, plan
+    from ._jury import dry_run_jury
+
+    outputs, pairs = plan(source, pairing=pairing,  # type: ignore[arg-type]
+                          baseline=baseline, budget=budget, seed=seed)
+    with tempfile.TemporaryDirectory() as scratch:
+        config = JudgeConfig(input=str(pairs_file(pairs, Path(scratch))), model="sim",
+                             protocol=protocol, seed=seed, **settings)
+        dry_run_jury(config, panel, out / JUDGE_FOLDER, options,
+                     f"{source.name}: {len(pairs)} pairs of {len(outputs.systems)} systems, "
+                     f"protocol {protocol}")
 
 
 def print_ranking(result: RankResult, *, simulated_note: bool = True) -> None:
