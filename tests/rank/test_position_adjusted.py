@@ -40,3 +40,16 @@ def test_one_fixed_order_cannot_separate_the_bias_so_none_is_fitted():
     assert board.adjusted is None and board.as_dict()["first_shown"] is None
     assert all(r.bt_adjusted is None for r in board.systems)
     assert not any(n.startswith("position bias") for n in board.notes)
+
+
+def test_the_page_shows_the_adjusted_score_only_when_it_was_fitted():
+    from jurybox.reports.leaderboard import render_leaderboard
+
+    fitted = leaderboard(_both_orders(), "B", rounds=50, length_controlled=False).as_dict()
+    page = render_leaderboard(fitted, title="t", what="w")
+    assert "BT, adjusted for position bias" in page
+    assert '<td class="num">1191</td>' in page  # A: 1190.85, hand-solved above
+    rows = [Comparison(f"p{p}", "A", "B", float(p < 7), orders=(OrderVerdict("A", float(p < 7)),))
+            for p in range(10)]
+    fixed = leaderboard(Comparisons.of(rows), "B", rounds=20, length_controlled=False).as_dict()
+    assert "adjusted for position bias" not in render_leaderboard(fixed, title="t", what="w")

@@ -173,6 +173,12 @@ def test_a_jury_ranks_by_its_weighted_vote_with_each_judges_order_effects(tmp_pa
             by_judge["biased"]["first_shown_rate"]) == (8, 100.0, 100.0)
     assert "order effects of judge biased: verdicts flipped with the order for 100.0% of 8" \
         in result.output
+    page = (tmp_path / "rank" / "report.html").read_text()
+    assert "Each judge's order effects" in page
+    assert re.search(r"<td>judge biased, all pairs</td><td class=\"num\">8</td>"
+                     r"<td class=\"num\">100.0</td>", page)
+    assert re.search(r"<td>judge fair, all pairs</td><td class=\"num\">8</td>"
+                     r"<td class=\"num\">0.0</td>", page)
 
 
 def test_a_jurys_dry_run_prices_each_judge_on_the_planned_pairs_and_calls_none(tmp_path):

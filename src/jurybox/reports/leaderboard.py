@@ -44,6 +44,13 @@ def _bars(rows: list[dict[str, Any]]) -> tuple[dict[str, dict[str, float]], floa
     return bars, at(1000.0) if low <= 1000 <= high else -10.0, span
 
 
+def _order_row(label: str, o: dict[str, Any]) -> dict[str, Any]:
+    """One row of the order-effects table: a pair of systems, all pairs, or a jury's judge."""
+    return {"pair": label, "n": o["n_orders"],
+            "flip": _fmt(o.get("flip_rate")), "flip_ci": _ci(o.get("flip_ci")),
+            "first": _fmt(o.get("first_shown_rate")), "first_ci": _ci(o.get("first_shown_ci"))}
+
+
 def render_leaderboard(summary: dict[str, Any], *, title: str, what: str,
                        judge_report: str | None = None) -> str:
     """The page for a ranking's ``summary`` (the dict rank writes to summary.json)."""
@@ -61,25 +68,26 @@ def render_leaderboard(summary: dict[str, Any], *, title: str, what: str,
              "bt": _fmt(r.get("bt"), 0),
              "bt_ci": "anchor" if r["name"] == summary.get("baseline") else
              _ci(r.get("bt_ci"), 0),
-             "style": _fmt(r.get("bt_style"), 0), "bar": bars.get(r["name"])}
+             "style": _fmt(r.get("bt_style"), 0), "adjusted": _fmt(r.get("bt_adjusted"), 0),
+             "adjusted_ci": "anchor" if r["name"] == summary.get("baseline") else
+             _ci(r.get("bt_adjusted_ci"), 0), "bar": bars.get(r["name"])}
             for r in systems]
+    adjusted = any(r.get("bt_adjusted") is not None for r in systems)
     m = summary["matrix"]
     matrix = {"systems": m["systems"], "rows": [
         {"name": name, "cells": [{"text": "" if i == j or m["n"][i][j] == 0 else
                                   _fmt(m["win_rate"][i][j], 0), "n": m["n"][i][j]}
                                  for j in range(len(m["systems"]))]}
         for i, name in enumerate(m["systems"])]}
-    order = [{"pair": "all pairs" if o["a"] == "*" else f"{o['a']} vs {o['b']}",
-              "n": o["n_orders"],
-              "flip": _fmt(o.get("flip_rate")), "flip_ci": _ci(o.get("flip_ci")),
-              "first": _fmt(o.get("first_shown_rate")),
-              "first_ci": _ci(o.get("first_shown_ci"))}
+    order = [_order_row("all pairs" if o["a"] == "*" else f"{o['a']} vs {o['b']}", o)
              for o in summary.get("order") or []]
+    by_judge = summary.get("order_by_judge") or {}
+    order += [_order_row(f"judge {name}, all pairs", o) for name, o in by_judge.items()]
     boot = summary["bootstrap"]
     return env.get_template("leaderboard.html.j2").render(
         title=title, what=what, simulated=bool(summary.get("simulated")),
         baseline=summary.get("baseline"), rows=rows, ref_left=ref_left, matrix=matrix,
-        order=order, notes=summary.get("notes") or [], n_comparisons=summary["n_comparisons"],
+        order=order, by_judge=bool(by_judge), adjusted=adjusted, notes=summary.get("notes") or [], n_comparisons=summary["n_comparisons"],
         n_prompts=summary["n_prompts"], n_failed=summary.get("n_failed", 0),
         confidence=boot["confidence"], rounds=boot["rounds"], seed=boot["seed"],
         judge_report=judge_report, css=asset("report.css"), jurybox_version=__version__,
