@@ -37,6 +37,7 @@ _EXPORTS = {
     "run_judge": "judging", "arun_judge": "judging",
     "judge": "api", "ajudge": "api", "bench": "api", "abench": "api", "personalize": "api",
     "apersonalize": "api", "agreement": "api", "score": "api", "rank": "api",
+    "selective": "api",
 }
 
 __all__ = [
@@ -95,6 +96,7 @@ __all__ = [
     "run_personalize",
     "rank",
     "score",
+    "selective",
 ]
 
 

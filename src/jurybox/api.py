@@ -11,6 +11,9 @@ root names come from here (``jurybox/__init__.py`` re-exports them, loaded on fi
 - :func:`agreement`: raters' agreement (:func:`jurybox.agreement.run_agreement`).
 - :func:`score`: rescore a run's recorded answers with no model call
   (:func:`jurybox.compare.rescore_run`).
+- :func:`rank`: rank systems (:func:`jurybox.leaderboard.run.rank`).
+- :func:`selective`: selective judging with a guarantee of agreement, or a cascade, on
+  recorded judgments (:func:`jurybox.recorded.selective.selective_sets`).
 """
 
 from __future__ import annotations
@@ -29,10 +32,12 @@ if TYPE_CHECKING:
     from .jury import JuryResult
     from .personalize import PersonalizeConfig, PersonalizeResult
     from .leaderboard import RankResult
+    from .recorded import Recording
+    from .recorded.selective import CascadeResult, SelectiveResult
     from .run import RunHooks, RunOptions
 
 __all__ = ["abench", "agreement", "ajudge", "apersonalize", "bench", "judge", "personalize",
-           "rank", "score"]
+           "rank", "score", "selective"]
 
 
 @overload
@@ -224,3 +229,33 @@ def rank(path: str | Path, *, baseline: str | None = None, model: str | None = N
 
     return rank_path(path, baseline=baseline, model=model, out=out, options=options,
                      hooks=hooks, **settings)
+
+
+def selective(recordings: str | Path | list[Recording], *, target: float, delta: float = 0.1,
+              calibration_share: float = 0.5, seed: int = 0, signal: str | None = None,
+              cascade: list[str] | None = None) -> list[SelectiveResult | CascadeResult]:
+    """Selective judging with a guarantee of agreement (Trust or Escalate, Jung et al., ICLR
+    2025), or a cascade of judges, on recorded judgments, with no model call: per (subset,
+    strategy), a threshold calibrated on a seeded share of the items, applied to the rest.
+
+    Args:
+        recordings: a bundled name (``"llmbar"``), a recorded file or LLMBar folder
+            (:func:`jurybox.recorded.read.read_recordings`), or recordings already read.
+        target, delta, calibration_share, seed, signal, cascade: as
+            :func:`jurybox.recorded.selective.selective_sets`.
+
+    Returns:
+        One result per (subset, strategy) that has what was asked for.
+
+    Raises:
+        ValueError, DataError, FileNotFoundError: as ``selective_sets`` and
+            ``read_recordings``.
+    """
+    from .recorded.read import read_recordings
+    from .recorded.selective import selective_sets
+
+    recs = (read_recordings(recordings) if isinstance(recordings, (str, Path))
+            else list(recordings))
+    return selective_sets(recs, target=target, delta=delta,
+                          calibration_share=calibration_share, seed=seed, signal=signal,
+                          cascade=cascade)[0]

@@ -17,6 +17,8 @@ from ._common import console, exit_for_status, fail_cleanly, warn
 from ._progress import BenchProgress
 from ._fit import print_table
 from ._options import PANEL_DATA, PANEL_OUTPUT
+from ._selective import (CascadeOpt, DeltaOpt, ShareOpt, SignalOpt, SplitSeedOpt,
+                         TargetOpt)
 from ._tables import pct
 
 if TYPE_CHECKING:
@@ -221,17 +223,9 @@ def _select(recordings: list[Recording], option: str, values: str | None,
 
 
 def _read_recorded(target: Path, name: str | None) -> list[Recording]:
-    from ..recorded.bundle import load_bundled
-    from ..recorded.jsonl import read_recorded_jsonl
-    from ..recorded.llmbar import read_llmbar_result, read_llmbar_tree
+    from ..recorded.read import read_recordings
 
-    if name is not None:
-        return load_bundled(name)
-    if target.is_dir():
-        return list(read_llmbar_tree(target))
-    if target.suffix == ".json":
-        return [read_llmbar_result(target, texts=False)]
-    return read_recorded_jsonl(target)
+    return read_recordings(name if name is not None else target)
 
 
 def _jsonable(score: object) -> dict:
@@ -328,6 +322,12 @@ def score(
                         ] = None,
     pool: Annotated[bool, _recorded("pool", "also score subsets pooled by folder (LLMBar "
                                     "Adversarial's four subsets as its 319 pairs).")] = True,
+    target_agreement: TargetOpt = None,
+    delta: DeltaOpt = 0.1,
+    calibration_share: ShareOpt = 0.5,
+    signal: SignalOpt = None,
+    cascade: CascadeOpt = None,
+    split_seed: SplitSeedOpt = 0,
 ) -> None:
     """Score judge outputs that already exist, with no model calls: rerun a run's decisions
     from its calls.jsonl with the current parser, score recorded JudgeBench outputs, or
@@ -348,9 +348,15 @@ def score(
         target.is_file() and (target.suffix == ".json" or (
             target.suffix in (".jsonl", ".gz") and looks_recorded(target))))
     filters = {"--subset": subset, "--judge": judge, "--strategy": strategy}
+    selective = {"--signal": signal, "--cascade": cascade}
+    if target_agreement is None and any(v is not None for v in selective.values()):
+        raise ConfigError(f"{', '.join(k for k, v in selective.items() if v is not None)} "
+                          f"choose how selective judging decides: give --target-agreement")
     if not recorded:
         given = [k for k, v in filters.items() if v is not None] + (
-            ["--weights"] if weights is not None else [])
+            ["--weights"] if weights is not None else []) + (
+            ["--target-agreement"] if target_agreement is not None else []) + [
+            k for k, v in selective.items() if v is not None]
         if given:
             raise ConfigError(f"{', '.join(given)} apply to recorded judgments (LLMBar, the "
                               f"generic recorded format), not to {path!r}")
@@ -359,6 +365,13 @@ def score(
         for option, attr in (("--subset", "subset"), ("--judge", "judge"),
                              ("--strategy", "strategy")):
             recordings = _select(recordings, option, filters[option], attr)
+        if target_agreement is not None:
+            from ._selective import SelectiveOptions, print_selective
+
+            print_selective(recordings, SelectiveOptions(
+                target_agreement, delta, calibration_share, signal, cascade, split_seed),
+                out=out)
+            return
         print_recorded(recordings, source=path, out=out, weights=weights, pool=pool)
         return
     if target.is_dir():

@@ -1,0 +1,206 @@
+"""``jurybox score ... --target-agreement``: selective judging and cascades on recorded
+judgments (:mod:`jurybox.recorded.selective`), as terminal tables and summary.json
+``selective``."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, Optional
+
+import typer
+from rich.table import Table
+
+from ..errors import ConfigError
+from ..terminal import data, safe_text
+from ._common import console
+from ._fit import print_table
+from ._panels import PANEL_STATS
+from ._tables import pct
+
+if TYPE_CHECKING:
+    from ..recorded import Recording
+    from ..recorded.selective import CascadeResult, SelectiveResult
+
+__all__ = ["SelectiveOptions", "print_selective"]
+
+
+def _option(name: str, help: str, **kwargs: Any) -> Any:
+    return typer.Option(f"--{name}", envvar=f"JURYBOX_SCORE_{name.upper().replace('-', '_')}",
+                        rich_help_panel=PANEL_STATS, help=f"Selective judging: {help}", **kwargs)
+
+
+TargetOpt = Annotated[Optional[float], _option(
+    "target-agreement", "accept only the verdicts whose agreement with the labels is "
+    "guaranteed at this level, in (0, 1), e.g. 0.85 (Trust or Escalate: the threshold is "
+    "calibrated on a labelled share of each set, then applied to the rest); the output is "
+    "then the selective table only.",
+    metavar="P")]
+DeltaOpt = Annotated[float, _option(
+    "delta", "the probability, over the calibration draw, that the guarantee fails, in "
+    "(0, 1).", metavar="D")]
+ShareOpt = Annotated[float, _option(
+    "calibration-share", "the share of each set's items calibrated on (the rest are judged "
+    "and reported), in (0, 1).", metavar="S")]
+SignalOpt = Annotated[Optional[str], _option(
+    "signal", "the confidence: order:JUDGE (the share of JUDGE's orders naming its "
+    "decision), jury (the share of all judges' order verdicts for their plurality), "
+    "jury:JUDGE (JUDGE's decision, with the jury's share for it), several comma-separated "
+    "or auto (all: delta is split between them, the one accepting the most is used) "
+    "(default: jury where several judges judged a set, else order:JUDGE).", metavar="NAME")]
+CascadeOpt = Annotated[Optional[str], _option(
+    "cascade", "judges cheapest first, comma-separated, e.g. ChatGPT,GPT-4 (a stage may be "
+    "a jury: ChatGPT+LLaMA2+PaLM2): each judge's unsure items go to the next, each stage "
+    "calibrated with an equal share of delta; instead of --signal.", metavar="STAGES")]
+SplitSeedOpt = Annotated[int, _option("split-seed", "the seed of the calibration split.",
+                                      metavar="N")]
+
+
+@dataclass(frozen=True)
+class SelectiveOptions:
+    """What ``--target-agreement`` and its companions ask for."""
+
+    target: float
+    delta: float = 0.1
+    share: float = 0.5
+    signal: str | None = None
+    cascade: str | None = None
+    seed: int = 0
+
+    def check(self) -> None:
+        """Raises ConfigError: a share outside (0, 1); --signal and --cascade together."""
+        for flag, value in (("--target-agreement", self.target), ("--delta", self.delta),
+                            ("--calibration-share", self.share)):
+            if not 0 < value < 1:
+                raise ConfigError(f"{flag} must be in (0, 1), got {value:g}")
+        if self.signal is not None and self.cascade is not None:
+            raise ConfigError("give --signal or --cascade, not both (a cascade's stages are "
+                              "its judges' signals)")
+
+
+def _agree(agreement: float, ci: tuple[float, float]) -> str:
+    if math.isnan(agreement):
+        return "—"
+    return f"{pct(agreement)} [{pct(ci[0])}, {pct(ci[1])}]"
+
+
+def _selective_table(rows: list[SelectiveResult], opts: SelectiveOptions) -> Table:
+    table = Table(title=f"selective judging: target {opts.target:.0%} agreement, delta "
+                  f"{opts.delta:g}, calibrated on {opts.share:.0%} of each set (seed "
+                  f"{opts.seed})", title_justify="left")
+    table.add_column("set, strategy", overflow="fold", max_width=26)
+    table.add_column("signal", overflow="fold", max_width=12)
+    for name in ("thr", "accepted", "agree % [95% CI]"):
+        table.add_column(name, justify="right")
+    for r in rows:
+        rule = r.rules[r.signal] if r.signal else None
+        tried = r.signal or (next(iter(r.rules)) if len(r.rules) == 1 else "any")
+        table.add_row(data(r.subset) + "\n" + data(r.strategy or "-"), data(tried),
+                      "none*" if rule is None or rule.threshold is None
+                      else f"{rule.threshold:.2f}",
+                      f"{r.test.n_accepted}/{r.test.n} ({100 * r.test.coverage:.0f}%)",
+                      _agree(r.test.agreement, r.test.agreement_ci))
+    table.caption = ("thr: the confidence threshold calibrated; none*: cannot certify "
+                     "this agreement on this set: nothing accepted")
+    table.caption_justify = "left"
+    return table
+
+
+def _cascade_table(rows: list[CascadeResult], opts: SelectiveOptions) -> Table:
+    table = Table(title=f"cascade: target {opts.target:.0%} agreement, delta {opts.delta:g} "
+                  f"split between the stages, calibrated on {opts.share:.0%} of each set "
+                  f"(seed {opts.seed})", title_justify="left")
+    table.add_column("set, strategy: stage", overflow="fold", max_width=24)
+    for name in ("asked", "accepted", "agree % [95% CI]", "calls"):
+        table.add_column(name, justify="right")
+    for r in rows:
+        table.add_row(data(f"{r.subset}, {r.strategy}"), style="bold")
+        for s in r.stages:
+            rate = s.agree / s.accepted if s.accepted else math.nan
+            table.add_row(data("  " + s.stage),
+                          str(s.reached), str(s.accepted) if s.rule.certified else "none*",
+                          "—" if math.isnan(rate) else pct(rate), str(s.calls))
+        table.add_row("  all stages", str(r.test.n),
+                      f"{r.test.n_accepted} ({100 * r.test.coverage:.0f}%)",
+                      _agree(r.test.agreement, r.test.agreement_ci),
+                      str(sum(s.calls for s in r.stages)), end_section=True)
+    table.caption = ("asked: test items that reached the stage; none*: the stage could not "
+                     "be certified at its share of delta and accepts nothing; calls: the "
+                     "judge calls its asked items cost")
+    table.caption_justify = "left"
+    return table
+
+
+def _result_json(r: SelectiveResult | CascadeResult) -> dict[str, Any]:
+    from dataclasses import asdict
+
+    out = asdict(r)
+    out["guarantee"] = _sentence(r)
+    return out
+
+
+def _sentence(r: SelectiveResult | CascadeResult) -> str:
+    from ..recorded.selective import SelectiveResult, guarantee_text
+
+    if isinstance(r, SelectiveResult):
+        return guarantee_text(r.target, r.delta, r.signal, r.n_calibration)
+    certified = [s.stage for s in r.stages if s.rule.certified]
+    return guarantee_text(r.target, r.delta, " then ".join(certified) if certified else None,
+                          r.n_calibration)
+
+
+def print_selective(recordings: list[Recording], opts: SelectiveOptions, *,
+                    out: Path | None) -> list[Any]:
+    """Calibrate and apply selective judging (or a cascade) on each (subset, strategy) of
+    ``recordings``; print the table and the guarantee; write ``out/summary.json`` with
+    ``selective`` when ``out`` is given.
+
+    Raises:
+        ConfigError: an unknown signal or cascade stage, a set too small to split.
+    """
+    from ..recorded.selective import CascadeResult, SelectiveResult, selective_sets
+    from ..rundir import write_json_atomic
+
+    opts.check()
+    stages = None if opts.cascade is None else [
+        s.strip() for s in opts.cascade.split(",") if s.strip()]
+    try:
+        results, skipped = selective_sets(recordings, target=opts.target, delta=opts.delta,
+                                          calibration_share=opts.share, seed=opts.seed,
+                                          signal=opts.signal, cascade=stages)
+    except ValueError as exc:
+        raise ConfigError(f"selective judging: {exc}") from None
+    if not results:
+        raise ConfigError("selective judging: no set has what was asked for: "
+                          + (skipped[0] if skipped else "no recorded set"))
+    if opts.cascade is not None:
+        print_table(_cascade_table([r for r in results if isinstance(r, CascadeResult)], opts))
+    else:
+        print_table(_selective_table([r for r in results if isinstance(r, SelectiveResult)],
+                                     opts), key_columns=2)
+    certified = sum(bool(_certified(r)) for r in results)
+    console.print(safe_text(
+        f"guarantee, for each certified row: with probability at least {1 - opts.delta:.0%} "
+        f"over the calibration draw, its accepted verdicts agree with the labels at least "
+        f"{opts.target:.0%} of the time; {certified} of {len(results)} sets certified, the "
+        f"others accept nothing. Agreement is measured on the items not calibrated on."),
+        markup=False)
+    if skipped:
+        console.print(data(f"not applicable to {len(skipped)} sets, e.g. {skipped[0]}"))
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        write_json_atomic(out / "summary.json", {"selective": {
+            "target": opts.target, "delta": opts.delta, "calibration_share": opts.share,
+            "seed": opts.seed, "signal": opts.signal, "cascade": opts.cascade,
+            "sets": [_result_json(r) for r in results]}})
+        console.print(safe_text(f"written: {out / 'summary.json'}"), markup=False)
+    return results
+
+
+def _certified(r: SelectiveResult | CascadeResult) -> bool:
+    from ..recorded.selective import SelectiveResult
+
+    if isinstance(r, SelectiveResult):
+        return r.signal is not None
+    return any(s.rule.certified for s in r.stages)

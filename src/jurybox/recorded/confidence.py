@@ -1,0 +1,183 @@
+"""Confidence signals of recorded judges, for selective judging (:mod:`.selective`).
+
+For one (subset, strategy) judged by one or more judges in several presentation orders, each
+signal gives per item a verdict (in original-response terms: ``"A"``, ``"B"``, ``"tie"``, or
+None when there is none), whether it agrees with the label, and a confidence in [0, 1]:
+
+- ``order:<judge>``: the judge's both-orders net decision; its confidence, the share of the
+  judge's order verdicts that name it (both orders agree: 1; one order for it, the other a
+  tie or unparsed: 0.5; the orders contradict each other, a net tie: 0). Trust or Escalate's
+  "simulated annotators" use several prompts the same way (Jung et al. 2025, section 3.3);
+  here the orders are the annotators.
+- ``jury`` (two or more judges): the weighted plurality of every judge's order verdicts; its
+  confidence, that option's share of the weight of all votes cast (an unparsed order casts
+  none). Two options sharing the largest weight give the verdict ``"tie"`` at confidence 0.
+- ``jury:<judge>`` (two or more judges): the judge's net decision, with the jury's weighted
+  share of votes naming it as its confidence: one judge's verdict backed by the others.
+
+A stage of a cascade may also be a jury of some of the judges (``jury:<a>+<b>``, see
+:func:`jury_signal`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import DataError
+from .model import Recording, Verdict
+from .scoring import net_decision
+
+__all__ = ["Signal", "SignalTable", "jury_signal", "order_signal", "signal_table"]
+
+
+@dataclass(frozen=True)
+class Signal:
+    """One confidence signal over a group's items.
+
+    Attributes:
+        name: e.g. ``"order:GPT-4"``, ``"jury"``, ``"jury:GPT-4"``, ``"jury:ChatGPT+PaLM2"``.
+        judges: the judges whose verdicts it reads (each costs its orders' calls an item).
+        verdicts: per item, the verdict, or None (no verdict: never accepted).
+        confidence: per item, in [0, 1]; NaN where ``verdicts`` is None. Shape (n,).
+        agree: per item, verdict == label (False where there is no verdict). Shape (n,).
+    """
+
+    name: str
+    judges: tuple[str, ...]
+    verdicts: tuple[Verdict | None, ...]
+    confidence: np.ndarray
+    agree: np.ndarray
+
+
+@dataclass(frozen=True)
+class SignalTable:
+    """The items every judge of a (subset, strategy) judged, and their signals.
+
+    Attributes:
+        subset, strategy: the group. judges: its judges, sorted.
+        item_ids: the shared items, in the first judge's file order. labels: theirs.
+        orders: recorded orders a judge's item (the calls one judge makes an item).
+        verdicts: judge -> per item its order verdicts.
+        signals: name -> :class:`Signal`, in the order described in the module docstring.
+    """
+
+    subset: str
+    strategy: str
+    judges: tuple[str, ...]
+    item_ids: tuple[str, ...]
+    labels: tuple[str, ...]
+    orders: int
+    verdicts: Mapping[str, tuple[tuple[Verdict | None, ...], ...]]
+    signals: Mapping[str, Signal]
+
+    @property
+    def n(self) -> int:
+        """Items."""
+        return len(self.item_ids)
+
+
+def _signal(name: str, judges: tuple[str, ...], labels: Sequence[str],
+            decided: Sequence[tuple[Verdict | None, float]]) -> Signal:
+    verdicts = tuple(v for v, _ in decided)
+    conf = np.array([np.nan if v is None else c for v, c in decided], dtype=float)
+    agree = np.array([v is not None and v == label for v, label in zip(verdicts, labels)])
+    return Signal(name, judges, verdicts, conf, agree)
+
+
+def order_signal(judge: str, verdicts: Sequence[tuple[Verdict | None, ...]],
+                 labels: Sequence[str]) -> Signal:
+    """``order:<judge>``: the net decision and the share of orders naming it (per item)."""
+    decided = []
+    for v in verdicts:
+        net = net_decision(tuple(v))
+        decided.append((net, sum(x == net for x in v) / len(v) if net is not None else 0.0))
+    return _signal(f"order:{judge}", (judge,), labels, decided)
+
+
+def _votes(judges: Sequence[str], table: Mapping[str, Sequence[tuple[Verdict | None, ...]]],
+           weights: Mapping[str, float], i: int) -> dict[Verdict, float]:
+    totals: dict[Verdict, float] = {}
+    for j in judges:
+        for v in table[j][i]:
+            if v is not None:
+                totals[v] = totals.get(v, 0.0) + weights.get(j, 1.0)
+    return totals
+
+
+def jury_signal(judges: Sequence[str], verdicts: Mapping[str, Sequence[tuple[Verdict | None,
+                                                                             ...]]],
+                labels: Sequence[str], *, weights: Mapping[str, float] | None = None,
+                backing: str | None = None, name: str | None = None) -> Signal:
+    """A jury's signal over ``judges``: its weighted plurality of order verdicts and that
+    option's weight share; with ``backing``, that judge's net decision and the jury's share
+    for it instead.
+
+    Raises:
+        ValueError: a weight that is negative or not finite.
+    """
+    w = dict(weights or {})
+    if any(not np.isfinite(x) or x < 0 for x in w.values()):
+        raise ValueError(f"jury weights must be finite and >= 0, got {w}")
+    decided: list[tuple[Verdict | None, float]] = []
+    for i in range(len(labels)):
+        totals = _votes(judges, verdicts, w, i)
+        total = sum(totals.values())
+        if backing is not None:
+            net = net_decision(tuple(verdicts[backing][i]))
+            decided.append((net, totals.get(net, 0.0) / total if net and total else 0.0))
+            continue
+        if not total:
+            decided.append((None, 0.0))
+            continue
+        top = max(totals.values())
+        best = [k for k, x in totals.items() if x == top]
+        decided.append((best[0], top / total) if len(best) == 1 else ("tie", 0.0))
+    default = f"jury:{backing}" if backing else "jury"
+    return _signal(name or default, tuple(judges), labels, decided)
+
+
+def signal_table(recordings: Sequence[Recording], *,
+                 weights: Mapping[str, float] | None = None) -> SignalTable:
+    """The signals of one (subset, strategy): every judge's ``order:``, and with two or more
+    judges ``jury`` and each ``jury:<judge>``, on the items every judge judged.
+
+    Raises:
+        ValueError: no recording, mixed subsets or strategies, a judge twice, orders of
+            different counts, no shared item, an unlabelled item.
+        DataError: an item labelled differently in two judges' files.
+    """
+    recs = sorted(recordings, key=lambda r: r.judge)
+    if not recs:
+        raise ValueError("no recording to take signals from")
+    names = tuple(r.judge for r in recs)
+    if len(set(names)) != len(names) or len({(r.subset, r.strategy) for r in recs}) != 1:
+        raise ValueError("a signal table's judges must differ and share subset and strategy")
+    if len({len(r.orders) for r in recs}) != 1:
+        raise ValueError("every judge of a signal table must be recorded in as many orders")
+    by_judge = [{i.item_id: i for i in r.items} for r in recs]
+    shared = tuple(i.item_id for i in recs[0].items if all(i.item_id in b for b in by_judge))
+    if not shared:
+        raise ValueError(f"no item of {recs[0].subset!r} was judged by every judge")
+    labels: dict[str, str] = {}
+    for rec, items in zip(recs, by_judge):
+        for item_id in shared:
+            label = items[item_id].label
+            if label is None:
+                raise ValueError(f"{rec.source}: item {item_id!r} has no label: selective "
+                                 f"judging calibrates on labels")
+            if labels.setdefault(item_id, label) != label:
+                raise DataError(rec.source, f"item {item_id!r} is labelled {label!r} here but "
+                                f"{labels[item_id]!r} in another judge's file", field="label")
+    gold = tuple(labels[i] for i in shared)
+    verdicts = {j: tuple(b[i].verdicts for i in shared) for j, b in zip(names, by_judge)}
+    signals = {f"order:{j}": order_signal(j, verdicts[j], gold) for j in names}
+    if len(names) >= 2:
+        signals["jury"] = jury_signal(names, verdicts, gold, weights=weights)
+        for j in names:
+            signals[f"jury:{j}"] = jury_signal(names, verdicts, gold, weights=weights,
+                                               backing=j)
+    return SignalTable(recs[0].subset, recs[0].strategy, names, shared, gold,
+                       len(recs[0].orders), verdicts, signals)

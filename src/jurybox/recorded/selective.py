@@ -1,0 +1,271 @@
+"""Selective judging and cascades on recorded judgments (Trust or Escalate, Jung et al., ICLR
+2025, arXiv 2407.18370, sections 3.1-3.2), with no model call.
+
+A seeded share of a group's items is the calibration set; there each candidate confidence
+signal (:mod:`.confidence`) gets its threshold by
+:func:`jurybox.stats.selective.calibrate_threshold` with an equal share of ``delta`` (a union
+bound, so that the signal chosen afterwards keeps the guarantee), and the signal accepting the
+most calibration items is chosen. The rest of the items are the test set: the chosen rule
+accepts or abstains on each, and the realized agreement of the accepted ones is reported with
+its CI.
+
+A cascade (section 3.2) tries its stages cheapest first: a stage's threshold is calibrated, with
+``delta / stages``, on the calibration items no earlier stage accepted; an item goes to the next
+stage when its confidence at this one falls short, and is abstained on when the last falls short.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..stats.selective import Calibration, SelectiveOutcome, calibrate_threshold, selective_outcome
+from .confidence import Signal, SignalTable, jury_signal, signal_table
+from .model import Recording
+
+__all__ = ["CascadeResult", "SelectiveResult", "StageResult", "cascade_split", "guarantee_text",
+           "selective_sets", "selective_split", "split_items", "stage_signal"]
+
+
+def split_items(n: int, share: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """A seeded random split of ``n`` items: (calibration indices, test indices), sorted;
+    ``round(share * n)`` items to calibration (at least 1, and at least 1 left to test).
+
+    Raises:
+        ValueError: ``share`` outside (0, 1), or ``n < 2``.
+    """
+    if not 0 < share < 1 or n < 2:
+        raise ValueError(f"need a calibration share in (0, 1) and at least 2 items; got "
+                         f"share={share!r}, n={n!r}")
+    k = min(max(round(share * n), 1), n - 1)
+    order = np.random.default_rng(seed).permutation(n)
+    return np.sort(order[:k]), np.sort(order[k:])
+
+
+def _calibrate(signal: Signal, idx: np.ndarray, target: float, delta: float) -> Calibration:
+    conf, agree = signal.confidence[idx], signal.agree[idx]
+    has = ~np.isnan(conf)
+    return calibrate_threshold(conf[has], agree[has], target=target, delta=delta)
+
+
+@dataclass(frozen=True)
+class SelectiveResult:
+    """A calibrated selective judge on one group's split.
+
+    Attributes:
+        subset, strategy: the group. signal: the chosen signal's name (None: none certified).
+        rules: signal name -> its calibration (each at ``delta / len(rules)``).
+        n_calibration: calibration items. test: the chosen rule on the test items (nothing
+            accepted when no signal was certified).
+        calls_per_item: the judge calls one item costs under the chosen signal.
+    """
+
+    subset: str
+    strategy: str
+    target: float
+    delta: float
+    signal: str | None
+    rules: dict[str, Calibration]
+    n_calibration: int
+    test: SelectiveOutcome
+    calls_per_item: int
+
+
+def selective_split(table: SignalTable, *, target: float, delta: float,
+                    calibration_share: float = 0.5, seed: int = 0,
+                    signals: Sequence[str] | None = None) -> SelectiveResult:
+    """Calibrate on a seeded share of ``table``'s items, choose the signal accepting the most
+    calibration items, and apply it to the rest.
+
+    Args:
+        table: from :func:`jurybox.recorded.confidence.signal_table`.
+        target, delta: the agreement to guarantee and its failure probability, in (0, 1).
+        calibration_share: the share of items calibrated on, in (0, 1).
+        seed: the split's seed.
+        signals: the signals to choose from (default: all of ``table``'s).
+
+    Raises:
+        ValueError: an unknown signal, or as :func:`split_items` and
+            :func:`~jurybox.stats.selective.calibrate_threshold`.
+    """
+    names = list(signals or table.signals)
+    unknown = [s for s in names if s not in table.signals]
+    if unknown:
+        raise ValueError(f"unknown signal(s) {', '.join(unknown)}; this group has "
+                         f"{', '.join(table.signals)}")
+    cal, test = split_items(table.n, calibration_share, seed)
+    rules = {s: _calibrate(table.signals[s], cal, target, delta / len(names)) for s in names}
+    best = max(names, key=lambda s: (rules[s].n_accepted if rules[s].certified else -1))
+    chosen = best if rules[best].certified else None
+    sig = table.signals[best]
+    outcome = selective_outcome(rules[best], sig.confidence[test], sig.agree[test])
+    return SelectiveResult(table.subset, table.strategy, target, delta, chosen, rules, len(cal),
+                           outcome, len(sig.judges) * table.orders if chosen else 0)
+
+
+def stage_signal(table: SignalTable, stage: str) -> Signal:
+    """A cascade stage's signal: a judge (``GPT-4``: ``order:GPT-4``), a signal's name, or a
+    jury of some judges (``ChatGPT+LLaMA2+PaLM2``: their ``jury``).
+
+    Raises:
+        ValueError: a judge or signal the table does not have.
+    """
+    if stage in table.signals:
+        return table.signals[stage]
+    if f"order:{stage}" in table.signals:
+        return table.signals[f"order:{stage}"]
+    judges = stage.split("+")
+    missing = [j for j in judges if j not in table.judges]
+    if len(judges) < 2 or missing:
+        raise ValueError(f"cascade stage {stage!r}: not a judge of {table.subset} "
+                         f"({', '.join(table.judges)}), a signal, or a jury a+b")
+    return jury_signal(judges, table.verdicts, table.labels, name=f"jury:{stage}")
+
+
+@dataclass(frozen=True)
+class StageResult:
+    """One stage of a cascade on the test items.
+
+    Attributes:
+        stage: its name. rule: its calibration (``delta / stages``, on the calibration items
+            no earlier stage accepted). reached: test items that reached it. accepted:
+            those it accepted. agree: of those, agreeing with the label. calls: judge calls
+            its reached items cost (its judges x orders each).
+    """
+
+    stage: str
+    rule: Calibration
+    reached: int
+    accepted: int
+    agree: int
+    calls: int
+
+
+@dataclass(frozen=True)
+class CascadeResult:
+    """A cascade on one group's split.
+
+    Attributes:
+        stages: per stage, cheapest first. test: the whole cascade on the test items
+            (accepted at any stage; ``agreement`` over all accepted).
+        n_calibration: calibration items.
+    """
+
+    subset: str
+    strategy: str
+    target: float
+    delta: float
+    stages: tuple[StageResult, ...]
+    n_calibration: int
+    test: SelectiveOutcome
+
+    def share_reaching(self, stage: int) -> float:
+        """The share of test items that reached stage ``stage`` (0-based)."""
+        return self.stages[stage].reached / self.test.n if self.test.n else 0.0
+
+
+def cascade_split(table: SignalTable, stages: Sequence[str], *, target: float, delta: float,
+                  calibration_share: float = 0.5, seed: int = 0) -> CascadeResult:
+    """Calibrate each stage on what the earlier ones left, then run the cascade on the test
+    items (module docstring).
+
+    Raises:
+        ValueError: fewer than one stage, and as :func:`stage_signal`, :func:`split_items`.
+    """
+    from ..stats.length import wilson_interval
+
+    if not stages:
+        raise ValueError("a cascade needs at least one stage")
+    signals = [stage_signal(table, s) for s in stages]
+    cal, test = split_items(table.n, calibration_share, seed)
+    share = delta / len(signals)
+    left_cal, left_test = cal, test
+    results = []
+    taken = agreeing = 0
+    for name, sig in zip(stages, signals):
+        rule = _calibrate(sig, left_cal, target, share)
+        if rule.certified:
+            left_cal = left_cal[~(sig.confidence[left_cal] >= rule.threshold)]
+            accepted = sig.confidence[left_test] >= rule.threshold
+        else:
+            accepted = np.zeros(len(left_test), bool)
+        acc_idx = left_test[accepted]
+        n_ok = int(sig.agree[acc_idx].sum())
+        results.append(StageResult(name, rule, len(left_test), len(acc_idx), n_ok,
+                                   len(left_test) * len(sig.judges) * table.orders))
+        taken, agreeing = taken + len(acc_idx), agreeing + n_ok
+        left_test = left_test[~accepted]
+    rate = agreeing / taken if taken else float("nan")
+    ci = wilson_interval(rate, taken) if taken else (float("nan"), float("nan"))
+    outcome = SelectiveOutcome(len(test), taken, agreeing, taken / len(test), rate,
+                               (float(ci[0]), float(ci[1])))
+    return CascadeResult(table.subset, table.strategy, target, delta, tuple(results), len(cal),
+                         outcome)
+
+
+def guarantee_text(target: float, delta: float, signal: str | None, n_calibration: int) -> str:
+    """The guarantee as a sentence, or that none could be given."""
+    if signal is None:
+        return (f"cannot certify {target:.0%} agreement at delta {delta:g} on {n_calibration} "
+                f"calibration items: no verdict is accepted")
+    return (f"with probability at least {1 - delta:.0%} over the calibration draw, verdicts "
+            f"accepted on {signal} agree with the labels at least {target:.0%} of the time "
+            f"(calibrated on {n_calibration} items)")
+
+
+def _signals_of(table: SignalTable, signal: str | None) -> list[str]:
+    if signal is None:
+        return ["jury"] if "jury" in table.signals else list(table.signals)
+    if signal == "auto":
+        return list(table.signals)
+    return [s.strip() for s in signal.split(",") if s.strip()]
+
+
+def selective_sets(recordings: Sequence[Recording], *, target: float, delta: float = 0.1,
+                   calibration_share: float = 0.5, seed: int = 0, signal: str | None = None,
+                   cascade: Sequence[str] | None = None
+                   ) -> tuple[list[SelectiveResult | CascadeResult], list[str]]:
+    """Selective judging (or a cascade) on each (subset, strategy) of ``recordings``.
+
+    Args:
+        recordings: any recordings; grouped by (subset, strategy), each group's judges
+            judging the same items.
+        target, delta, calibration_share, seed: as :func:`selective_split`.
+        signal: None (``jury`` where a group has several judges, else its judge's
+            ``order:``), ``"auto"`` (every signal, delta split between them), or signal
+            names, comma-separated (delta split between them).
+        cascade: stage names, cheapest first (:func:`stage_signal`); instead of ``signal``.
+
+    Returns:
+        (one result per group that has what was asked for, one line per group that has not:
+        e.g. a cascade stage's judge missing from it).
+
+    Raises:
+        ValueError: both ``signal`` and ``cascade``; with neither, a group that cannot be
+            judged selectively (too few items, no label); as :func:`selective_split`.
+    """
+    if signal is not None and cascade is not None:
+        raise ValueError("give a signal or a cascade, not both (a cascade's stages are its "
+                         "judges' signals)")
+    groups: dict[tuple[str, str], list[Recording]] = {}
+    for r in recordings:
+        groups.setdefault((r.subset, r.strategy), []).append(r)
+    results: list[SelectiveResult | CascadeResult] = []
+    skipped: list[str] = []
+    for (subset, strategy), group in groups.items():
+        try:
+            table = signal_table(group)
+            if cascade is not None:
+                results.append(cascade_split(table, cascade, target=target, delta=delta,
+                                             calibration_share=calibration_share, seed=seed))
+            else:
+                results.append(selective_split(table, target=target, delta=delta,
+                                               calibration_share=calibration_share, seed=seed,
+                                               signals=_signals_of(table, signal)))
+        except ValueError as exc:
+            if cascade is None and signal is None:
+                raise ValueError(f"{subset} {strategy}: {exc}") from None
+            skipped.append(f"{subset} {strategy}: {exc}")
+    return results, skipped

@@ -1,0 +1,207 @@
+"""Selective judging with a guarantee of agreement: choose a confidence threshold on labelled
+calibration items so that, with probability at least ``1 - delta`` over the calibration draw,
+the judge's verdicts at or above it agree with the labels at least ``1 - alpha`` of the time.
+
+The method is Trust or Escalate's (Jung, Brahman and Choi, "Trust or Escalate: LLM Judges with
+Provable Guarantees for Human Agreement", ICLR 2025, arXiv 2407.18370, section 3.1): the risk
+of a threshold ``lambda`` is ``R(lambda) = P(verdict != label | confidence >= lambda)``; each
+candidate threshold, from the most confident down, is tested for ``H0: R(lambda) > alpha``
+with the exact binomial p-value ``P(Binomial(n(lambda), alpha) <= k(lambda))`` (``n``: the
+calibration items accepted at ``lambda``, ``k``: their disagreements), and fixed-sequence
+testing (Bauer 1991; Angelopoulos et al. 2021, "Learn then Test", arXiv 2110.01052, section 3)
+keeps going down while every test so far rejects at level ``delta``: the last threshold reached
+is chosen. That p-value is at most ``delta`` exactly when the one-sided Clopper-Pearson upper
+bound of the disagreement share at confidence ``1 - delta`` is at most ``alpha`` (Clopper and
+Pearson 1934, Biometrika 26: 404-413), which is the bound reported.
+
+When not even the most confident threshold passes, no verdict is accepted: "cannot certify at
+this level" is a normal outcome, never a fallback to accepting everything.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["Calibration", "SelectiveOutcome", "calibrate_threshold", "clopper_pearson_upper",
+           "selective_outcome"]
+
+
+def clopper_pearson_upper(k: int, n: int, confidence: float) -> float:
+    """The one-sided Clopper-Pearson upper bound of a share: ``k`` events in ``n`` trials.
+
+    Args:
+        k: events, 0 <= k <= n. n: trials, >= 1. confidence: in (0, 1).
+
+    Returns:
+        The bound in [0, 1] (1 when ``k == n``): the ``confidence`` quantile of
+        Beta(k + 1, n - k).
+
+    Raises:
+        ValueError: arguments out of range.
+
+    0 events in 10 trials at 95%: 1 - 0.05 ** (1 / 10) = 0.2589 (the "rule of three" case):
+
+    >>> round(clopper_pearson_upper(0, 10, 0.95), 4)
+    0.2589
+    """
+    if not (n >= 1 and 0 <= k <= n and 0 < confidence < 1):
+        raise ValueError(f"need 0 <= k <= n, n >= 1 and confidence in (0, 1); got k={k!r}, "
+                         f"n={n!r}, confidence={confidence!r}")
+    if k == n:
+        return 1.0
+    from scipy.stats import beta
+
+    return float(beta.ppf(confidence, k + 1, n - k))
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """A calibrated acceptance rule: accept a verdict whose confidence is >= ``threshold``.
+
+    Attributes:
+        target: the agreement guaranteed, 1 - alpha, in (0, 1).
+        delta: the failure probability of the guarantee, in (0, 1).
+        threshold: the chosen confidence threshold; None when none passed (accept nothing).
+        n_calibration: calibration items (with a verdict and a label).
+        n_accepted: calibration items at or above ``threshold`` (0 when None).
+        n_disagree: their disagreements with the label.
+        upper_bound: the Clopper-Pearson upper bound (confidence 1 - delta) of the
+            disagreement share at ``threshold``; None when none passed.
+        tested: the thresholds tested, in order, each ``(threshold, n_accepted, n_disagree,
+            p_value)``; the last one failed the test unless every threshold passed.
+    """
+
+    target: float
+    delta: float
+    threshold: float | None
+    n_calibration: int
+    n_accepted: int
+    n_disagree: int
+    upper_bound: float | None
+    tested: tuple[tuple[float, int, int, float], ...]
+
+    @property
+    def certified(self) -> bool:
+        """True when some threshold passed (the rule accepts verdicts)."""
+        return self.threshold is not None
+
+    def accepts(self, confidence: float) -> bool:
+        """Whether a verdict of this ``confidence`` is accepted."""
+        return self.threshold is not None and confidence >= self.threshold
+
+
+def calibrate_threshold(confidence: Sequence[float], agree: Sequence[bool], *, target: float,
+                        delta: float) -> Calibration:
+    """Choose the lowest confidence threshold whose agreement is certified (fixed-sequence
+    testing with the exact binomial test; module docstring).
+
+    Args:
+        confidence: per calibration item, the judge's confidence (any real scale, higher is
+            surer); shape (n,).
+        agree: per item, whether its verdict agrees with the label; shape (n,).
+        target: the agreement to guarantee, 1 - alpha, in (0, 1), e.g. 0.85.
+        delta: the probability that the guarantee fails, in (0, 1), e.g. 0.1.
+
+    Returns:
+        The :class:`Calibration`. The candidate thresholds are the distinct confidences seen,
+        from the highest down, leaving out those that accept too few items to pass even with
+        no disagreement (fewer than ``log(delta) / log(1 - alpha)``: 11 at target 0.8 and
+        delta 0.1), which would end the sequence whatever the labels.
+
+    Raises:
+        ValueError: shapes differ, a NaN confidence, or target/delta outside (0, 1).
+
+    Hand-computed: confidences 3, 3, 3, 2, 2, 1 with agreements T, T, T, T, F, F, target 0.5,
+    delta 0.2: at 3 no disagreement in 3 (p = 0.5**3 = 0.125 <= 0.2); at 2 one in 5
+    (p = 6 / 32 = 0.1875 <= 0.2); at 1 two in 6 (p = 22 / 64 = 0.34 > 0.2): threshold 2.
+
+    >>> c = calibrate_threshold([3, 3, 3, 2, 2, 1], [1, 1, 1, 1, 0, 0], target=0.5, delta=0.2)
+    >>> (c.threshold, c.n_accepted, c.n_disagree)
+    (2.0, 5, 1)
+    """
+    from scipy.stats import binom
+
+    if not (0 < target < 1 and 0 < delta < 1):
+        raise ValueError(f"target and delta must be in (0, 1); got target={target!r}, "
+                         f"delta={delta!r}")
+    conf = np.asarray(confidence, dtype=float)
+    ok = np.asarray(agree, dtype=bool)
+    if conf.shape != ok.shape or conf.ndim != 1:
+        raise ValueError(f"confidence and agree must be 1-d of one length; got shapes "
+                         f"{conf.shape} and {ok.shape}")
+    if np.isnan(conf).any():
+        raise ValueError("a confidence is NaN: leave items without a verdict out")
+    alpha = 1 - target
+    # a threshold accepting fewer items than this fails even with no disagreement
+    # ((1 - alpha) ** n > delta), whatever the labels: it is not tested, so that it cannot
+    # end the sequence (which thresholds are tested depends on the confidences alone)
+    least = math.ceil(math.log(delta) / math.log(1 - alpha) - 1e-9)
+    tested: list[tuple[float, int, int, float]] = []
+    chosen: tuple[float, int, int] | None = None
+    for lam in np.unique(conf)[::-1]:
+        accepted = conf >= lam
+        n, k = int(accepted.sum()), int((~ok[accepted]).sum())
+        if n < least:
+            continue
+        p = float(binom.cdf(k, n, alpha))
+        tested.append((float(lam), n, k, p))
+        if p > delta:
+            break
+        chosen = (float(lam), n, k)
+    if chosen is None:
+        return Calibration(target, delta, None, len(conf), 0, 0, None, tuple(tested))
+    lam, n, k = chosen
+    return Calibration(target, delta, lam, len(conf), n, k,
+                       clopper_pearson_upper(k, n, 1 - delta), tuple(tested))
+
+
+@dataclass(frozen=True)
+class SelectiveOutcome:
+    """A calibrated rule applied to held-out items.
+
+    Attributes:
+        n: items judged (each with a verdict; those without one are not counted here).
+        n_accepted: items whose confidence reached the threshold.
+        n_agree: accepted items whose verdict agrees with the label.
+        coverage: ``n_accepted / n`` (0 when ``n`` is 0).
+        agreement: ``n_agree / n_accepted``; NaN when nothing was accepted.
+        agreement_ci: Wilson 95% interval of ``agreement`` (NaN bounds when nothing was
+            accepted).
+    """
+
+    n: int
+    n_accepted: int
+    n_agree: int
+    coverage: float
+    agreement: float
+    agreement_ci: tuple[float, float]
+
+
+def selective_outcome(rule: Calibration, confidence: Sequence[float],
+                      agree: Sequence[bool]) -> SelectiveOutcome:
+    """Apply ``rule`` to held-out items: which are accepted and how often they agree.
+
+    Args:
+        rule: from :func:`calibrate_threshold`.
+        confidence, agree: per held-out item, as :func:`calibrate_threshold` takes them.
+
+    Raises:
+        ValueError: shapes differ.
+    """
+    from .length import wilson_interval
+
+    conf = np.asarray(confidence, dtype=float)
+    ok = np.asarray(agree, dtype=bool)
+    if conf.shape != ok.shape:
+        raise ValueError(f"confidence and agree differ in shape: {conf.shape}, {ok.shape}")
+    n = len(conf)
+    accepted = (conf >= rule.threshold) if rule.threshold is not None else np.zeros(n, bool)
+    n_acc, n_ok = int(accepted.sum()), int(ok[accepted].sum())
+    share = n_ok / n_acc if n_acc else math.nan
+    ci = wilson_interval(share, n_acc) if n_acc else (math.nan, math.nan)
+    return SelectiveOutcome(n, n_acc, n_ok, n_acc / n if n else 0.0, share,
+                            (float(ci[0]), float(ci[1])))

@@ -1,0 +1,161 @@
+"""Selective judging and cascades on recorded judgments: the confidence signals hand-computed
+on a tiny jury, the calibration split, a cascade whose every stage is known, the command's
+output and its errors."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from jurybox.cli import app
+from jurybox.recorded import RecordedItem, Recording
+from jurybox.recorded.confidence import jury_signal, signal_table
+from jurybox.recorded.selective import (cascade_split, selective_sets, selective_split,
+                                        split_items)
+
+cli = CliRunner()
+ORDERS = ("AB", "BA")
+# judge -> per item its two order verdicts; every label is A
+TINY = {"X": [("A", "A"), ("A", "B"), ("A", "tie"), (None, None)],
+        "Y": [("A", "A"), ("B", "B"), ("A", "A"), ("B", None)],
+        "Z": [("B", "A"), ("B", "B"), ("tie", "tie"), ("A", "A")]}
+
+
+def _recordings(verdicts, labels=None, subset="S", strategy="V"):
+    n = len(next(iter(verdicts.values())))
+    labels = labels or ["A"] * n
+    return [Recording(subset, judge, strategy, ORDERS,
+                      tuple(RecordedItem(f"i{k}", labels[k], tuple(v))
+                            for k, v in enumerate(vs)), source=f"{judge}.jsonl")
+            for judge, vs in verdicts.items()]
+
+
+def _values(signal):
+    return [None if math.isnan(c) else round(c, 4) for c in signal.confidence]
+
+
+def test_order_agreement_is_the_share_of_orders_naming_the_net_decision():
+    s = signal_table(_recordings(TINY)).signals["order:X"]
+    # (A, A): A at 1; (A, B): a net tie, named by no order: 0; (A, tie): A at 1/2; unparsed
+    assert s.verdicts == ("A", "tie", "A", None)
+    assert _values(s) == [1.0, 0.0, 0.5, None]
+    assert s.agree.tolist() == [True, False, True, False]
+
+
+def test_the_jury_is_the_plurality_of_every_order_verdict_and_its_share():
+    t = signal_table(_recordings(TINY))
+    jury = t.signals["jury"]
+    # i1: A 5 of 6 votes; i2: B 5 of 6; i3: A 3, tie 3: no plurality, tie at 0; i4: A 2 of 3
+    assert jury.verdicts == ("A", "B", "tie", "A")
+    assert _values(jury) == [round(5 / 6, 4), round(5 / 6, 4), 0.0, round(2 / 3, 4)]
+    backed = t.signals["jury:X"]  # X's decision, with the jury's share for it
+    assert backed.verdicts == ("A", "tie", "A", None)
+    assert _values(backed) == [round(5 / 6, 4), 0.0, 0.5, None]
+    assert list(t.signals) == ["order:X", "order:Y", "order:Z", "jury", "jury:X", "jury:Y",
+                               "jury:Z"]
+
+
+def test_weights_move_the_jurys_vote():
+    t = signal_table(_recordings(TINY))
+    weighted = jury_signal(t.judges, t.verdicts, t.labels, weights={"Y": 3})
+    # i3: A = 1 (X) + 3 * 2 (Y) = 7 against tie = 1 (X) + 2 (Z): A at 7 / 10
+    assert weighted.verdicts[2] == "A" and weighted.confidence[2] == pytest.approx(0.7)
+
+
+def test_the_split_is_seeded_and_disjoint():
+    cal, test = split_items(10, 0.3, seed=4)
+    assert len(cal) == 3 and len(test) == 7
+    assert sorted(set(cal) | set(test)) == list(range(10))
+    assert np.array_equal(cal, split_items(10, 0.3, seed=4)[0])
+    with pytest.raises(ValueError, match="share in \\(0, 1\\)"):
+        split_items(10, 1.0, seed=0)
+
+
+def _cascade_data():
+    # 60 items, label A; the cheap judge agrees with itself (and is right) on the first 30 and
+    # contradicts itself on the rest; the strong judge is right in both orders everywhere
+    cheap = [("A", "A")] * 30 + [("A", "B")] * 30
+    return signal_table(_recordings({"cheap": cheap, "strong": [("A", "A")] * 60}))
+
+
+def test_a_cascade_sends_only_the_cheap_judges_unsure_items_to_the_strong_one():
+    table = _cascade_data()
+    cal, test = split_items(60, 0.5, seed=3)
+    sure_test = int((test < 30).sum())
+    r = cascade_split(table, ["cheap", "strong"], target=0.8, delta=0.2, seed=3)
+    cheap, strong = r.stages
+    # each stage at delta 0.1: the cheap judge's self-agreeing calibration items (>= 11 of
+    # them, all right) pass at threshold 1, its contradicted ones (net ties) fail; the
+    # strong judge is calibrated on what is left and accepts it all
+    assert cheap.rule.threshold == 1.0 and cheap.rule.n_accepted == int((cal < 30).sum())
+    assert strong.rule.threshold == 1.0 and strong.rule.n_calibration == int((cal >= 30).sum())
+    assert (cheap.reached, cheap.accepted, cheap.calls) == (30, sure_test, 60)
+    assert (strong.reached, strong.accepted) == (30 - sure_test, 30 - sure_test)
+    assert strong.calls == 2 * (30 - sure_test)
+    assert (r.test.n, r.test.n_accepted, r.test.agreement) == (30, 30, 1.0)
+    assert r.share_reaching(1) == pytest.approx((30 - sure_test) / 30)
+
+
+def test_one_signal_gets_the_whole_delta_and_several_share_it():
+    table = _cascade_data()
+    one = selective_split(table, target=0.8, delta=0.2, seed=3, signals=["order:cheap"])
+    assert one.rules["order:cheap"].delta == 0.2 and one.signal == "order:cheap"
+    every = selective_split(table, target=0.8, delta=0.2, seed=3)
+    assert len(every.rules) == 5 and all(r.delta == pytest.approx(0.04)
+                                         for r in every.rules.values())
+    # the strong judge accepts every calibration item, and so does the jury (3 of 4 votes
+    # for A on the cheap judge's contradicted items, all right): the first signal accepting
+    # the most is chosen
+    assert every.signal == "order:strong" and every.calls_per_item == 2
+    assert every.test.coverage == 1.0
+
+
+def test_nothing_certified_is_said_and_accepts_nothing():
+    table = signal_table(_recordings({"coin": [("A", "A"), ("B", "B")] * 15}))
+    r = selective_split(table, target=0.9, delta=0.1, seed=0)
+    assert r.signal is None and r.test.n_accepted == 0 and r.calls_per_item == 0
+
+
+def test_sets_are_grouped_by_subset_and_strategy_and_a_missing_stage_is_reported():
+    recs = _recordings(TINY, subset="S1") + _recordings({"X": TINY["X"]}, subset="S2")
+    results, skipped = selective_sets(recs, target=0.8, cascade=["Y", "X"])
+    assert [r.subset for r in results] == ["S1"]
+    assert len(skipped) == 1 and skipped[0].startswith("S2 V: cascade stage 'Y'")
+
+
+def _write(tmp_path, verdicts, labels):
+    path = tmp_path / "rec.jsonl"
+    path.write_text("".join(json.dumps({
+        "id": f"i{k}", "label": labels[k], "subset": "S", "strategy": "V",
+        "judges": {j: list(vs[k]) for j, vs in verdicts.items()}}) + "\n"
+        for k in range(len(labels))))
+    return path
+
+
+def test_the_command_prints_the_table_the_guarantee_and_writes_summary_json(tmp_path):
+    verdicts = {"cheap": [("A", "A")] * 30 + [("A", "B")] * 30, "strong": [("A", "A")] * 60}
+    path = _write(tmp_path, verdicts, ["A"] * 60)
+    result = cli.invoke(app, ["score", str(path), "--target-agreement", "0.8", "--delta",
+                              "0.2", "--signal", "order:strong", "--split-seed", "3",
+                              "--out", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    out = " ".join(result.output.split())
+    assert "target 80% agreement, delta 0.2" in out and "30/30 (100%)" in out
+    assert "with probability at least 80% over the calibration draw" in out
+    s = json.loads((tmp_path / "out" / "summary.json").read_text())["selective"]
+    (row,) = s["sets"]
+    assert row["signal"] == "order:strong" and row["test"]["n_accepted"] == 30
+    assert row["guarantee"].startswith("with probability at least 80%")
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--target-agreement", "1"], "--target-agreement must be in (0, 1), got 1"),
+    (["--target-agreement", "0.8", "--signal", "nope"], "unknown signal(s) nope"),
+    (["--target-agreement", "0.8", "--signal", "jury", "--cascade", "a,b"],
+     "give --signal or --cascade, not both")])
+def test_bad_settings_are_one_line_exit_2(tmp_path, args, message):
+    path = _write(tmp_path, TINY, ["A"] * 4)
+    result = cli.invoke(app, ["score", str(path), *args])
+    assert result.exit_code == 2 and message in " ".join(result.output.split())
