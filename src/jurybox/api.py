@@ -241,8 +241,13 @@ def selective(recordings: str | Path | list[Recording], *, target: float, delta:
     Args:
         recordings: a bundled name (``"llmbar"``), a recorded file or LLMBar folder
             (:func:`jurybox.recorded.read.read_recordings`), or recordings already read.
-        target, delta, calibration_share, seed, signal, cascade: as
-            :func:`jurybox.recorded.selective.selective_sets`.
+        target: the agreement to guarantee, in (0, 1).
+        delta: the probability that the guarantee fails, in (0, 1).
+        calibration_share: the share of each set's items calibrated on, in (0, 1).
+        seed: the calibration split's seed.
+        signal: the confidence signal(s), as
+            :func:`jurybox.recorded.selective.selective_sets` takes them.
+        cascade: judges cheapest first, instead of ``signal``.
 
     Returns:
         One result per (subset, strategy) that has what was asked for.

@@ -81,7 +81,8 @@ def selective_split(table: SignalTable, *, target: float, delta: float,
 
     Args:
         table: from :func:`jurybox.recorded.confidence.signal_table`.
-        target, delta: the agreement to guarantee and its failure probability, in (0, 1).
+        target: the agreement to guarantee, in (0, 1).
+        delta: the probability that the guarantee fails, in (0, 1).
         calibration_share: the share of items calibrated on, in (0, 1).
         seed: the split's seed.
         signals: the signals to choose from (default: all of ``table``'s).
@@ -232,7 +233,10 @@ def selective_sets(recordings: Sequence[Recording], *, target: float, delta: flo
     Args:
         recordings: any recordings; grouped by (subset, strategy), each group's judges
             judging the same items.
-        target, delta, calibration_share, seed: as :func:`selective_split`.
+        target: the agreement to guarantee, in (0, 1).
+        delta: the probability that the guarantee fails, in (0, 1).
+        calibration_share: the share of each group's items calibrated on, in (0, 1).
+        seed: the calibration split's seed.
         signal: None (``jury`` where a group has several judges, else its judge's
             ``order:``), ``"auto"`` (every signal, delta split between them), or signal
             names, comma-separated (delta split between them).
