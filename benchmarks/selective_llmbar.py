@@ -37,9 +37,15 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--splits", type=int, default=500)
     ap.add_argument("--delta", type=float, default=0.1)
+    ap.add_argument("--strategies", action="store_true",
+                    help="instead: LLMBar Natural's every strategy at target 0.9")
     args = ap.parse_args()
     start = time.perf_counter()
     recordings = load_bundled("llmbar")
+    if args.strategies:
+        sweep(recordings, args.splits, args.delta)
+        print(f"total {time.perf_counter() - start:.1f} s")
+        return
     print(f"{args.splits} random 50/50 splits per row, delta {args.delta}; fail: share of "
           f"splits whose test agreement < target [Wilson 95%]; must be <= delta + 0.03")
     print(f"{'group':32} {'rule':34} {'target':>6} {'fail':>20} {'coverage':>8} "
@@ -74,6 +80,27 @@ def main() -> None:
                 print(f"{group:32} {label:34} {target:6.2f} {share:6.3f} [{lo:.3f}, {hi:.3f}] "
                       f"{np.mean(cov):8.1%} {mean_agree:6.1%} {to_last}")
     print(f"total {time.perf_counter() - start:.1f} s")
+
+
+def sweep(recordings: list, splits: int, delta: float, target: float = 0.9) -> None:
+    """Natural's strategies: each signal's fail share and mean coverage at ``target``."""
+    print(f"LLMBar Natural, target {target}, delta {delta}, {splits} splits per cell: "
+          f"fail share / mean coverage")
+    for strategy in sorted({r.strategy for r in recordings if r.subset == "LLMBar/Natural"}):
+        table = signal_table([r for r in recordings
+                              if r.subset == "LLMBar/Natural" and r.strategy == strategy])
+        cells = []
+        for name in SIGNALS:
+            if name not in table.signals:
+                continue
+            fails, cov = 0, 0.0
+            for seed in range(splits):
+                out = selective_split(table, target=target, delta=delta, seed=seed,
+                                      signals=[name]).test
+                fails += out.n_accepted > 0 and out.agreement < target
+                cov += out.coverage
+            cells.append(f"{name} {fails / splits:.3f} / {cov / splits:5.1%}")
+        print(f"{strategy:26} {len(table.judges)} judges  " + "  ".join(cells))
 
 
 if __name__ == "__main__":
