@@ -9,7 +9,7 @@ import pytest
 from jurybox.recorded import RecordedItem, Recording
 from jurybox.recorded.confidence import signal_table
 from jurybox.recorded.learned import jury_rules_split
-from jurybox.recorded.selective import split_items
+from jurybox.stats.selective import split_items
 from jurybox.stats.jury_weights import effective_judges, log_odds_weights, one_coin_dawid_skene
 
 

@@ -12,8 +12,8 @@ from typer.testing import CliRunner
 from jurybox.cli import app
 from jurybox.recorded import RecordedItem, Recording
 from jurybox.recorded.confidence import jury_signal, signal_table
-from jurybox.recorded.selective import (cascade_split, selective_sets, selective_split,
-                                        split_items)
+from jurybox.recorded.selective import cascade_split, selective_sets, selective_split
+from jurybox.stats.selective import split_items
 
 cli = CliRunner()
 ORDERS = ("AB", "BA")

@@ -141,7 +141,8 @@ def _result_json(r: SelectiveResult | CascadeResult) -> dict[str, Any]:
 
 
 def _sentence(r: SelectiveResult | CascadeResult) -> str:
-    from ..recorded.selective import SelectiveResult, guarantee_text
+    from ..recorded.selective import SelectiveResult
+    from ..stats.selective import guarantee_text
 
     if isinstance(r, SelectiveResult):
         return guarantee_text(r.target, r.delta, r.signal, r.n_calibration)

@@ -19,7 +19,7 @@ from ..jury.rules import jury_pairwise
 from ..stats.jury_weights import effective_judges, log_odds_weights, one_coin_dawid_skene
 from .confidence import SignalTable
 from .scoring import net_decision
-from .selective import split_items
+from ..stats.selective import split_items
 
 __all__ = ["JuryRules", "jury_rules_split"]
 

@@ -21,27 +21,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..stats.selective import Calibration, SelectiveOutcome, calibrate_threshold, selective_outcome
+from ..stats.selective import (Calibration, SelectiveOutcome, calibrate_threshold,
+                               selective_outcome, split_items)
 from .confidence import Signal, SignalTable, jury_signal, signal_table
 from .model import Recording
 
-__all__ = ["CascadeResult", "SelectiveResult", "StageResult", "cascade_split", "guarantee_text",
-           "selective_sets", "selective_split", "split_items", "stage_signal"]
-
-
-def split_items(n: int, share: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """A seeded random split of ``n`` items: (calibration indices, test indices), sorted;
-    ``round(share * n)`` items to calibration (at least 1, and at least 1 left to test).
-
-    Raises:
-        ValueError: ``share`` outside (0, 1), or ``n < 2``.
-    """
-    if not 0 < share < 1 or n < 2:
-        raise ValueError(f"need a calibration share in (0, 1) and at least 2 items; got "
-                         f"share={share!r}, n={n!r}")
-    k = min(max(round(share * n), 1), n - 1)
-    order = np.random.default_rng(seed).permutation(n)
-    return np.sort(order[:k]), np.sort(order[k:])
+__all__ = ["CascadeResult", "SelectiveResult", "StageResult", "cascade_split", "selective_sets",
+           "selective_split", "stage_signal"]
 
 
 def _calibrate(signal: Signal, idx: np.ndarray, target: float, delta: float) -> Calibration:
@@ -204,16 +190,6 @@ def cascade_split(table: SignalTable, stages: Sequence[str], *, target: float, d
                                (float(ci[0]), float(ci[1])))
     return CascadeResult(table.subset, table.strategy, target, delta, tuple(results), len(cal),
                          outcome)
-
-
-def guarantee_text(target: float, delta: float, signal: str | None, n_calibration: int) -> str:
-    """The guarantee as a sentence, or that none could be given."""
-    if signal is None:
-        return (f"cannot certify {target:.0%} agreement at delta {delta:g} on {n_calibration} "
-                f"calibration items: no verdict is accepted")
-    return (f"with probability at least {1 - delta:.0%} over the calibration draw, verdicts "
-            f"accepted on {signal} agree with the labels at least {target:.0%} of the time "
-            f"(calibrated on {n_calibration} items)")
 
 
 def _signals_of(table: SignalTable, signal: str | None) -> list[str]:

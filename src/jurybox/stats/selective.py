@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = ["Calibration", "SelectiveOutcome", "calibrate_threshold", "clopper_pearson_upper",
-           "selective_outcome"]
+           "guarantee_text", "selective_outcome", "split_items"]
 
 
 def clopper_pearson_upper(k: int, n: int, confidence: float) -> float:
@@ -205,3 +205,28 @@ def selective_outcome(rule: Calibration, confidence: Sequence[float],
     ci = wilson_interval(share, n_acc) if n_acc else (math.nan, math.nan)
     return SelectiveOutcome(n, n_acc, n_ok, n_acc / n if n else 0.0, share,
                             (float(ci[0]), float(ci[1])))
+
+
+def split_items(n: int, share: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """A seeded random split of ``n`` items: (calibration indices, test indices), sorted;
+    ``round(share * n)`` items to calibration (at least 1, and at least 1 left to test).
+
+    Raises:
+        ValueError: ``share`` outside (0, 1), or ``n < 2``.
+    """
+    if not 0 < share < 1 or n < 2:
+        raise ValueError(f"need a calibration share in (0, 1) and at least 2 items; got "
+                         f"share={share!r}, n={n!r}")
+    k = min(max(round(share * n), 1), n - 1)
+    order = np.random.default_rng(seed).permutation(n)
+    return np.sort(order[:k]), np.sort(order[k:])
+
+
+def guarantee_text(target: float, delta: float, signal: str | None, n_calibration: int) -> str:
+    """The guarantee as a sentence, or that none could be given."""
+    if signal is None:
+        return (f"cannot certify {target:.0%} agreement at delta {delta:g} on {n_calibration} "
+                f"calibration items: no verdict is accepted")
+    return (f"with probability at least {1 - delta:.0%} over the calibration draw, verdicts "
+            f"accepted on {signal} agree with the labels at least {target:.0%} of the time "
+            f"(calibrated on {n_calibration} items)")
