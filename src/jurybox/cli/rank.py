@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
-from ._common import console, fail_cleanly, print_warnings
+from ._common import console, exit_for_status, fail_cleanly, print_warnings
 from ._compose import option_groups
 from ._fit import print_table
 from ._groups import (BatchFlags, CostOptions, EndpointOptions, ExecutorOptions, OutputOptions,
@@ -141,6 +141,8 @@ def _rank_live(source: Path, out: Path, *, model: str | None, protocol: str, pai
     print_ranking(ranked, simulated_note=False)
     print_warnings(result)
     cost_line(result)
+    s = result.summary
+    exit_for_status(result, nothing_judged=s.n_items > 0 and s.n_failed == s.n_items)
 
 
 def _rank_jury(source: Path, out: Path, panel: Any, *, protocol: str, pairing: str,
@@ -165,6 +167,12 @@ def _rank_jury(source: Path, out: Path, panel: Any, *, protocol: str, pairing: s
         options=options, **protocol_settings(settings, prompt, sampling, sim=sim_config,
                                              base_url=url))
     print_ranking(ranked)
+    if ranked.summary.get("n_failed"):  # pairs the jury could not decide: a partial run
+        import typer
+
+        from ._common import EXIT_PARTIAL
+
+        raise typer.Exit(EXIT_PARTIAL)
 
 
 def _dry_run_jury(source: Path, out: Path, panel: Any, *, protocol: str, pairing: str,
