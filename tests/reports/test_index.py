@@ -283,3 +283,23 @@ def test_judge_results_count_the_labelled_items_judged_and_keep_every_part():
                "protocols": {"apoc": {"accuracy": {"accuracy": 17 / 24, "n": 24}}}}
     assert judge_results(summary) == ("33 items · 4 failed · flips 51.7% · 70.8% on 24 "
                                       "labelled · candidate 0 17 won, 7 lost, 5 tied")
+
+
+def test_a_ranking_and_a_selective_score_are_listed_with_their_figures(tmp_path):
+    # break-it D2: every rank run, the demo's too, was listed "unreadable"
+    _write(tmp_path / "rank" / "summary.json", {
+        "kind": "rank", "source": "examples/systems.jsonl", "judge": "sim", "simulated": True,
+        "n_failed": 2, "systems": [{"name": "truthful", "bt": 1120.4},
+                                   {"name": "sometimes", "bt": 1000.0},
+                                   {"name": "misled", "bt": None}]})
+    _write(tmp_path / "sel" / "summary.json", {"selective": {"target": 0.85, "sets": [
+        {"test": {"coverage": 0.55}}, {"test": {"coverage": 0.0}}, {"test": {"coverage": 0.6}}]}})
+    runs = _by_name(list_runs(tmp_path))
+    rank = runs["rank"]
+    assert (rank.kind, rank.dataset, rank.judge, rank.simulated) == (
+        "rank", "systems.jsonl", "simulated", True)
+    assert (rank.status, rank.note) == ("partial", "2 pairs without a decision")
+    assert rank.results == "truthful 1120 · sometimes 1000 · misled —"
+    sel = runs["sel"]
+    assert (sel.kind, sel.status) == ("score", "complete")
+    assert sel.results == "target 85% · 2 of 3 sets certified · coverage 57.5%"

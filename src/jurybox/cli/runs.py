@@ -49,7 +49,8 @@ def runs_table(runs: list[RunEntry], title: str, *, width: int) -> Table:
                   caption=(
                       "results: accuracy per protocol (bench, score); items, flip rate, "
                       "candidate 0's won/lost/tied (pairwise) and accuracy on labelled items "
-                      "(judge); alpha (agreement, jury, personalize). calls: model calls over "
+                      "(judge); alpha (agreement, jury, personalize); Bradley-Terry scores "
+                      "(rank); sets certified (score --target-agreement). calls: model calls over "
                       "every session of the run (cache hits not counted: 0 for a run answered "
                       "from the cache). started: UTC."))
     columns = ["run", *(["kind", "data", "judge"] if wide else []), "status", "results",

@@ -28,7 +28,8 @@ from typing import Any, Literal
 from ..errors import MAX_FOLDER_ENTRIES, DataError, did_you_mean_file
 from .freshness import report_is_current
 from .index_results import (_dict, _list, agreement_results, bench_results, judge_results,
-                            jury_results, personalize_results, recorded_results)
+                            jury_results, personalize_results, rank_results, recorded_results,
+                            selective_results)
 from ..rundir import lock_holder
 
 __all__ = ["MAX_DEPTH", "MAX_FOLDERS", "RunEntry", "Status", "is_run_folder", "list_runs",
@@ -349,12 +350,23 @@ def _summary_entry(path: Path, name: str) -> RunEntry:
         judges = {str(_dict(s).get("judge")) for s in _list(summary.get("scores"))
                   if _dict(s).get("judge")}
         judge = "recorded" + (f": {', '.join(sorted(judges))}" if judges else "")
+    elif summary.get("kind") == "rank":
+        kind, results, dataset = "rank", rank_results(summary), summary.get("source")
+        judge = ("simulated" if summary.get("simulated") is True
+                 else summary.get("judge") or "recorded")
+    elif isinstance(summary.get("selective"), dict):
+        kind, results, dataset = "score", selective_results(summary), None
+        judge = "recorded"
     else:
         raise DataError(path / "summary.json", "not a summary jurybox wrote (no run.json, "
-                                               "no groups, no scores)")
+                                               "no groups, no scores, not a ranking)")
     report, current = _report(path, kind == "agreement")
-    return RunEntry(path, name, kind, _file_name(dataset), _text(judge), False, "complete",
-                    "", _text(results), None, None, None, _mtime(path / "summary.json"),
+    partial = kind == "rank" and bool(_count(summary.get("n_failed")))
+    return RunEntry(path, name, kind, _file_name(dataset), _text(judge),
+                    kind == "rank" and summary.get("simulated") is True,
+                    "partial" if partial else "complete",
+                    f"{summary.get('n_failed')} pairs without a decision" if partial else "",
+                    _text(results), None, None, None, _mtime(path / "summary.json"),
                     report, current)
 
 

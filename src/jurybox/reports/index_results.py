@@ -13,7 +13,9 @@ an exception. Figures are as the run's own report states them:
 - agreement: Krippendorff's alpha per group (dimension, domain);
 - personalize: per judge kind (zero-shot, aggregate, personalized) the condition with the
   highest mean alpha against the raters, averaged over dimensions;
-- score results of recorded outputs: accuracy per parse rule or per recording.
+- score results of recorded outputs: accuracy per parse rule or per recording;
+- rank: the systems by Bradley-Terry score, e.g. ``truthful 1120 · sometimes 1000 · misled 880``;
+- selective judging: how many sets were certified at the target, and the mean coverage.
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ import math
 from typing import Any
 
 __all__ = ["agreement_results", "bench_results", "judge_results", "jury_results",
-           "personalize_results", "recorded_results", "SEPARATOR"]
+           "personalize_results", "rank_results", "recorded_results", "selective_results",
+           "SEPARATOR"]
 
 #: Between the parts of a results text.
 SEPARATOR = " · "
@@ -156,4 +159,29 @@ def recorded_results(summary: dict[str, Any]) -> str:
         else:
             name = " ".join(str(score[k]) for k in ("judge", "subset") if score.get(k))
             parts.append(f"{name}: net {_accuracy(score.get('net'))}")
+    return _join(parts)
+
+
+def rank_results(summary: dict[str, Any]) -> str:
+    """A ranking's systems in its order, each with its Bradley-Terry score (Elo points):
+    ``truthful 1120 · sometimes 1000 · misled 880`` (``—`` for a system not ranked)."""
+    parts = []
+    for row in _list(summary.get("systems")):
+        row = _dict(row)
+        bt = _num(row.get("bt"))
+        parts.append(f"{row.get('name')} {'—' if bt is None else f'{bt:.0f}'}")
+    return _join(parts)
+
+
+def selective_results(summary: dict[str, Any]) -> str:
+    """Selective judging (``jurybox score ... --target-agreement``): ``target 85% · 2 of 6
+    sets certified · coverage 57.5%`` (the mean test coverage of the certified sets)."""
+    sel = _dict(summary.get("selective"))
+    sets = [_dict(s) for s in _list(sel.get("sets"))]
+    covered = [c for s in sets if (c := _num(_dict(s.get("test")).get("coverage"))) and c > 0]
+    target = _num(sel.get("target"))
+    parts = [f"target {'—' if target is None else f'{100 * target:.0f}%'}",
+             f"{len(covered)} of {len(sets)} sets certified"]
+    if covered:
+        parts.append(f"coverage {100 * sum(covered) / len(covered):.1f}%")
     return _join(parts)
