@@ -290,3 +290,21 @@ def test_export_and_import_on_a_provider_batch_run_say_there_are_no_files(tmp_pa
         with pytest.raises(DataError, match=r"sent its batches to the provider \(--batch\), not "
                                             r"to files \(--batch-files\)"):
             act()
+
+
+def test_an_import_cut_short_says_so_with_its_line_and_field(tmp_path: Path) -> None:
+    """break-it D3: a results file whose last line was cut short was 'not a JSON line', with
+    no column, where an items file says the line was cut short."""
+    from jurybox.batch.manage import import_results
+    from jurybox.errors import DataError
+
+    run, ids = _files_run(tmp_path, ["x", "y"])
+    out = tmp_path / "out.jsonl"
+    whole = _output_line(ids["y"], "Y")
+    out.write_text(_output_line(ids["x"], "X") + "\n" + whole[:len(whole) - 60] + "\n")
+    with pytest.raises(DataError) as caught:
+        import_results(run, out)
+    message = str(caught.value)
+    assert f"{out}:2:" in message and "field 'response'" in message
+    assert "the line ends before the JSON object closes" in message
+    assert "was the line cut short?" in message

@@ -19,6 +19,9 @@ JURY = [{"name": "first", "model": "sim", "sim": {"bias": "primacy", "seed": 1}}
      "items[3] (id 'q3'): field 'candidates': needs at least 2 candidates, got 1"),
     ({"id": "q3", "prompt": "", "candidates": ["x", "y"]},
      "items[3] (id 'q3'): field 'prompt': empty prompt (got '')"),
+    # a prompt that is not text is not called "empty" (break-it D4)
+    ({"id": "q3", "prompt": 5, "candidates": ["x", "y"]},
+     "items[3] (id 'q3'): field 'prompt': a prompt is text, got int 5"),
     ({"id": 7, "prompt": "Which?", "candidates": ["x", "y"], "gold": 5},
      "items[3] (id '7'): field 'gold': gold indices 5 must be a non-empty subset of 0..1"),
     # no id of its own (its position is its id): the index alone
@@ -55,3 +58,18 @@ def test_a_file_is_still_named_by_its_line(tmp_path):
         jurybox.judge(path, model="sim", out=tmp_path / "run")
     assert str(caught.value) == (f"{path}:1: field 'candidates': needs at least 2 candidates, "
                                  f"got 1")
+
+
+@pytest.mark.parametrize("extra, problem", [
+    ({1, 2}, "is of type set, which JSON cannot hold"),
+    (b"x", "is of type bytes, which JSON cannot hold"),
+    (float("nan"), "is nan, which standard JSON cannot hold (give null or a number)"),
+    (float("inf"), "is inf, which standard JSON cannot hold (give null or a number)"),
+])
+def test_a_value_json_cannot_hold_is_named_by_its_field(tmp_path, extra, problem):
+    # break-it D5 and U1: a set was "Object of type set is not JSON serializable" with no
+    # field, and NaN was written to input.jsonl as a bare NaN, which is not JSON
+    with pytest.raises(DataError) as caught:
+        jurybox.judge([{"id": "x", "prompt": "Q?", "candidates": ["a", "b"],
+                        "meta": {"extra": extra}}], model="sim", out=tmp_path / "run")
+    assert str(caught.value).startswith(f"items[0] (id 'x'): field 'meta.extra': {problem}")

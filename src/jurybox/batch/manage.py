@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..datasets.json_line import parse_object_line
 from ..errors import ConfigError, DataError
 from ..rundir import lock_run_dir, read_manifest
 from ..rundir.batches import BATCHES_FILE, BatchJournal, JournalBatch, read_journal
@@ -200,10 +201,7 @@ def import_results(folder: str | Path, results: Path) -> ImportResult:
     grouped: dict[str, dict[str, str]] = {}
     outcome = ImportResult()
     for line_no, line in _lines(results):
-        try:
-            record: Any = json.loads(line)
-        except (ValueError, RecursionError):
-            raise DataError(results, "not a JSON line", line=line_no) from None
+        record: Any = parse_object_line(results, line_no, line)
         if not isinstance(record, dict) or not isinstance(record.get("custom_id"), str):
             raise DataError(results, "missing (each output line names its request)",
                             line=line_no, field="custom_id")

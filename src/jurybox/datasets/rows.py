@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from ..errors import DataError, missing_extra
-from ._json_line import parse_object_line
+from .json_line import parse_object_line
 
 
 class LongNumber:

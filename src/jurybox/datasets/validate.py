@@ -154,8 +154,9 @@ def make_item(path: Path, line: int, *, item_id: str, prompt: object, candidates
     """
     if not isinstance(prompt, str) or not prompt.strip():
         raise DataError(path, "missing field" if prompt is None else
-                        f"empty prompt (got {prompt!r:.80})", line=line,
-                        field=prompt_field)
+                        f"empty prompt (got {prompt!r:.80})" if isinstance(prompt, str) else
+                        f"a prompt is text, got {type(prompt).__name__} {prompt!r:.80}",
+                        line=line, field=prompt_field)
     check_text(path, line, prompt_field, prompt)
     if len(candidates) < 2:
         raise DataError(path, f"needs at least 2 candidates, got {len(candidates)}",

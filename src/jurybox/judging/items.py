@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
@@ -61,8 +62,9 @@ MAX_ITEM_DEPTH = 100
 
 def _unencodable(value: Any) -> tuple[str, str] | None:
     """The first problem of a row's values, walked without recursion: (field, problem) for a
-    text (a key too) that UTF-8 cannot encode, a list or dict that contains itself (a
-    circular reference), or nesting deeper than :data:`MAX_ITEM_DEPTH`.
+    text (a key too) that UTF-8 cannot encode, a value of a type JSON cannot hold (a set,
+    bytes, an object; NaN or infinity), a list or dict that contains itself (a circular
+    reference), or nesting deeper than :data:`MAX_ITEM_DEPTH`.
 
     >>> row = {"id": "q1", "meta": {}}; row["meta"]["self"] = row
     >>> _unencodable(row)[0]
@@ -76,8 +78,14 @@ def _unencodable(value: Any) -> tuple[str, str] | None:
             if (problem := text_problem(value)) is not None:
                 return where or "value", problem
             continue
-        if not isinstance(value, (dict, list, tuple)):
+        if isinstance(value, float) and not math.isfinite(value):
+            return (where or "value", f"is {value!r}, which standard JSON cannot hold (give "
+                    f"null or a number)")
+        if value is None or isinstance(value, (bool, int, float)):
             continue
+        if not isinstance(value, (dict, list, tuple)):
+            return (where or "value", f"is of type {type(value).__name__}, which JSON cannot "
+                    f"hold (give text, a number, true/false, null, a list or a dict)")
         if id(value) in above:
             return (where or "value", "refers to a list or dict that contains it (a circular "
                     "reference), which JSON cannot hold")
@@ -89,6 +97,9 @@ def _unencodable(value: Any) -> tuple[str, str] | None:
             children = []
             for key, inner in value.items():
                 name = f"{where}.{key}" if where else str(key)
+                if not isinstance(key, (str, int, float, bool)) and key is not None:
+                    return (name, f"has a {type(key).__name__} key, which JSON cannot hold "
+                            f"(a key is text)")
                 children += [(inner, name, inside), (str(key), f"{name} (the name)", inside)]
         else:
             children = [(inner, f"{where}[{i}]", inside) for i, inner in enumerate(value)]
@@ -114,7 +125,7 @@ def input_rows(items: Iterable[Any]) -> list[dict[str, Any]]:
                 id_text(raw) != str(i) else ""
             raise DataError(f"items[{i}]{named}", found[1], field=field)
         try:
-            json.dumps(row, ensure_ascii=False)
+            json.dumps(row, ensure_ascii=False, allow_nan=False)
         except (TypeError, ValueError) as exc:
             raise ConfigError(f"items[{i}]: {exc}") from None
         rows.append(row)

@@ -6,16 +6,19 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ..errors import DataError
 
 __all__ = ["parse_object_line"]
 
 
-def parse_object_line(path: Path, line_no: int, text: str, *, parse_int, object_pairs_hook,
-                      repeated: type[ValueError]) -> object:
-    """``text`` (one line of ``path``, its newline included or not) as JSON.
+def parse_object_line(path: Path, line_no: int, text: str, *, parse_int: Any = None,
+                      object_pairs_hook: Any = None,
+                      repeated: type[ValueError] | tuple[()] = ()) -> object:
+    """``text`` (one line of ``path``, its newline included or not) as JSON; ``parse_int``
+    and ``object_pairs_hook`` as :func:`json.loads` takes them (default: json's own), and
+    ``repeated`` the error ``object_pairs_hook`` raises for a key given twice (default: none).
 
     Raises:
         DataError: bad JSON (line, column, field; a line cut short: "the line ends before
