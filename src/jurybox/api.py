@@ -33,7 +33,8 @@ if TYPE_CHECKING:
     from .personalize import PersonalizeConfig, PersonalizeResult
     from .leaderboard import RankResult
     from .recorded import Recording
-    from .recorded.selective import CascadeResult, SelectiveResult
+    from .recorded.selective import CascadeResult
+    from .stats.selective import SelectiveResult
     from .run import RunHooks, RunOptions
 
 __all__ = ["abench", "agreement", "ajudge", "apersonalize", "bench", "judge", "personalize",
@@ -240,7 +241,9 @@ def selective(recordings: str | Path | list[Recording], *, target: float, delta:
 
     Args:
         recordings: a bundled name (``"llmbar"``), a recorded file or LLMBar folder
-            (:func:`jurybox.recorded.read.read_recordings`), or recordings already read.
+            (:func:`jurybox.recorded.read.read_recordings`), recordings already read, or a
+            judge or bench run directory (its own verdicts, one rule per protocol, on their
+            order agreement: :func:`jurybox.judging.selective.selective_run`).
         target: the agreement to guarantee, in (0, 1).
         delta: the probability that the guarantee fails, in (0, 1).
         calibration_share: the share of each set's items calibrated on, in (0, 1).
@@ -253,12 +256,21 @@ def selective(recordings: str | Path | list[Recording], *, target: float, delta:
         One result per (subset, strategy) that has what was asked for.
 
     Raises:
-        ValueError, DataError, FileNotFoundError: as ``selective_sets`` and
-            ``read_recordings``.
+        ValueError, DataError, FileNotFoundError: as ``selective_sets``,
+            ``read_recordings`` and ``selective_run``; ConfigError: a signal or cascade
+            given for a run.
     """
     from .recorded.read import read_recordings
     from .recorded.selective import selective_sets
 
+    if isinstance(recordings, (str, Path)) and (Path(recordings) / "run.json").is_file():
+        if signal is not None or cascade is not None:
+            raise ConfigError("a run's verdicts have one signal, their order agreement: give "
+                              "no signal or cascade")
+        from .judging.selective import selective_run
+
+        return list(selective_run(recordings, target=target, delta=delta,
+                                  calibration_share=calibration_share, seed=seed))
     recs = (read_recordings(recordings) if isinstance(recordings, (str, Path))
             else list(recordings))
     return selective_sets(recs, target=target, delta=delta,

@@ -57,6 +57,13 @@ def test_listwise_direct_and_pcf_decide_and_a_rerun_is_free(tmp_path):
     again = run_bench(config, tmp_path / "again", options=_options(tmp_path))
     assert again.totals.model_calls == 0
     assert again.summary.protocols == first.summary.protocols
+    # selective judging of the real verdicts, calibrated on 2 of the 3 labelled items: no
+    # threshold reaches the 11 items target 0.8 needs at delta 0.1, so nothing can be
+    # certified, and nothing is accepted, whatever the judge said
+    import jurybox
+
+    for s in jurybox.selective(first.out, target=0.8):
+        assert (s.n_calibration, s.test.n, s.signal, s.test.n_accepted) == (2, 1, None, 0)
 
 
 def test_without_structured_output_failures_are_recorded_never_scores(tmp_path):

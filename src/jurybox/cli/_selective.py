@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from ..recorded import Recording
     from ..recorded.selective import CascadeResult, SelectiveResult
 
-__all__ = ["SelectiveOptions", "print_selective"]
+__all__ = ["SelectiveOptions", "print_run_selective", "print_selective"]
 
 
 def _option(name: str, help: str, **kwargs: Any) -> Any:
@@ -151,6 +151,26 @@ def _sentence(r: SelectiveResult | CascadeResult) -> str:
                           r.n_calibration)
 
 
+def print_run_selective(run_dir: Path, opts: SelectiveOptions, *,
+                        out: Path | None) -> list[Any]:
+    """Selective judging of a run's own verdicts (:func:`jurybox.judging.selective.
+    selective_run`), one row per protocol, as :func:`print_selective` prints them.
+
+    Raises:
+        ConfigError: a protocol with too few labelled items, bad settings.
+        DataError: not a run of judge or bench.
+    """
+    from ..judging.selective import selective_run
+
+    opts.check()
+    try:
+        results = selective_run(run_dir, target=opts.target, delta=opts.delta,
+                                calibration_share=opts.share, seed=opts.seed)
+    except ValueError as exc:
+        raise ConfigError(f"{run_dir}: selective judging: {exc}") from None
+    return _report(results, [], opts, out)
+
+
 def print_selective(recordings: list[Recording], opts: SelectiveOptions, *,
                     out: Path | None) -> list[Any]:
     """Calibrate and apply selective judging (or a cascade) on each (subset, strategy) of
@@ -160,8 +180,7 @@ def print_selective(recordings: list[Recording], opts: SelectiveOptions, *,
     Raises:
         ConfigError: an unknown signal or cascade stage, a set too small to split.
     """
-    from ..recorded.selective import CascadeResult, SelectiveResult, selective_sets
-    from ..rundir import write_json_atomic
+    from ..recorded.selective import selective_sets
 
     opts.check()
     stages = None if opts.cascade is None else [
@@ -175,6 +194,16 @@ def print_selective(recordings: list[Recording], opts: SelectiveOptions, *,
     if not results:
         raise ConfigError("selective judging: no set has what was asked for: "
                           + (skipped[0] if skipped else "no recorded set"))
+    return _report(results, skipped, opts, out)
+
+
+def _report(results: list[Any], skipped: list[str], opts: SelectiveOptions,
+            out: Path | None) -> list[Any]:
+    """Print the table, the guarantee and what was skipped; write summary.json."""
+    from ..recorded.selective import CascadeResult
+    from ..rundir import write_json_atomic
+    from ..stats.selective import SelectiveResult
+
     if opts.cascade is not None:
         print_table(_cascade_table([r for r in results if isinstance(r, CascadeResult)], opts))
     else:

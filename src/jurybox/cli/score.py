@@ -204,24 +204,6 @@ def parse_weights(text: str | None, judges: set[str]) -> dict[str, float] | None
     return weights
 
 
-def _select(recordings: list[Recording], option: str, values: str | None,
-            attr: str) -> list[Recording]:
-    if values is None:
-        return recordings
-    wanted = [v.strip() for v in values.split(",") if v.strip()]
-    have = {getattr(r, attr) for r in recordings}
-
-    def hit(r: Recording, v: str) -> bool:
-        got = getattr(r, attr)
-        return got == v or (attr == "subset" and got.startswith(v.rstrip("/") + "/"))
-
-    for v in wanted:
-        if not any(hit(r, v) for r in recordings):
-            raise ConfigError(f"{option}: no {attr} {v!r} in these recordings"
-                              f"{did_you_mean(v, have)} ({attr}s: {', '.join(sorted(have))})")
-    return [r for r in recordings if any(hit(r, v) for v in wanted)]
-
-
 def _read_recorded(target: Path, name: str | None) -> list[Recording]:
     from ..recorded.read import read_recordings
 
@@ -355,16 +337,22 @@ def score(
     if not recorded:
         given = [k for k, v in filters.items() if v is not None] + (
             ["--weights"] if weights is not None else []) + (
-            ["--target-agreement"] if target_agreement is not None else []) + [
+            ["--target-agreement"] if target_agreement is not None
+            and not (target / "run.json").is_file() else []) + [
             k for k, v in selective.items() if v is not None]
         if given:
             raise ConfigError(f"{', '.join(given)} apply to recorded judgments (LLMBar, the "
-                              f"generic recorded format), not to {path!r}")
+                              f"generic recorded format), not to {path!r}"
+                              + (" (a run takes --target-agreement, --delta, "
+                                 "--calibration-share and --split-seed)"
+                                 if (target / "run.json").is_file() else ""))
     if recorded:
+        from ..recorded.read import select_recordings
+
         recordings = _read_recorded(target, path if path in BUNDLED_RECORDED else None)
         for option, attr in (("--subset", "subset"), ("--judge", "judge"),
                              ("--strategy", "strategy")):
-            recordings = _select(recordings, option, filters[option], attr)
+            recordings = select_recordings(recordings, option, filters[option], attr)
         if target_agreement is not None:
             from ._selective import SelectiveOptions, print_selective
 
@@ -373,6 +361,13 @@ def score(
                 out=out)
             return
         print_recorded(recordings, source=path, out=out, weights=weights, pool=pool)
+        return
+    if target.is_dir() and target_agreement is not None:  # a run's own verdicts
+        from ._selective import SelectiveOptions, print_run_selective
+
+        print_run_selective(target, SelectiveOptions(target_agreement, delta,
+                                                     calibration_share, seed=split_seed),
+                            out=out)
         return
     if target.is_dir():
         out = out or target / "rescored"

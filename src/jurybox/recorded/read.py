@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..errors import ConfigError, did_you_mean
 from .model import Recording
 
-__all__ = ["read_recordings"]
+__all__ = ["read_recordings", "select_recordings"]
 
 
 def read_recordings(source: str | Path) -> list[Recording]:
@@ -35,3 +36,28 @@ def read_recordings(source: str | Path) -> list[Recording]:
     if target.suffix == ".json":
         return [read_llmbar_result(target, texts=False)]
     return read_recorded_jsonl(target)
+
+
+def select_recordings(recordings: list[Recording], option: str, values: str | None,
+                      attr: str) -> list[Recording]:
+    """The recordings whose ``attr`` (``subset``, ``judge``, ``strategy``) is one of
+    ``values`` (comma-separated; a subset also takes the subsets under a folder:
+    ``LLMBar/Adversarial``); all of them when ``values`` is None.
+
+    Raises:
+        ConfigError: a value no recording has, naming ``option`` and the closest.
+    """
+    if values is None:
+        return recordings
+    wanted = [v.strip() for v in values.split(",") if v.strip()]
+    have = {getattr(r, attr) for r in recordings}
+
+    def hit(r: Recording, v: str) -> bool:
+        got = getattr(r, attr)
+        return got == v or (attr == "subset" and got.startswith(v.rstrip("/") + "/"))
+
+    for v in wanted:
+        if not any(hit(r, v) for r in recordings):
+            raise ConfigError(f"{option}: no {attr} {v!r} in these recordings"
+                              f"{did_you_mean(v, have)} ({attr}s: {', '.join(sorted(have))})")
+    return [r for r in recordings if any(hit(r, v) for v in wanted)]

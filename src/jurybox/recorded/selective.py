@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..stats.selective import (Calibration, SelectiveOutcome, calibrate_threshold,
-                               selective_outcome, split_items)
+from ..stats.selective import (Calibration, SelectiveOutcome, SelectiveResult,
+                               calibrate_threshold, selective_outcome, split_items)
 from .confidence import Signal, SignalTable, jury_signal, signal_table
 from .model import Recording
 
@@ -34,29 +34,6 @@ def _calibrate(signal: Signal, idx: np.ndarray, target: float, delta: float) -> 
     conf, agree = signal.confidence[idx], signal.agree[idx]
     has = ~np.isnan(conf)
     return calibrate_threshold(conf[has], agree[has], target=target, delta=delta)
-
-
-@dataclass(frozen=True)
-class SelectiveResult:
-    """A calibrated selective judge on one group's split.
-
-    Attributes:
-        subset, strategy: the group. signal: the chosen signal's name (None: none certified).
-        rules: signal name -> its calibration (each at ``delta / len(rules)``).
-        n_calibration: calibration items. test: the chosen rule on the test items (nothing
-            accepted when no signal was certified).
-        calls_per_item: the judge calls one item costs under the chosen signal.
-    """
-
-    subset: str
-    strategy: str
-    target: float
-    delta: float
-    signal: str | None
-    rules: dict[str, Calibration]
-    n_calibration: int
-    test: SelectiveOutcome
-    calls_per_item: int
 
 
 def selective_split(table: SignalTable, *, target: float, delta: float,

@@ -26,8 +26,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Calibration", "SelectiveOutcome", "calibrate_threshold", "clopper_pearson_upper",
-           "guarantee_text", "selective_outcome", "split_items"]
+__all__ = ["Calibration", "SelectiveOutcome", "SelectiveResult", "calibrate_threshold",
+           "clopper_pearson_upper", "guarantee_text", "selective_outcome", "split_items"]
 
 
 def clopper_pearson_upper(k: int, n: int, confidence: float) -> float:
@@ -230,3 +230,30 @@ def guarantee_text(target: float, delta: float, signal: str | None, n_calibratio
     return (f"with probability at least {1 - delta:.0%} over the calibration draw, verdicts "
             f"accepted on {signal} agree with the labels at least {target:.0%} of the time "
             f"(calibrated on {n_calibration} items)")
+
+
+@dataclass(frozen=True)
+class SelectiveResult:
+    """A calibrated selective judge on one set's split (recorded judgments: a (subset,
+    strategy); a run: its dataset and a protocol).
+
+    Attributes:
+        subset, strategy: the set. signal: the chosen signal's name (None: none certified).
+        rules: signal name -> its calibration (each at ``delta / len(rules)``).
+        n_calibration: calibration items. test: the chosen rule on the test items (nothing
+            accepted when no signal was certified).
+        calls_per_item: the judge calls one item costs under the chosen signal.
+        unlabelled: (accepted, judged) of the set's items without a label: judged by the rule
+            but never calibrated on or scored ((0, 0) when every item has a label).
+    """
+
+    subset: str
+    strategy: str
+    target: float
+    delta: float
+    signal: str | None
+    rules: dict[str, Calibration]
+    n_calibration: int
+    test: SelectiveOutcome
+    calls_per_item: int
+    unlabelled: tuple[int, int] = (0, 0)
