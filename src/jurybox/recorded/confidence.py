@@ -26,8 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import DataError
-from .model import Recording, Verdict
+from .model import Recording, Verdict, shared_items
 from .scoring import net_decision
 
 __all__ = ["Signal", "SignalTable", "jury_signal", "order_signal", "signal_table"]
@@ -157,20 +156,7 @@ def signal_table(recordings: Sequence[Recording], *,
         raise ValueError("a signal table's judges must differ and share subset and strategy")
     if len({len(r.orders) for r in recs}) != 1:
         raise ValueError("every judge of a signal table must be recorded in as many orders")
-    by_judge = [{i.item_id: i for i in r.items} for r in recs]
-    shared = tuple(i.item_id for i in recs[0].items if all(i.item_id in b for b in by_judge))
-    if not shared:
-        raise ValueError(f"no item of {recs[0].subset!r} was judged by every judge")
-    labels: dict[str, str] = {}
-    for rec, items in zip(recs, by_judge):
-        for item_id in shared:
-            label = items[item_id].label
-            if label is None:
-                raise ValueError(f"{rec.source}: item {item_id!r} has no label: selective "
-                                 f"judging calibrates on labels")
-            if labels.setdefault(item_id, label) != label:
-                raise DataError(rec.source, f"item {item_id!r} is labelled {label!r} here but "
-                                f"{labels[item_id]!r} in another judge's file", field="label")
+    by_judge, shared, labels = shared_items(recs, why="selective judging calibrates on labels")
     gold = tuple(labels[i] for i in shared)
     verdicts = {j: tuple(b[i].verdicts for i in shared) for j, b in zip(names, by_judge)}
     signals = {f"order:{j}": order_signal(j, verdicts[j], gold) for j in names}

@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import DataError
 from ..jury.rules import jury_pairwise
 from ..stats import accuracy, paired_comparison
 from ..stats.accuracy import AccuracyResult
@@ -28,7 +27,7 @@ from ..stats.krippendorff import (AlphaResult, DegenerateAlphaWarning,
                                   InsufficientRatingsError, krippendorff_alpha)
 from ..stats.paired import PairedComparison
 from ..stats.profiles import PairwiseAlpha, pairwise_alpha
-from .model import Recording, Verdict
+from .model import Recording, Verdict, shared_items
 from .scoring import net_decision
 
 __all__ = ["JuryScore", "score_jury", "jury_groups", "CODES"]
@@ -123,18 +122,7 @@ def score_jury(recordings: Sequence[Recording], weights: Mapping[str, float] | N
     if len({(r.subset, r.strategy) for r in recs}) != 1:
         raise ValueError("a recorded jury's judges must share subset and strategy")
     w = tuple(float((weights or {}).get(j, 1.0)) for j in names)
-    by_judge = [{i.item_id: i for i in r.items} for r in recs]
-    shared = [i.item_id for i in recs[0].items if all(i.item_id in b for b in by_judge)]
-    if not shared:
-        raise ValueError(f"no item of {recs[0].subset!r} was judged by every judge")
-    labels: dict[str, str] = {}
-    for rec, items in zip(recs, by_judge):
-        for item_id in shared:
-            label = items[item_id].label
-            assert label is not None  # only a recording read to rank has none (to_rank)
-            if labels.setdefault(item_id, label) != label:
-                raise DataError(rec.source, f"item {item_id!r} is labelled {label!r} here but "
-                                f"{labels[item_id]!r} in another judge's file", field="label")
+    by_judge, shared, labels = shared_items(recs, why="a jury is scored on labels")
     decisions = {j: {i: net_decision(b[i].verdicts) for i in shared}
                  for j, b in zip(names, by_judge)}
     first = {j: {i: b[i].verdicts[0] for i in shared} for j, b in zip(names, by_judge)}

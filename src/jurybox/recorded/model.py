@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 __all__ = ["Label", "Verdict", "LABELS", "VERDICTS", "SHOWN_ORDERS", "RecordedItem",
-           "Recording", "shown_first"]
+           "Recording", "shared_items", "shown_first"]
 
 Label = Literal["A", "B", "tie"]
 Verdict = Literal["A", "B", "tie"]
@@ -107,3 +107,38 @@ def check_orders(orders: Sequence[str]) -> tuple[str, ...]:
             raise ValueError(f"an order is 'AB' or 'BA' (the responses in the order shown), "
                              f"got {o!r:.40}")
     return tuple(orders)
+
+
+def shared_items(recordings: Sequence[Recording], *, why: str
+                 ) -> tuple[list[dict[str, RecordedItem]], tuple[str, ...], dict[str, str]]:
+    """The items every recording judged, for several judges of one (subset, strategy).
+
+    Args:
+        recordings: the judges' recordings. why: what needs the labels, for the error of an
+            unlabelled item (e.g. ``"a jury is scored on labels"``).
+
+    Returns:
+        (per recording its items by id, the shared ids in the first recording's order, each
+        shared id's label).
+
+    Raises:
+        ValueError: no item shared by every recording; a shared item without a label.
+        DataError: an item labelled differently in two recordings (file and field).
+    """
+    from ..errors import DataError
+
+    by_judge = [{i.item_id: i for i in r.items} for r in recordings]
+    shared = tuple(i.item_id for i in recordings[0].items
+                   if all(i.item_id in b for b in by_judge))
+    if not shared:
+        raise ValueError(f"no item of {recordings[0].subset!r} was judged by every judge")
+    labels: dict[str, str] = {}
+    for rec, items in zip(recordings, by_judge):
+        for item_id in shared:
+            label = items[item_id].label
+            if label is None:
+                raise ValueError(f"{rec.source}: item {item_id!r} has no label: {why}")
+            if labels.setdefault(item_id, label) != label:
+                raise DataError(rec.source, f"item {item_id!r} is labelled {label!r} here but "
+                                f"{labels[item_id]!r} in another judge's file", field="label")
+    return by_judge, shared, labels
