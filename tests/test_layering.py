@@ -119,3 +119,14 @@ def test_the_checker_finds_an_upward_import_and_a_circle(tmp_path):
         "a.py:5: pkg.low.a (layer 0) imports pkg.high.c (layer 2)",
         "b.py:1: pkg.mid.b (layer 1) imports pkg.high.c (layer 2)"]
     assert cycles(found) == [["pkg.high.c", "pkg.mid.b"]]
+
+
+#: The most lines a module of src/ may have (issue 30: modules of one job, under 400 lines).
+MAX_MODULE_LINES = 400
+
+
+def test_no_module_is_over_400_lines():
+    # the first-shown Bradley-Terry term took ranking/bradley_terry.py to 412 lines unnoticed
+    long = {str(p.relative_to(SRC)): n for p in SRC.rglob("*.py")
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES}
+    assert long == {}, f"modules over {MAX_MODULE_LINES} lines: {long}"

@@ -35,7 +35,8 @@ from scipy import sparse
 
 from ..stats.interval import ConfidenceInterval
 from .bootstrap import DEFAULT_ROUNDS, percentile_ci, prompt_counts, row_weights
-from .bradley_terry import BradleyTerry, _bt_scores, _Fitter, _fit_start, _solver
+from ._bt_design import _Fitter, _solver
+from .bradley_terry import BradleyTerry, _bt_scores, _fit_start
 from .comparisons import Comparison, Comparisons
 
 __all__ = ["LENGTH", "MARKDOWN", "StyleCoefficient", "StyleControlled", "markdown_counts",
