@@ -99,7 +99,7 @@ def test_bench_help_groups_options_in_panels_in_one_order():
     titles = [line.split("─ ")[1].split(" ─")[0] for line in shown.splitlines()
               if line.startswith("╭─ ")]
     # the first panel holds what a first run needs (and --help: no panel of --help alone)
-    assert titles == ["Arguments", "Start here", "What to judge", "Protocol",
+    assert titles == ["Arguments", "Start here", "What to judge", "Protocol", "Statistics",
                       "Judge and endpoint", "Run", "Output", "Cost", "Batch", "Simulated judge"]
     start = shown.split("╭─ Start here")[1].split("╰")[0]
     assert [w for w in start.split() if w.startswith("--")] == [

@@ -77,3 +77,32 @@ def test_recorded_only_options_are_refused_for_a_run(tmp_path):
                               "jury"])
     assert result.exit_code == 2
     assert "--signal apply to recorded judgments" in " ".join(result.output.split())
+
+
+def test_bench_with_a_target_prints_and_writes_the_same_rules_as_scoring_its_run(tmp_path):
+    run = tmp_path / "run"
+    result = cli.invoke(app, ["bench", "truthfulqa", "--model", "sim", "--limit", "30",
+                              "--protocols", "pcf", "--k", "3", "--no-cache", "--out", str(run),
+                              "--target-agreement", "0.8", "--split-seed", "4"])
+    assert result.exit_code == 0, result.output
+    assert "selective judging: target 80% agreement" in " ".join(result.output.split())
+    written = json.loads((run / "selective.json").read_text())["selective"]
+    again = cli.invoke(app, ["score", str(run), "--target-agreement", "0.8", "--split-seed",
+                             "4", "--out", str(tmp_path / "sel")])
+    assert again.exit_code == 0, again.output
+    assert json.loads((tmp_path / "sel" / "summary.json").read_text())["selective"] == written
+    assert written["seed"] == 4 and written["sets"][0]["n_calibration"] == 15
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--target-agreement", "0.8", "--delta", "1.5"], "--delta must be in (0, 1), got 1.5"),
+    (["--target-agreement", "0.8", "--model", "sim,sim2"],
+     "--target-agreement judges one judge's verdicts"),
+])
+def test_bench_refuses_bad_selective_settings_before_any_call(tmp_path, args, message):
+    run = tmp_path / "run"
+    extra = [] if "--model" in args else ["--model", "sim"]
+    result = cli.invoke(app, ["bench", "truthfulqa", "--limit", "4", "--out", str(run),
+                              *extra, *args])
+    assert result.exit_code == 2 and message in " ".join(result.output.split())
+    assert not run.exists()

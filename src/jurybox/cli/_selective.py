@@ -15,6 +15,7 @@ from rich.table import Table
 from ..errors import ConfigError
 from ..terminal import data, safe_text
 from ._common import console
+from ._compose import OptionGroup
 from ._fit import print_table
 from ._panels import PANEL_STATS
 from ._tables import pct
@@ -23,38 +24,67 @@ if TYPE_CHECKING:
     from ..recorded import Recording
     from ..recorded.selective import CascadeResult, SelectiveResult
 
-__all__ = ["SelectiveOptions", "print_run_selective", "print_selective"]
+__all__ = ["SelectiveFlags", "SelectiveOptions", "after_run", "print_run_selective",
+           "print_selective", "selective_for"]
 
 
-def _option(name: str, help: str, **kwargs: Any) -> Any:
-    return typer.Option(f"--{name}", envvar=f"JURYBOX_SCORE_{name.upper().replace('-', '_')}",
+def _option(name: str, help: str, *, envvar: str | None = None, **kwargs: Any) -> Any:
+    return typer.Option(f"--{name}",
+                        envvar=envvar or f"JURYBOX_{name.upper().replace('-', '_')}",
                         rich_help_panel=PANEL_STATS, help=f"Selective judging: {help}", **kwargs)
 
 
 TargetOpt = Annotated[Optional[float], _option(
     "target-agreement", "accept only the verdicts whose agreement with the labels is "
     "guaranteed at this level, in (0, 1), e.g. 0.85 (Trust or Escalate: the threshold is "
-    "calibrated on a labelled share of each set, then applied to the rest); the output is "
-    "then the selective table only.",
+    "calibrated on a labelled share of the items, then applied to the rest); score then "
+    "prints the selective table only, bench and judge print it after their results.",
     metavar="P")]
 DeltaOpt = Annotated[float, _option(
     "delta", "the probability, over the calibration draw, that the guarantee fails, in "
     "(0, 1).", metavar="D")]
 ShareOpt = Annotated[float, _option(
-    "calibration-share", "the share of each set's items calibrated on (the rest are judged "
-    "and reported), in (0, 1).", metavar="S")]
-SignalOpt = Annotated[Optional[str], _option(
-    "signal", "the confidence: order:JUDGE (the share of JUDGE's orders naming its "
-    "decision), jury (the share of all judges' order verdicts for their plurality), "
-    "jury:JUDGE (JUDGE's decision, with the jury's share for it), several comma-separated "
-    "or auto (all: delta is split between them, the one accepting the most is used) "
-    "(default: jury where several judges judged a set, else order:JUDGE).", metavar="NAME")]
-CascadeOpt = Annotated[Optional[str], _option(
-    "cascade", "judges cheapest first, comma-separated, e.g. ChatGPT,GPT-4 (a stage may be "
-    "a jury: ChatGPT+LLaMA2+PaLM2): each judge's unsure items go to the next, each stage "
-    "calibrated with an equal share of delta; instead of --signal.", metavar="STAGES")]
+    "calibration-share", "the share of the labelled items calibrated on (the rest are "
+    "judged and reported), in (0, 1).", metavar="S")]
 SplitSeedOpt = Annotated[int, _option("split-seed", "the seed of the calibration split.",
                                       metavar="N")]
+SignalOpt = Annotated[Optional[str], _option(
+    "signal", "recorded judgments: the confidence: order:JUDGE (the share of JUDGE's orders "
+    "naming its decision), jury (the share of all judges' order verdicts for their "
+    "plurality), jury:JUDGE (JUDGE's decision, with the jury's share for it), several "
+    "comma-separated or auto (all: delta is split between them, the one accepting the most "
+    "is used) (default: jury where several judges judged a set, else order:JUDGE).",
+    envvar="JURYBOX_SCORE_SIGNAL", metavar="NAME")]
+CascadeOpt = Annotated[Optional[str], _option(
+    "cascade", "recorded judgments: judges cheapest first, comma-separated, e.g. "
+    "ChatGPT,GPT-4 (a stage may be a jury: ChatGPT+LLaMA2+PaLM2): each judge's unsure items "
+    "go to the next, each stage calibrated with an equal share of delta; instead of "
+    "--signal.", envvar="JURYBOX_SCORE_CASCADE", metavar="STAGES")]
+
+
+@dataclass(frozen=True)
+class SelectiveFlags(OptionGroup):
+    """--target-agreement, --delta, --calibration-share, --split-seed: selective judging of
+    a command's verdicts (score, bench, judge)."""
+
+    target_agreement: TargetOpt = None
+    delta: DeltaOpt = 0.1
+    calibration_share: ShareOpt = 0.5
+    split_seed: SplitSeedOpt = 0
+
+    def options(self, signal: str | None = None,
+                cascade: str | None = None) -> SelectiveOptions | None:
+        """The settings, checked; None without --target-agreement.
+
+        Raises:
+            ConfigError: a share outside (0, 1); --signal with --cascade.
+        """
+        if self.target_agreement is None:
+            return None
+        opts = SelectiveOptions(self.target_agreement, self.delta, self.calibration_share,
+                                signal, cascade, self.split_seed)
+        opts.check()
+        return opts
 
 
 @dataclass(frozen=True)
@@ -151,8 +181,32 @@ def _sentence(r: SelectiveResult | CascadeResult) -> str:
                           r.n_calibration)
 
 
-def print_run_selective(run_dir: Path, opts: SelectiveOptions, *,
-                        out: Path | None) -> list[Any]:
+def selective_for(flags: SelectiveFlags, jury: object | None) -> SelectiveOptions | None:
+    """bench's and judge's --target-agreement, checked before any model call.
+
+    Raises:
+        ConfigError: a share outside (0, 1); given with a jury (its run holds each judge's
+            run: score one with ``jurybox score RUN/judges/NAME --target-agreement P``).
+    """
+    opts = flags.options()
+    if opts is not None and jury is not None:
+        raise ConfigError("--target-agreement judges one judge's verdicts; for a jury, score "
+                          "a judge's run afterwards: jurybox score RUN/judges/NAME "
+                          "--target-agreement P")
+    return opts
+
+
+def after_run(run_dir: Path, opts: SelectiveOptions | None) -> None:
+    """bench and judge with --target-agreement: the selective table of the run just made,
+    after its results, written to ``RUN/selective.json`` (the run's own files untouched)."""
+    from ..rundir.layout import SELECTIVE_FILE
+
+    if opts is not None:
+        print_run_selective(run_dir, opts, out=None, file=run_dir / SELECTIVE_FILE)
+
+
+def print_run_selective(run_dir: Path, opts: SelectiveOptions, *, out: Path | None,
+                        file: Path | None = None) -> list[Any]:
     """Selective judging of a run's own verdicts (:func:`jurybox.judging.selective.
     selective_run`), one row per protocol, as :func:`print_selective` prints them.
 
@@ -168,7 +222,7 @@ def print_run_selective(run_dir: Path, opts: SelectiveOptions, *,
                                 calibration_share=opts.share, seed=opts.seed)
     except ValueError as exc:
         raise ConfigError(f"{run_dir}: selective judging: {exc}") from None
-    return _report(results, [], opts, out)
+    return _report(results, [], opts, out, file=file)
 
 
 def print_selective(recordings: list[Recording], opts: SelectiveOptions, *,
@@ -198,8 +252,9 @@ def print_selective(recordings: list[Recording], opts: SelectiveOptions, *,
 
 
 def _report(results: list[Any], skipped: list[str], opts: SelectiveOptions,
-            out: Path | None) -> list[Any]:
-    """Print the table, the guarantee and what was skipped; write summary.json."""
+            out: Path | None, *, file: Path | None = None) -> list[Any]:
+    """Print the table, the guarantee and what was skipped; write ``out/summary.json`` (or
+    ``file``)."""
     from ..recorded.selective import CascadeResult
     from ..rundir import write_json_atomic
     from ..stats.selective import SelectiveResult
@@ -218,13 +273,14 @@ def _report(results: list[Any], skipped: list[str], opts: SelectiveOptions,
         markup=False)
     if skipped:
         console.print(data(f"not applicable to {len(skipped)} sets, e.g. {skipped[0]}"))
-    if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
-        write_json_atomic(out / "summary.json", {"selective": {
+    target = file if file is not None else None if out is None else out / "summary.json"
+    if target is not None:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_json_atomic(target, {"selective": {
             "target": opts.target, "delta": opts.delta, "calibration_share": opts.share,
             "seed": opts.seed, "signal": opts.signal, "cascade": opts.cascade,
             "sets": [_result_json(r) for r in results]}})
-        console.print(safe_text(f"written: {out / 'summary.json'}"), markup=False)
+        console.print(safe_text(f"written: {target}"), markup=False)
     return results
 
 

@@ -13,6 +13,7 @@ from ._groups import (BatchFlags, CostOptions, EndpointOptions, ExecutorOptions,
                       PromptOptions, ProtocolOptions, RunFlags, RunGroups, SamplingOptions,
                       SimOptions, protocol_settings)
 from ._jury import JuryOpt
+from ._selective import SelectiveFlags, after_run, selective_for
 from ._options import PANEL_DATA, PANEL_PROTOCOL, PANEL_START, Model, rule_option
 from ._plan import cost_line
 from ._protocol_options import K
@@ -58,6 +59,7 @@ def bench(
     *, run: RunFlags, output: OutputOptions, endpoint: EndpointOptions,
     settings: ProtocolOptions, prompt: PromptOptions, sampling: SamplingOptions,
     sim: SimOptions, cost: CostOptions, batching: BatchFlags, execution: ExecutorOptions,
+    selective: SelectiveFlags,
 ) -> None:
     """Judge a dataset with several protocols and compare them with paired statistics:
     listwise (best-of-N: direct vs permutation consensus) or pairwise (JudgeBench: one call,
@@ -72,6 +74,7 @@ def bench(
     names = protocol_names(protocols)
     subset = bench_subset(subset, dataset)
     panel = jury_for(jury, model)
+    chosen = selective_for(selective, panel)
     config = BenchConfig(
         dataset=dataset, model="sim" if model is None or panel else model, protocols=names,
         baseline=baseline, k=k, limit=limit, seed=run.seed,
@@ -96,6 +99,7 @@ def bench(
                                f"judge: {judged_by(result, model)}")
     cost_line(result)
     print_warnings(result)
+    after_run(result.out, chosen)
     exit_for_status(result)
 
 

@@ -15,6 +15,7 @@ from ._groups import (BatchFlags, CostOptions, EndpointOptions, ExecutorOptions,
                       PromptOptions, ProtocolOptions, RunFlags, RunGroups, SamplingOptions,
                       SimOptions, protocol_settings)
 from ._jury import JuryOpt
+from ._selective import SelectiveFlags, after_run, selective_for
 from ._options import PANEL_DATA, PANEL_START, Model, rule_option
 from ._plan import cost_line
 from ._protocol_options import K
@@ -47,6 +48,7 @@ def judge(
     run: RunFlags, output: OutputOptions, endpoint: EndpointOptions,
     settings: ProtocolOptions, sampling: SamplingOptions, sim: SimOptions,
     cost: CostOptions, batching: BatchFlags, execution: ExecutorOptions,
+    selective: SelectiveFlags,
 ) -> None:
     """Judge candidates that have no gold: per item the winner(s), every candidate's C_i and
     its components, how often the permutations agreed with the pick, and flags (flipped,
@@ -64,6 +66,7 @@ def judge(
     url, pool = endpoint.split()  # one URL, or a pool
     sim_config = sim.config()
     panel = jury_for(jury, model)
+    chosen = selective_for(selective, panel)
     config = JudgeConfig(
         input=file, model="sim" if model is None or panel else model, protocol=protocol, k=k,
         limit=limit, seed=run.seed,
@@ -91,6 +94,7 @@ def judge(
     print_judge_result(result)
     print_warnings(result)
     cost_line(result)
+    after_run(result.out, chosen)
     s = result.summary
     exit_for_status(result, nothing_judged=s.n_items > 0 and s.n_failed == s.n_items)
 

@@ -17,8 +17,8 @@ from ._common import console, exit_for_status, fail_cleanly, warn
 from ._progress import BenchProgress
 from ._fit import print_table
 from ._options import PANEL_DATA, PANEL_OUTPUT
-from ._selective import (CascadeOpt, DeltaOpt, ShareOpt, SignalOpt, SplitSeedOpt,
-                         TargetOpt)
+from ._compose import option_groups
+from ._selective import CascadeOpt, SelectiveFlags, SignalOpt
 from ._tables import pct
 
 if TYPE_CHECKING:
@@ -283,6 +283,7 @@ def _recorded(name: str, help: str) -> Any:
 
 
 @fail_cleanly
+@option_groups
 def score(
     path: Annotated[str, typer.Argument(
         help="A jurybox run directory (re-parse every recorded answer and re-decide), a "
@@ -304,12 +305,9 @@ def score(
                         ] = None,
     pool: Annotated[bool, _recorded("pool", "also score subsets pooled by folder (LLMBar "
                                     "Adversarial's four subsets as its 319 pairs).")] = True,
-    target_agreement: TargetOpt = None,
-    delta: DeltaOpt = 0.1,
-    calibration_share: ShareOpt = 0.5,
     signal: SignalOpt = None,
     cascade: CascadeOpt = None,
-    split_seed: SplitSeedOpt = 0,
+    *, selective: SelectiveFlags,
 ) -> None:
     """Score judge outputs that already exist, with no model calls: rerun a run's decisions
     from its calls.jsonl with the current parser, score recorded JudgeBench outputs, or
@@ -330,16 +328,18 @@ def score(
         target.is_file() and (target.suffix == ".json" or (
             target.suffix in (".jsonl", ".gz") and looks_recorded(target))))
     filters = {"--subset": subset, "--judge": judge, "--strategy": strategy}
-    selective = {"--signal": signal, "--cascade": cascade}
-    if target_agreement is None and any(v is not None for v in selective.values()):
-        raise ConfigError(f"{', '.join(k for k, v in selective.items() if v is not None)} "
+    chosen = {"--signal": signal, "--cascade": cascade}
+    target_agreement = selective.target_agreement
+    if target_agreement is None and any(v is not None for v in chosen.values()):
+        raise ConfigError(f"{', '.join(k for k, v in chosen.items() if v is not None)} "
                           f"choose how selective judging decides: give --target-agreement")
+    opts = selective.options(signal, cascade)
     if not recorded:
         given = [k for k, v in filters.items() if v is not None] + (
             ["--weights"] if weights is not None else []) + (
             ["--target-agreement"] if target_agreement is not None
             and not (target / "run.json").is_file() else []) + [
-            k for k, v in selective.items() if v is not None]
+            k for k, v in chosen.items() if v is not None]
         if given:
             raise ConfigError(f"{', '.join(given)} apply to recorded judgments (LLMBar, the "
                               f"generic recorded format), not to {path!r}"
@@ -353,21 +353,17 @@ def score(
         for option, attr in (("--subset", "subset"), ("--judge", "judge"),
                              ("--strategy", "strategy")):
             recordings = select_recordings(recordings, option, filters[option], attr)
-        if target_agreement is not None:
-            from ._selective import SelectiveOptions, print_selective
+        if opts is not None:
+            from ._selective import print_selective
 
-            print_selective(recordings, SelectiveOptions(
-                target_agreement, delta, calibration_share, signal, cascade, split_seed),
-                out=out)
+            print_selective(recordings, opts, out=out)
             return
         print_recorded(recordings, source=path, out=out, weights=weights, pool=pool)
         return
-    if target.is_dir() and target_agreement is not None:  # a run's own verdicts
-        from ._selective import SelectiveOptions, print_run_selective
+    if target.is_dir() and opts is not None:  # a run's own verdicts
+        from ._selective import print_run_selective
 
-        print_run_selective(target, SelectiveOptions(target_agreement, delta,
-                                                     calibration_share, seed=split_seed),
-                            out=out)
+        print_run_selective(target, opts, out=out)
         return
     if target.is_dir():
         out = out or target / "rescored"

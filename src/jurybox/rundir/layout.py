@@ -7,7 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 __all__ = ["CALLS_FILE", "INPUT_FILE", "ITEMS_FILE", "JUDGMENTS_CSV", "JUDGMENTS_JSONL",
-           "MANIFEST_FILE", "REPORT_FILE", "RUN_FILE_NAMES", "RunPaths", "SUMMARY_FILE"]
+           "MANIFEST_FILE", "REPORT_FILE", "RUN_FILE_NAMES", "RunPaths", "SELECTIVE_FILE",
+           "SUMMARY_FILE"]
 
 #: The manifest: configuration, sessions, totals, status.
 MANIFEST_FILE = "run.json"
@@ -24,10 +25,12 @@ REPORT_FILE = "report.html"
 #: One judgment per item, in input order (``jurybox judge``'s export).
 JUDGMENTS_JSONL = "judgments.jsonl"
 JUDGMENTS_CSV = "judgments.csv"
+#: Selective judging of the run's verdicts (``bench``/``judge --target-agreement``).
+SELECTIVE_FILE = "selective.json"
 #: Names jurybox writes into a run directory (before run.json exists, a folder holding
 #: anything else and none of these is someone else's: --out / or a folder of notes).
 RUN_FILE_NAMES = frozenset({INPUT_FILE, MANIFEST_FILE, CALLS_FILE, ITEMS_FILE, SUMMARY_FILE,
-                            REPORT_FILE, JUDGMENTS_JSONL, JUDGMENTS_CSV})
+                            REPORT_FILE, JUDGMENTS_JSONL, JUDGMENTS_CSV, SELECTIVE_FILE})
 
 
 class _InRun:
