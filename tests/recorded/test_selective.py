@@ -142,7 +142,7 @@ def test_the_command_prints_the_table_the_guarantee_and_writes_summary_json(tmp_
                               "--out", str(tmp_path / "out")])
     assert result.exit_code == 0, result.output
     out = " ".join(result.output.split())
-    assert "target 80% agreement, delta 0.2" in out and "30/30 (100%)" in out
+    assert "target 80% agreement, delta 0.2" in out and "30/30 100%" in out
     assert "with probability at least 80% over the calibration draw" in out
     s = json.loads((tmp_path / "out" / "summary.json").read_text())["selective"]
     (row,) = s["sets"]
@@ -154,8 +154,60 @@ def test_the_command_prints_the_table_the_guarantee_and_writes_summary_json(tmp_
     (["--target-agreement", "1"], "--target-agreement must be in (0, 1), got 1"),
     (["--target-agreement", "0.8", "--signal", "nope"], "unknown signal(s) nope"),
     (["--target-agreement", "0.8", "--signal", "jury", "--cascade", "a,b"],
-     "give --signal or --cascade, not both")])
+     "give --signal or --cascade, not both"),
+    (["--target-agreement", "0.8", "--split-seed", "-1"],
+     "--split-seed must be an integer >= 0, got -1"),
+    (["--target-agreement", "0.8", "--subset", ""], "--subset names no subset"),
+    (["--target-agreement", "0.8", "--out", "__FILE__"], "as the output directory (--out)")])
 def test_bad_settings_are_one_line_exit_2(tmp_path, args, message):
     path = _write(tmp_path, TINY, ["A"] * 4)
+    args = [str(path) if a == "__FILE__" else a for a in args]  # an existing file as --out
     result = cli.invoke(app, ["score", str(path), *args])
     assert result.exit_code == 2 and message in " ".join(result.output.split())
+    assert "┏" not in result.output  # refused before any table
+
+
+# the second break-it pass (selective judging) ----------------------------------------------
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(signal="jury,jury"), "the signal list names jury twice"),
+    (dict(signal=","), "the signal list names nothing"),
+    (dict(cascade=["X", "X"]), "the cascade names X twice"),
+    (dict(cascade=[]), "the cascade names nothing"),
+    (dict(signal="bogus"), "no set has what was asked for: S V: unknown signal(s) bogus"),
+    (dict(target="0.8"), "target must be a number in (0, 1), got '0.8'"),
+    (dict(target=1e-300, delta=2.0), "delta must be a number in (0, 1), got 2.0"),
+    (dict(seed=1.5), "the split's seed must be an integer >= 0, got 1.5"),
+])
+def test_bad_selective_requests_are_errors_never_an_empty_answer(kwargs, message):
+    settings = {"target": 0.8, **kwargs}
+    with pytest.raises(ValueError, match=message.replace("(", "\\(").replace(")", "\\)")):
+        selective_sets(_recordings(TINY), **settings)
+
+
+def test_a_stage_naming_a_judge_twice_is_that_judge_once():
+    table = _cascade_data()
+    twice = cascade_split(table, ["cheap+cheap", "strong"], target=0.8, delta=0.2, seed=3)
+    once = cascade_split(table, ["cheap", "strong"], target=0.8, delta=0.2, seed=3)
+    assert [s.calls for s in twice.stages] == [s.calls for s in once.stages]
+    assert twice.test == once.test
+
+
+def test_a_judges_own_signal_keeps_the_items_other_judges_skipped():
+    # "big" judged 20 items, "small" only the even ones: order:big is calibrated on 10 of 20
+    big = {f"i{k}": ("A", "A") for k in range(20)}
+    recs = [Recording("S", "big", "V", ORDERS, tuple(
+                RecordedItem(i, "A", v) for i, v in big.items())),
+            Recording("S", "small", "V", ORDERS, tuple(
+                RecordedItem(f"i{k}", "A", ("A", "A")) for k in range(0, 20, 2)))]
+    (alone,), _ = selective_sets(recs, target=0.8, signal="order:big")
+    (jury,), _ = selective_sets(recs, target=0.8, signal="jury")
+    assert (alone.n_calibration, alone.test.n) == (10, 10)
+    assert (jury.n_calibration, jury.test.n) == (5, 5)  # the jury needs both: 10 shared
+
+
+def test_the_guarantee_never_rounds_the_target_or_the_confidence_up():
+    from jurybox.stats.selective import guarantee_text
+
+    text = guarantee_text(0.855, 0.001, "jury", 100)
+    assert "at least 99.9% over the calibration draw" in text and "at least 85.5% of" in text

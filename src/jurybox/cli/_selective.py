@@ -13,6 +13,7 @@ import typer
 from rich.table import Table
 
 from ..errors import ConfigError
+from ..stats.selective import percent
 from ..terminal import data, safe_text
 from ._common import console
 from ._compose import OptionGroup
@@ -24,8 +25,8 @@ if TYPE_CHECKING:
     from ..recorded import Recording
     from ..recorded.selective import CascadeResult, SelectiveResult
 
-__all__ = ["SelectiveFlags", "SelectiveOptions", "after_run", "print_run_selective",
-           "print_selective", "selective_for"]
+__all__ = ["SelectiveFlags", "SelectiveOptions", "after_run", "not_selectable",
+           "print_run_selective", "print_selective", "selective_for"]
 
 
 def _option(name: str, help: str, *, envvar: str | None = None, **kwargs: Any) -> Any:
@@ -104,42 +105,71 @@ class SelectiveOptions:
                             ("--calibration-share", self.share)):
             if not 0 < value < 1:
                 raise ConfigError(f"{flag} must be in (0, 1), got {value:g}")
+        if self.seed < 0:
+            raise ConfigError(f"--split-seed must be an integer >= 0, got {self.seed}")
         if self.signal is not None and self.cascade is not None:
             raise ConfigError("give --signal or --cascade, not both (a cascade's stages are "
                               "its judges' signals)")
 
 
 def _agree(agreement: float, ci: tuple[float, float]) -> str:
+    """``89.5 [75, 96]``: the agreement (percent, one decimal) and its CI (whole percent,
+    the low end rounded down and the high end up, so the interval is never narrowed)."""
     if math.isnan(agreement):
         return "—"
-    return f"{pct(agreement)} [{pct(ci[0])}, {pct(ci[1])}]"
+    return f"{pct(agreement)} [{math.floor(100 * ci[0])}, {math.ceil(100 * ci[1])}]"
+
+
+def _cell(*lines: str) -> Any:
+    """A table cell of ``lines``, each shown as data (control characters escaped)."""
+    from rich.text import Text
+
+    return Text("\n").join(data(line) for line in lines)
+
+
+def _wrap(name: str, width: int, sep: str) -> list[str]:
+    """``name`` in lines of at most ``width`` characters, broken after ``sep`` (a name with
+    no ``sep`` stays whole): ``LLMBar/Adversarial/GPTInst`` -> ``["LLMBar/Adversarial/",
+    "GPTInst"]``."""
+    lines: list[str] = []
+    for piece in name.split(sep):
+        if lines and len(lines[-1]) + len(sep) + len(piece) <= width:
+            lines[-1] += sep + piece
+        elif lines:
+            lines[-1] += sep
+            lines.append(piece)
+        else:
+            lines.append(piece)
+    return lines
 
 
 def _selective_table(rows: list[SelectiveResult], opts: SelectiveOptions) -> Table:
-    table = Table(title=f"selective judging: target {opts.target:.0%} agreement, delta "
-                  f"{opts.delta:g}, calibrated on {opts.share:.0%} of each set (seed "
+    table = Table(title=f"selective judging: target {percent(opts.target)} agreement, delta "
+                  f"{opts.delta:g}, calibrated on {percent(opts.share)} of each set (seed "
                   f"{opts.seed})", title_justify="left")
-    table.add_column("set, strategy", overflow="fold", max_width=26)
+    table.add_column("set, strategy", overflow="fold", max_width=24)
     table.add_column("signal", overflow="fold", max_width=12)
-    for name in ("thr", "accepted", "agree % [95% CI]"):
+    for name in ("thr", "accepted", "agree % [CI]"):
         table.add_column(name, justify="right")
     for r in rows:
         rule = r.rules[r.signal] if r.signal else None
         tried = r.signal or (next(iter(r.rules)) if len(r.rules) == 1 else "any")
-        table.add_row(data(r.subset) + "\n" + data(r.strategy or "-"), data(tried),
+        table.add_row(_cell(*_wrap(r.subset, 20, "/"), r.strategy or "-"),
+                      _cell(*_wrap(tried, 12, ":")),
                       "none*" if rule is None or rule.threshold is None
                       else f"{rule.threshold:.2f}",
-                      f"{r.test.n_accepted}/{r.test.n} ({100 * r.test.coverage:.0f}%)",
+                      f"{r.test.n_accepted}/{r.test.n} {100 * r.test.coverage:.0f}%",
                       _agree(r.test.agreement, r.test.agreement_ci))
     table.caption = ("thr: the confidence threshold calibrated; none*: cannot certify "
-                     "this agreement on this set: nothing accepted")
+                     "this agreement on this set: nothing accepted; accepted: test items "
+                     "accepted of those judged, and the share; CI: Wilson 95%")
     table.caption_justify = "left"
     return table
 
 
 def _cascade_table(rows: list[CascadeResult], opts: SelectiveOptions) -> Table:
-    table = Table(title=f"cascade: target {opts.target:.0%} agreement, delta {opts.delta:g} "
-                  f"split between the stages, calibrated on {opts.share:.0%} of each set "
+    table = Table(title=f"cascade: target {percent(opts.target)} agreement, delta {opts.delta:g} "
+                  f"split between the stages, calibrated on {percent(opts.share)} of each set "
                   f"(seed {opts.seed})", title_justify="left")
     table.add_column("set, strategy: stage", overflow="fold", max_width=24)
     for name in ("asked", "accepted", "agree % [95% CI]", "calls"):
@@ -179,6 +209,16 @@ def _sentence(r: SelectiveResult | CascadeResult) -> str:
     certified = [s.stage for s in r.stages if s.rule.certified]
     return guarantee_text(r.target, r.delta, " then ".join(certified) if certified else None,
                           r.n_calibration)
+
+
+def not_selectable(path: str, target: Path) -> ConfigError:
+    """The error of ``score PATH --target-agreement`` for a PATH that is neither recorded
+    judgments nor a judge or bench run (naming a ranking's judge run when it is one)."""
+    ranked = (target / "judge" / "run.json").is_file()
+    return ConfigError(f"--target-agreement applies to recorded judgments (LLMBar, the generic "
+                       f"recorded format) and to a judge or bench run directory, not to "
+                       f"{path!r}" + (f" (a ranking: its verdicts are in {target / 'judge'})"
+                                      if ranked else ""))
 
 
 def selective_for(flags: SelectiveFlags, jury: object | None) -> SelectiveOptions | None:
@@ -222,11 +262,20 @@ def print_run_selective(run_dir: Path, opts: SelectiveOptions, *, out: Path | No
                                 calibration_share=opts.share, seed=opts.seed)
     except ValueError as exc:
         raise ConfigError(f"{run_dir}: selective judging: {exc}") from None
-    return _report(results, [], opts, out, file=file)
+    from ..rundir.files import read_manifest
+    from ..rundir.layout import MANIFEST_FILE
+
+    status = (read_manifest(run_dir / MANIFEST_FILE) or {}).get("status")
+    if status not in (None, "complete"):  # killed, interrupted, partial: say what is counted
+        console.print(data(f"note: the run is {status}: items it never judged are not "
+                           f"counted here (coverage is over the items it has decisions or "
+                           f"failures for); rerun its command to finish it"))
+    return _report(results, [], opts, out, file=file, source=str(run_dir), of="run")
 
 
 def print_selective(recordings: list[Recording], opts: SelectiveOptions, *,
-                    out: Path | None) -> list[Any]:
+                    out: Path | None, weights: dict[str, float] | None = None,
+                    source: str = "") -> list[Any]:
     """Calibrate and apply selective judging (or a cascade) on each (subset, strategy) of
     ``recordings``; print the table and the guarantee; write ``out/summary.json`` with
     ``selective`` when ``out`` is given.
@@ -237,22 +286,21 @@ def print_selective(recordings: list[Recording], opts: SelectiveOptions, *,
     from ..recorded.selective import selective_sets
 
     opts.check()
-    stages = None if opts.cascade is None else [
-        s.strip() for s in opts.cascade.split(",") if s.strip()]
     try:
         results, skipped = selective_sets(recordings, target=opts.target, delta=opts.delta,
                                           calibration_share=opts.share, seed=opts.seed,
-                                          signal=opts.signal, cascade=stages)
+                                          signal=opts.signal, cascade=opts.cascade,
+                                          weights=weights)
     except ValueError as exc:
         raise ConfigError(f"selective judging: {exc}") from None
     if not results:
-        raise ConfigError("selective judging: no set has what was asked for: "
-                          + (skipped[0] if skipped else "no recorded set"))
-    return _report(results, skipped, opts, out)
+        raise ConfigError("selective judging: no recorded set to judge")
+    return _report(results, skipped, opts, out, source=source, of="recorded")
 
 
 def _report(results: list[Any], skipped: list[str], opts: SelectiveOptions,
-            out: Path | None, *, file: Path | None = None) -> list[Any]:
+            out: Path | None, *, file: Path | None = None, source: str = "",
+            of: str = "recorded") -> list[Any]:
     """Print the table, the guarantee and what was skipped; write ``out/summary.json`` (or
     ``file``)."""
     from ..recorded.selective import CascadeResult
@@ -266,9 +314,9 @@ def _report(results: list[Any], skipped: list[str], opts: SelectiveOptions,
                                      opts), key_columns=2)
     certified = sum(bool(_certified(r)) for r in results)
     console.print(safe_text(
-        f"guarantee, for each certified row: with probability at least {1 - opts.delta:.0%} "
+        f"guarantee, for each certified row: with probability at least {percent(1 - opts.delta)} "
         f"over the calibration draw, its accepted verdicts agree with the labels at least "
-        f"{opts.target:.0%} of the time; {certified} of {len(results)} sets certified, the "
+        f"{percent(opts.target)} of the time; {certified} of {len(results)} sets certified, the "
         f"others accept nothing. Agreement is measured on the items not calibrated on."),
         markup=False)
     if skipped:
@@ -279,7 +327,8 @@ def _report(results: list[Any], skipped: list[str], opts: SelectiveOptions,
         write_json_atomic(target, {"selective": {
             "target": opts.target, "delta": opts.delta, "calibration_share": opts.share,
             "seed": opts.seed, "signal": opts.signal, "cascade": opts.cascade,
-            "sets": [_result_json(r) for r in results]}})
+            "source": source, "of": of, "sets": [_result_json(r) for r in results],
+            "not_applicable": skipped}})
         console.print(safe_text(f"written: {target}"), markup=False)
     return results
 

@@ -294,7 +294,8 @@ def score(
     out: Annotated[Optional[Path], typer.Option(
         envvar="JURYBOX_OUT", rich_help_panel=PANEL_OUTPUT,
         help="Where to write results (default: `<run>/rescored` for a run "
-        "directory; nothing for an outputs file or recorded judgments).")] = None,
+        "directory; nothing for an outputs file, recorded judgments or "
+        "--target-agreement).")] = None,
     weights: Annotated[Optional[str], _recorded("weights", "the jury's judge weights, "
                                                 "judge=weight,... (judges not named weigh 1; "
                                                 "default: unweighted).")] = None,
@@ -340,6 +341,10 @@ def score(
             ["--target-agreement"] if target_agreement is not None
             and not (target / "run.json").is_file() else []) + [
             k for k, v in chosen.items() if v is not None]
+        if given == ["--target-agreement"]:
+            from ._selective import not_selectable
+
+            raise not_selectable(path, target)
         if given:
             raise ConfigError(f"{', '.join(given)} apply to recorded judgments (LLMBar, the "
                               f"generic recorded format), not to {path!r}"
@@ -356,13 +361,18 @@ def score(
         if opts is not None:
             from ._selective import print_selective
 
-            print_selective(recordings, opts, out=out)
+            if out is not None:
+                _output_folder(out)
+            print_selective(recordings, opts, out=out, source=path, weights=parse_weights(
+                weights, {r.judge for r in recordings}))
             return
         print_recorded(recordings, source=path, out=out, weights=weights, pool=pool)
         return
     if target.is_dir() and opts is not None:  # a run's own verdicts
         from ._selective import print_run_selective
 
+        if out is not None:
+            _output_folder(out)
         print_run_selective(target, opts, out=out)
         return
     if target.is_dir():

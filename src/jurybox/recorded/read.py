@@ -50,6 +50,9 @@ def select_recordings(recordings: list[Recording], option: str, values: str | No
     if values is None:
         return recordings
     wanted = [v.strip() for v in values.split(",") if v.strip()]
+    plural = {"strategy": "strategies"}.get(attr, f"{attr}s")
+    if not wanted:
+        raise ConfigError(f"{option} names no {attr}: give one or more, comma-separated")
     have = {getattr(r, attr) for r in recordings}
 
     def hit(r: Recording, v: str) -> bool:
@@ -59,5 +62,5 @@ def select_recordings(recordings: list[Recording], option: str, values: str | No
     for v in wanted:
         if not any(hit(r, v) for r in recordings):
             raise ConfigError(f"{option}: no {attr} {v!r} in these recordings"
-                              f"{did_you_mean(v, have)} ({attr}s: {', '.join(sorted(have))})")
+                              f"{did_you_mean(v, have)} ({plural}: {', '.join(sorted(have))})")
     return [r for r in recordings if any(hit(r, v) for v in wanted)]

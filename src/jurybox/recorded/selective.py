@@ -80,7 +80,9 @@ def stage_signal(table: SignalTable, stage: str) -> Signal:
         return table.signals[stage]
     if f"order:{stage}" in table.signals:
         return table.signals[f"order:{stage}"]
-    judges = stage.split("+")
+    judges = list(dict.fromkeys(j.strip() for j in stage.split("+")))  # each judge once
+    if len(judges) == 1 and f"order:{judges[0]}" in table.signals:
+        return table.signals[f"order:{judges[0]}"]
     missing = [j for j in judges if j not in table.judges]
     if len(judges) < 2 or missing:
         raise ValueError(f"cascade stage {stage!r}: not a judge of {table.subset} "
@@ -169,17 +171,56 @@ def cascade_split(table: SignalTable, stages: Sequence[str], *, target: float, d
                          outcome)
 
 
+def _names(text: str, what: str) -> list[str]:
+    """A comma list's names, each once, in order.
+
+    Raises:
+        ValueError: no name, or a name given twice.
+    """
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    if not names:
+        raise ValueError(f"the {what} names nothing: give names, comma-separated")
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise ValueError(f"the {what} names {', '.join(twice)} twice: give each once")
+    return names
+
+
 def _signals_of(table: SignalTable, signal: str | None) -> list[str]:
     if signal is None:
         return ["jury"] if "jury" in table.signals else list(table.signals)
     if signal == "auto":
         return list(table.signals)
-    return [s.strip() for s in signal.split(",") if s.strip()]
+    return _names(signal, "signal list")
+
+
+def _judges_needed(names: Sequence[str], judges: Sequence[str]) -> list[str]:
+    """The judges the signals or cascade stages ``names`` read (all for a jury)."""
+    needed: list[str] = []
+    for name in names:
+        kind, _, rest = name.partition(":")
+        if kind == "order" and rest:
+            parts = [rest]
+        elif kind == "jury":  # the jury, or a judge backed by it: every judge
+            return list(judges)
+        else:
+            parts = [p.strip() for p in name.split("+")]
+        needed += [p for p in parts if p not in needed]
+    return needed
+
+
+def _check_settings(target: object, delta: object, calibration_share: object) -> None:
+    for name, value in (("target", target), ("delta", delta),
+                        ("calibration_share", calibration_share)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or \
+                not 0 < value < 1:
+            raise ValueError(f"{name} must be a number in (0, 1), got {value!r:.40}")
 
 
 def selective_sets(recordings: Sequence[Recording], *, target: float, delta: float = 0.1,
                    calibration_share: float = 0.5, seed: int = 0, signal: str | None = None,
-                   cascade: Sequence[str] | None = None
+                   cascade: Sequence[str] | str | None = None,
+                   weights: dict[str, float] | None = None
                    ) -> tuple[list[SelectiveResult | CascadeResult], list[str]]:
     """Selective judging (or a cascade) on each (subset, strategy) of ``recordings``.
 
@@ -193,19 +234,33 @@ def selective_sets(recordings: Sequence[Recording], *, target: float, delta: flo
         signal: None (``jury`` where a group has several judges, else its judge's
             ``order:``), ``"auto"`` (every signal, delta split between them), or signal
             names, comma-separated (delta split between them).
-        cascade: stage names, cheapest first (:func:`stage_signal`); instead of ``signal``.
+        cascade: stage names, cheapest first (:func:`stage_signal`), a list or a comma
+            list; instead of ``signal``.
+        weights: judge -> weight of the ``jury`` signals (judges not named weigh 1).
+
+    A group is judged on the items every judge it needs judged: with named signals or
+    stages, only the judges they read (``order:A`` keeps every item A judged).
 
     Returns:
         (one result per group that has what was asked for, one line per group that has not:
         e.g. a cascade stage's judge missing from it).
 
     Raises:
-        ValueError: both ``signal`` and ``cascade``; with neither, a group that cannot be
-            judged selectively (too few items, no label); as :func:`selective_split`.
+        ValueError: both ``signal`` and ``cascade``; a setting out of range; a signal list
+            or cascade naming nothing or a name twice; no group with what was asked for;
+            with neither, a group that cannot be judged selectively (too few items, no
+            label); as :func:`selective_split`.
     """
     if signal is not None and cascade is not None:
         raise ValueError("give a signal or a cascade, not both (a cascade's stages are its "
                          "judges' signals)")
+    _check_settings(target, delta, calibration_share)
+    if isinstance(cascade, str):
+        cascade = _names(cascade, "cascade")
+    elif cascade is not None:
+        cascade = _names(",".join(cascade), "cascade")
+    asked = cascade if cascade is not None else (
+        None if signal in (None, "auto") else _names(str(signal), "signal list"))
     groups: dict[tuple[str, str], list[Recording]] = {}
     for r in recordings:
         groups.setdefault((r.subset, r.strategy), []).append(r)
@@ -213,7 +268,10 @@ def selective_sets(recordings: Sequence[Recording], *, target: float, delta: flo
     skipped: list[str] = []
     for (subset, strategy), group in groups.items():
         try:
-            table = signal_table(group)
+            if asked is not None:  # only the judges asked for: items the others skipped stay
+                needed = _judges_needed(asked, sorted({r.judge for r in group}))
+                group = [r for r in group if r.judge in needed] or group
+            table = signal_table(group, weights=weights)
             if cascade is not None:
                 results.append(cascade_split(table, cascade, target=target, delta=delta,
                                              calibration_share=calibration_share, seed=seed))
@@ -225,4 +283,6 @@ def selective_sets(recordings: Sequence[Recording], *, target: float, delta: flo
             if cascade is None and signal is None:
                 raise ValueError(f"{subset} {strategy}: {exc}") from None
             skipped.append(f"{subset} {strategy}: {exc}")
+    if not results and skipped:
+        raise ValueError(f"no set has what was asked for: {skipped[0]}")
     return results, skipped

@@ -355,8 +355,10 @@ def _summary_entry(path: Path, name: str) -> RunEntry:
         judge = ("simulated" if summary.get("simulated") is True
                  else summary.get("judge") or "recorded")
     elif isinstance(summary.get("selective"), dict):
-        kind, results, dataset = "score", selective_results(summary), None
-        judge = "recorded"
+        selective = summary["selective"]
+        kind, results = "score", selective_results(summary)
+        dataset = selective.get("source") or None
+        judge = "a run's verdicts" if selective.get("of") == "run" else "recorded"
     else:
         raise DataError(path / "summary.json", "not a summary jurybox wrote (no run.json, "
                                                "no groups, no scores, not a ranking)")

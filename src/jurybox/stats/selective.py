@@ -27,7 +27,8 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = ["Calibration", "SelectiveOutcome", "SelectiveResult", "calibrate_threshold",
-           "clopper_pearson_upper", "guarantee_text", "selective_outcome", "split_items"]
+           "clopper_pearson_upper", "guarantee_text", "percent", "selective_outcome",
+           "split_items"]
 
 
 def clopper_pearson_upper(k: int, n: int, confidence: float) -> float:
@@ -125,7 +126,8 @@ def calibrate_threshold(confidence: Sequence[float], agree: Sequence[bool], *, t
     """
     from scipy.stats import binom
 
-    if not (0 < target < 1 and 0 < delta < 1):
+    if not all(isinstance(x, (int, float)) and not isinstance(x, bool)
+               for x in (target, delta)) or not (0 < target < 1 and 0 < delta < 1):
         raise ValueError(f"target and delta must be in (0, 1); got target={target!r}, "
                          f"delta={delta!r}")
     conf = np.asarray(confidence, dtype=float)
@@ -139,7 +141,7 @@ def calibrate_threshold(confidence: Sequence[float], agree: Sequence[bool], *, t
     # a threshold accepting fewer items than this fails even with no disagreement
     # ((1 - alpha) ** n > delta), whatever the labels: it is not tested, so that it cannot
     # end the sequence (which thresholds are tested depends on the confidences alone)
-    least = math.ceil(math.log(delta) / math.log(1 - alpha) - 1e-9)
+    least = max(1, math.ceil(math.log(delta) / math.log(target) - 1e-9))
     tested: list[tuple[float, int, int, float]] = []
     chosen: tuple[float, int, int] | None = None
     for lam in np.unique(conf)[::-1]:
@@ -212,24 +214,39 @@ def split_items(n: int, share: float, seed: int) -> tuple[np.ndarray, np.ndarray
     ``round(share * n)`` items to calibration (at least 1, and at least 1 left to test).
 
     Raises:
-        ValueError: ``share`` outside (0, 1), or ``n < 2``.
+        ValueError: ``share`` outside (0, 1), ``n < 2``, or a seed that is not an integer
+            >= 0.
     """
-    if not 0 < share < 1 or n < 2:
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"the split's seed must be an integer >= 0, got {seed!r:.40}")
+    if not isinstance(share, (int, float)) or isinstance(share, bool) or not 0 < share < 1 \
+            or n < 2:
         raise ValueError(f"need a calibration share in (0, 1) and at least 2 items; got "
-                         f"share={share!r}, n={n!r}")
+                         f"share={share!r:.40}, n={n!r}")
     k = min(max(round(share * n), 1), n - 1)
     order = np.random.default_rng(seed).permutation(n)
     return np.sort(order[:k]), np.sort(order[k:])
 
 
+def percent(share: float) -> str:
+    """A share as a percentage, never rounded up past what it is (``0.855`` is ``85.5%``,
+    ``0.99999`` is ``99.999%``, ``0.8`` is ``80%``): a guarantee must not overstate itself.
+
+    >>> percent(0.855), percent(0.99999), percent(0.8), percent(1 - 0.001)
+    ('85.5%', '99.999%', '80%', '99.9%')
+    """
+    text = f"{100 * share:.6f}".rstrip("0").rstrip(".")
+    return f"{text}%"
+
+
 def guarantee_text(target: float, delta: float, signal: str | None, n_calibration: int) -> str:
     """The guarantee as a sentence, or that none could be given."""
     if signal is None:
-        return (f"cannot certify {target:.0%} agreement at delta {delta:g} on {n_calibration} "
-                f"calibration items: no verdict is accepted")
-    return (f"with probability at least {1 - delta:.0%} over the calibration draw, verdicts "
-            f"accepted on {signal} agree with the labels at least {target:.0%} of the time "
-            f"(calibrated on {n_calibration} items)")
+        return (f"cannot certify {percent(target)} agreement at delta {delta:g} on "
+                f"{n_calibration} calibration items: no verdict is accepted")
+    return (f"with probability at least {percent(1 - delta)} over the calibration draw, "
+            f"verdicts accepted on {signal} agree with the labels at least {percent(target)} "
+            f"of the time (calibrated on {n_calibration} items)")
 
 
 @dataclass(frozen=True)
