@@ -13,7 +13,6 @@ import typer
 from rich.table import Table
 
 from ..errors import ConfigError
-from ..stats.selective import percent
 from ..terminal import data, safe_text
 from ._common import console
 from ._compose import OptionGroup
@@ -144,6 +143,8 @@ def _wrap(name: str, width: int, sep: str) -> list[str]:
 
 
 def _selective_table(rows: list[SelectiveResult], opts: SelectiveOptions) -> Table:
+    from ..stats.selective import percent
+
     table = Table(title=f"selective judging: target {percent(opts.target)} agreement, delta "
                   f"{opts.delta:g}, calibrated on {percent(opts.share)} of each set (seed "
                   f"{opts.seed})", title_justify="left")
@@ -168,6 +169,8 @@ def _selective_table(rows: list[SelectiveResult], opts: SelectiveOptions) -> Tab
 
 
 def _cascade_table(rows: list[CascadeResult], opts: SelectiveOptions) -> Table:
+    from ..stats.selective import percent
+
     table = Table(title=f"cascade: target {percent(opts.target)} agreement, delta {opts.delta:g} "
                   f"split between the stages, calibrated on {percent(opts.share)} of each set "
                   f"(seed {opts.seed})", title_justify="left")
@@ -303,6 +306,8 @@ def _report(results: list[Any], skipped: list[str], opts: SelectiveOptions,
             of: str = "recorded") -> list[Any]:
     """Print the table, the guarantee and what was skipped; write ``out/summary.json`` (or
     ``file``)."""
+    from ..stats.selective import percent
+
     from ..recorded.selective import CascadeResult
     from ..rundir import write_json_atomic
     from ..stats.selective import SelectiveResult
