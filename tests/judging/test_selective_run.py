@@ -1,6 +1,7 @@
 """Selective judging of a run's own verdicts (jurybox score RUN --target-agreement): the
 confidence is each item's order agreement, the calibration a labelled share of the run."""
 
+import html
 import json
 
 import pytest
@@ -92,6 +93,12 @@ def test_bench_with_a_target_prints_and_writes_the_same_rules_as_scoring_its_run
     assert again.exit_code == 0, again.output
     assert json.loads((tmp_path / "sel" / "summary.json").read_text())["selective"] == written
     assert written["seed"] == 4 and written["sets"][0]["n_calibration"] == 15
+    # the run's report has the section, rewritten after selective.json
+    page = (run / "report.html").read_text()
+    section = page.split('<section id="selective">')[1].split("</section>")[0]
+    assert "Selective judging: target 80% agreement, delta 0.1" in section
+    assert section.count("<tr>") == 2  # the header and pcf's row
+    assert html.escape(written["sets"][0]["guarantee"], quote=False) in section
 
 
 @pytest.mark.parametrize("args, message", [

@@ -242,10 +242,12 @@ def selective_for(flags: SelectiveFlags, jury: object | None) -> SelectiveOption
 def after_run(run_dir: Path, opts: SelectiveOptions | None) -> None:
     """bench and judge with --target-agreement: the selective table of the run just made,
     after its results, written to ``RUN/selective.json`` (the run's own files untouched)."""
+    from ..reports import write_report
     from ..rundir.layout import SELECTIVE_FILE
 
     if opts is not None:
         print_run_selective(run_dir, opts, out=None, file=run_dir / SELECTIVE_FILE)
+        write_report(run_dir)  # the report's selective-judging section
 
 
 def print_run_selective(run_dir: Path, opts: SelectiveOptions, *, out: Path | None,

@@ -37,6 +37,7 @@ from ..rundir import read_manifest, write_text_atomic
 from .assets import asset, page_script
 from .freshness import DEFAULT_MAX_ITEMS, INPUTS_META, report_inputs
 from .length_bias import length_bias_section
+from .selective_section import selective_section
 from .page_texts import PageTexts
 from .totals import run_totals, run_warnings, when
 from .rubric_sections import personalize_sections
@@ -227,6 +228,7 @@ def render_report(run_dir: str | Path, *, max_items: int = DEFAULT_MAX_ITEMS) ->
     context.update(summary_table=table, charts=scan.charts, items=items,
                    filters=_filters(reader, scan.counts), n_items=scan.n_items)
     context["length_bias"] = length_bias_section(reader.summary, reader.protocol_params)
+    context["selective"] = selective_section(run_dir)
     return env.get_template("report.html.j2").render(**context)
 
 
