@@ -142,13 +142,20 @@ def _wrap(name: str, width: int, sep: str) -> list[str]:
     return lines
 
 
-def _selective_table(rows: list[SelectiveResult], opts: SelectiveOptions) -> Table:
+def _titled(what: str, opts: SelectiveOptions, delta: str, first: str) -> Table:
+    """A table titled with the settings (``delta``: how delta is spent), its first column
+    ``first`` (the set, folded at 24 characters)."""
     from ..stats.selective import percent
 
-    table = Table(title=f"selective judging: target {percent(opts.target)} agreement, delta "
-                  f"{opts.delta:g}, calibrated on {percent(opts.share)} of each set (seed "
-                  f"{opts.seed})", title_justify="left")
-    table.add_column("set, strategy", overflow="fold", max_width=24)
+    table = Table(title=f"{what}: target {percent(opts.target)} agreement, delta "
+                  f"{opts.delta:g}{delta}, calibrated on {percent(opts.share)} of each set "
+                  f"(seed {opts.seed})", title_justify="left")
+    table.add_column(first, overflow="fold", max_width=24)
+    return table
+
+
+def _selective_table(rows: list[SelectiveResult], opts: SelectiveOptions) -> Table:
+    table = _titled("selective judging", opts, "", "set, strategy")
     table.add_column("signal", overflow="fold", max_width=12)
     for name in ("thr", "accepted", "agree % [CI]"):
         table.add_column(name, justify="right")
@@ -169,12 +176,7 @@ def _selective_table(rows: list[SelectiveResult], opts: SelectiveOptions) -> Tab
 
 
 def _cascade_table(rows: list[CascadeResult], opts: SelectiveOptions) -> Table:
-    from ..stats.selective import percent
-
-    table = Table(title=f"cascade: target {percent(opts.target)} agreement, delta {opts.delta:g} "
-                  f"split between the stages, calibrated on {percent(opts.share)} of each set "
-                  f"(seed {opts.seed})", title_justify="left")
-    table.add_column("set, strategy: stage", overflow="fold", max_width=24)
+    table = _titled("cascade", opts, " split between the stages", "set, strategy: stage")
     for name in ("asked", "accepted", "agree % [95% CI]", "calls"):
         table.add_column(name, justify="right")
     for r in rows:
