@@ -99,6 +99,14 @@ def test_bench_with_a_target_prints_and_writes_the_same_rules_as_scoring_its_run
     assert "Selective judging: target 80% agreement, delta 0.1" in section
     assert section.count("<tr>") == 2  # the header and pcf's row
     assert html.escape(written["sets"][0]["guarantee"], quote=False) in section
+    # and export's table, one row per protocol
+    exported = cli.invoke(app, ["export", str(run), "--format", "jsonl"])
+    assert exported.exit_code == 0, exported.output
+    (row,) = [json.loads(line) for line in (run / "export" / "selective.jsonl").open()]
+    pcf, rule = written["sets"][0], written["sets"][0]["rules"][ORDER_SIGNAL]
+    assert (row["protocol"], row["threshold"], row["accepted"], row["n_test"]) == (
+        "pcf", rule["threshold"], pcf["test"]["n_accepted"], pcf["test"]["n"])
+    assert row["guarantee"] == pcf["guarantee"]
 
 
 @pytest.mark.parametrize("args, message", [

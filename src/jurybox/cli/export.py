@@ -55,5 +55,10 @@ def export(
     for name, lines in result.skipped.items():
         warn(f"{name}: skipped {len(lines)} line(s) that are not JSON records (lines "
              f"{', '.join(map(str, lines[:10]))}{', ...' if len(lines) > 10 else ''})")
+    from ..reports.export_selective import export_selective
+
+    selective = export_selective(Path(run), result.items.parent, format)
     console.print(safe_text(f"written: {result.items} ({result.n_items} rows), {result.calls} "
-                            f"({result.n_calls} rows)"), highlight=False, markup=False)
+                            f"({result.n_calls} rows)"
+                            + (f", {selective[0]} ({selective[1]} rows)" if selective else "")),
+                  highlight=False, markup=False)
