@@ -121,3 +121,28 @@ def test_bench_refuses_bad_selective_settings_before_any_call(tmp_path, args, me
                               *extra, *args])
     assert result.exit_code == 2 and message in " ".join(result.output.split())
     assert not run.exists()
+
+
+def test_a_run_with_too_few_labels_stands_and_says_selective_judging_was_not_done(tmp_path):
+    # second break-it pass: the run's calls were made, then it exited 2; now the run's own
+    # exit code holds and one line says why no rule was calibrated
+    result = cli.invoke(app, ["judge", "examples/two.jsonl", "--model", "sim", "--no-cache",
+                              "--target-agreement", "0.8", "--out", str(tmp_path / "run")])
+    assert result.exit_code == 0, result.output
+    out = " ".join(result.output.split())
+    assert "selective judging not done:" in out and "1 labelled item(s)" in out
+    assert not (tmp_path / "run" / "selective.json").exists()
+
+
+def test_the_guarantee_counts_the_calibration_items_with_a_verdict():
+    # 30 labelled items in calibration, 5 of them failed: calibrated on 25
+    labelled = ([_j(i, rate=1.0, credit=1.0) for i in range(50)]
+                + [_j(50 + i, rate=None, credit=None, failed=True) for i in range(10)])
+    (r,) = selective_judgments(labelled, dataset="d", target=0.8, seed=0)
+    cal, _ = split_items(60, 0.5, 0)
+    failed_in_cal = int((cal >= 50).sum())
+    assert failed_in_cal > 0
+    assert r.rules[ORDER_SIGNAL].n_calibration == 30 - failed_in_cal
+    from jurybox.cli._selective import _sentence
+
+    assert f"(calibrated on {30 - failed_in_cal} items)" in _sentence(r)

@@ -209,11 +209,14 @@ def _sentence(r: SelectiveResult | CascadeResult) -> str:
     from ..recorded.selective import SelectiveResult
     from ..stats.selective import guarantee_text
 
+    # the calibration items with a verdict (a failed item is left out of calibration)
     if isinstance(r, SelectiveResult):
-        return guarantee_text(r.target, r.delta, r.signal, r.n_calibration)
+        used = (r.rules[r.signal] if r.signal else
+                max(r.rules.values(), key=lambda c: c.n_calibration)).n_calibration
+        return guarantee_text(r.target, r.delta, r.signal, used)
     certified = [s.stage for s in r.stages if s.rule.certified]
     return guarantee_text(r.target, r.delta, " then ".join(certified) if certified else None,
-                          r.n_calibration)
+                          r.stages[0].rule.n_calibration)
 
 
 def not_selectable(path: str, target: Path) -> ConfigError:
@@ -247,9 +250,16 @@ def after_run(run_dir: Path, opts: SelectiveOptions | None) -> None:
     from ..reports import write_report
     from ..rundir.layout import SELECTIVE_FILE
 
-    if opts is not None:
+    if opts is None:
+        return
+    try:
         print_run_selective(run_dir, opts, out=None, file=run_dir / SELECTIVE_FILE)
-        write_report(run_dir)  # the report's selective-judging section
+    except ConfigError as exc:  # e.g. too few labelled items: the run itself stands
+        from ._common import warn
+
+        warn(f"selective judging not done: {exc}")
+        return
+    write_report(run_dir)  # the report's selective-judging section
 
 
 def print_run_selective(run_dir: Path, opts: SelectiveOptions, *, out: Path | None,
@@ -274,7 +284,8 @@ def print_run_selective(run_dir: Path, opts: SelectiveOptions, *, out: Path | No
 
     status = (read_manifest(run_dir / MANIFEST_FILE) or {}).get("status")
     if status not in (None, "complete"):  # killed, interrupted, partial: say what is counted
-        console.print(data(f"note: the run is {status}: items it never judged are not "
+        console.print(data(f"note: the run is not complete (run.json status {status}: "
+                           f"killed, interrupted or still running): items it never judged are not "
                            f"counted here (coverage is over the items it has decisions or "
                            f"failures for); rerun its command to finish it"))
     return _report(results, [], opts, out, file=file, source=str(run_dir), of="run")
@@ -321,6 +332,11 @@ def _report(results: list[Any], skipped: list[str], opts: SelectiveOptions,
     else:
         print_table(_selective_table([r for r in results if isinstance(r, SelectiveResult)],
                                      opts), key_columns=2)
+    for r in results:
+        if isinstance(r, SelectiveResult) and r.unlabelled[1]:
+            console.print(data(f"{r.subset} {r.strategy}: {r.unlabelled[0]} of "
+                               f"{r.unlabelled[1]} unlabelled items accepted by the rule "
+                               f"(judged, never calibrated on or scored)"))
     certified = sum(bool(_certified(r)) for r in results)
     console.print(safe_text(
         f"guarantee, for each certified row: with probability at least {percent(1 - opts.delta)} "
