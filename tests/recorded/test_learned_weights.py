@@ -79,3 +79,55 @@ def test_effective_judges_from_equicorrelated_errors():
     r = np.corrcoef(e.T)[np.triu_indices(3, 1)].mean()
     assert effective_judges(e) == pytest.approx(3 / (1 + 2 * r))
     assert 1.0 <= effective_judges(e) <= 3.0
+
+
+def _write(tmp_path, verdicts, labels):
+    import json
+
+    path = tmp_path / "rec.jsonl"
+    path.write_text("".join(json.dumps({
+        "id": f"i{k}", "label": labels[k], "subset": "S", "strategy": "V",
+        "judges": {j: list(vs[k]) for j, vs in verdicts.items()}}) + "\n"
+        for k in range(len(labels))))
+    return path
+
+
+def test_the_command_averages_the_rules_over_seeded_splits(tmp_path):
+    import json
+
+    from typer.testing import CliRunner
+
+    from jurybox.cli import app
+
+    labels = ["A", "B"] * 10
+    right = [(x, x) for x in labels]
+    wrong = [(_other(x), _other(x)) for x in labels]
+    path = _write(tmp_path, {"good": right, "bad1": wrong, "bad2": wrong}, labels)
+    result = CliRunner().invoke(app, ["score", str(path), "--learn-weights", "--splits", "3",
+                                      "--out", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    (row,) = json.loads((tmp_path / "out" / "summary.json").read_text())["learned"]
+    # every split: as in the single-split test above, whatever the items drawn
+    assert row["accuracy"] == {"unweighted": 0.0, "learned": 1.0, "dawid-skene": 0.0,
+                               "best judge": 1.0}
+    assert (row["strict_coverage"], row["effective_judges"], row["best_judge"]) == (
+        1.0, 3.0, "good")
+    assert row["learned_weights"]["good"] == pytest.approx(math.log(11))
+    assert "jury rules out of sample" in result.output
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--learn-weights", "--target-agreement", "0.8"],
+     "give --learn-weights or --target-agreement, not both"),
+    (["--learn-weights", "--judge", "good"], "no set here was judged by two or more judges"),
+])
+def test_learn_weights_errors_are_one_line_exit_2(tmp_path, args, message):
+    from typer.testing import CliRunner
+
+    from jurybox.cli import app
+
+    labels = ["A", "B"] * 10
+    path = _write(tmp_path, {"good": [(x, x) for x in labels],
+                             "bad": [(_other(x), _other(x)) for x in labels]}, labels)
+    result = CliRunner().invoke(app, ["score", str(path), *args])
+    assert result.exit_code == 2 and message in " ".join(result.output.split())

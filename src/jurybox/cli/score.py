@@ -20,6 +20,7 @@ from ._options import PANEL_DATA, PANEL_OUTPUT
 from ._compose import option_groups
 from ._outputs import output_folder as _output_folder
 from ._outputs import outputs_table, print_outputs
+from ._learned import LearnOpt, SplitsOpt
 from ._selective import CascadeOpt, SelectiveFlags, SignalOpt
 from ._tables import pct
 
@@ -245,6 +246,8 @@ def score(
                                     "Adversarial's four subsets as its 319 pairs).")] = True,
     signal: SignalOpt = None,
     cascade: CascadeOpt = None,
+    learn_weights: LearnOpt = False,
+    splits: SplitsOpt = 100,
     *, selective: SelectiveFlags,
 ) -> None:
     """Score judge outputs that already exist, with no model calls: rerun a run's decisions
@@ -277,7 +280,8 @@ def score(
             ["--weights"] if weights is not None else []) + (
             ["--target-agreement"] if target_agreement is not None
             and not (target / "run.json").is_file() else []) + [
-            k for k, v in chosen.items() if v is not None]
+            k for k, v in chosen.items() if v is not None] + (
+            ["--learn-weights"] if learn_weights else [])
         if given == ["--target-agreement"]:
             from ._selective import not_selectable
 
@@ -295,6 +299,16 @@ def score(
         for option, attr in (("--subset", "subset"), ("--judge", "judge"),
                              ("--strategy", "strategy")):
             recordings = select_recordings(recordings, option, filters[option], attr)
+        if learn_weights:
+            if opts is not None:
+                raise ConfigError("give --learn-weights or --target-agreement, not both")
+            from ._learned import print_learned
+
+            if out is not None:
+                _output_folder(out)
+            print_learned(recordings, share=selective.calibration_share,
+                          seed=selective.split_seed, splits=splits, out=out)
+            return
         if opts is not None:
             from ._selective import print_selective
 
