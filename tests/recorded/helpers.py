@@ -30,3 +30,14 @@ def write_result(root: Path, records, *, subset="LLMBar/Natural", judge="GPT-4",
     if statistics is not None:
         (folder / "statistics.json").write_text(json.dumps(statistics))
     return path
+
+
+def write_recorded(folder: Path, verdicts: dict, labels: list) -> Path:
+    """A generic recorded file ``folder/rec.jsonl`` of one (subset S, strategy V): judge ->
+    per item its order verdicts, and each item's label."""
+    path = folder / "rec.jsonl"
+    path.write_text("".join(json.dumps({
+        "id": f"i{k}", "label": labels[k], "subset": "S", "strategy": "V",
+        "judges": {j: list(vs[k]) for j, vs in verdicts.items()}}) + "\n"
+        for k in range(len(labels))))
+    return path

@@ -12,6 +12,8 @@ from jurybox.recorded.learned import jury_rules_split
 from jurybox.stats.selective import split_items
 from jurybox.stats.jury_weights import effective_judges, log_odds_weights, one_coin_dawid_skene
 
+from .helpers import write_recorded
+
 
 def _table(verdicts, labels):
     return signal_table([Recording("S", j, "V", ("AB", "BA"), tuple(
@@ -81,17 +83,6 @@ def test_effective_judges_from_equicorrelated_errors():
     assert 1.0 <= effective_judges(e) <= 3.0
 
 
-def _write(tmp_path, verdicts, labels):
-    import json
-
-    path = tmp_path / "rec.jsonl"
-    path.write_text("".join(json.dumps({
-        "id": f"i{k}", "label": labels[k], "subset": "S", "strategy": "V",
-        "judges": {j: list(vs[k]) for j, vs in verdicts.items()}}) + "\n"
-        for k in range(len(labels))))
-    return path
-
-
 def test_the_command_averages_the_rules_over_seeded_splits(tmp_path):
     import json
 
@@ -102,7 +93,7 @@ def test_the_command_averages_the_rules_over_seeded_splits(tmp_path):
     labels = ["A", "B"] * 10
     right = [(x, x) for x in labels]
     wrong = [(_other(x), _other(x)) for x in labels]
-    path = _write(tmp_path, {"good": right, "bad1": wrong, "bad2": wrong}, labels)
+    path = write_recorded(tmp_path, {"good": right, "bad1": wrong, "bad2": wrong}, labels)
     result = CliRunner().invoke(app, ["score", str(path), "--learn-weights", "--splits", "3",
                                       "--out", str(tmp_path / "out")])
     assert result.exit_code == 0, result.output
@@ -127,7 +118,7 @@ def test_learn_weights_errors_are_one_line_exit_2(tmp_path, args, message):
     from jurybox.cli import app
 
     labels = ["A", "B"] * 10
-    path = _write(tmp_path, {"good": [(x, x) for x in labels],
+    path = write_recorded(tmp_path, {"good": [(x, x) for x in labels],
                              "bad": [(_other(x), _other(x)) for x in labels]}, labels)
     result = CliRunner().invoke(app, ["score", str(path), *args])
     assert result.exit_code == 2 and message in " ".join(result.output.split())

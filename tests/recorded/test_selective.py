@@ -15,6 +15,8 @@ from jurybox.recorded.confidence import jury_signal, signal_table
 from jurybox.recorded.selective import cascade_split, selective_sets, selective_split
 from jurybox.stats.selective import split_items
 
+from .helpers import write_recorded
+
 cli = CliRunner()
 ORDERS = ("AB", "BA")
 # judge -> per item its two order verdicts; every label is A
@@ -125,18 +127,9 @@ def test_sets_are_grouped_by_subset_and_strategy_and_a_missing_stage_is_reported
     assert len(skipped) == 1 and skipped[0].startswith("S2 V: cascade stage 'Y'")
 
 
-def _write(tmp_path, verdicts, labels):
-    path = tmp_path / "rec.jsonl"
-    path.write_text("".join(json.dumps({
-        "id": f"i{k}", "label": labels[k], "subset": "S", "strategy": "V",
-        "judges": {j: list(vs[k]) for j, vs in verdicts.items()}}) + "\n"
-        for k in range(len(labels))))
-    return path
-
-
 def test_the_command_prints_the_table_the_guarantee_and_writes_summary_json(tmp_path):
     verdicts = {"cheap": [("A", "A")] * 30 + [("A", "B")] * 30, "strong": [("A", "A")] * 60}
-    path = _write(tmp_path, verdicts, ["A"] * 60)
+    path = write_recorded(tmp_path, verdicts, ["A"] * 60)
     result = cli.invoke(app, ["score", str(path), "--target-agreement", "0.8", "--delta",
                               "0.2", "--signal", "order:strong", "--split-seed", "3",
                               "--out", str(tmp_path / "out")])
@@ -160,7 +153,7 @@ def test_the_command_prints_the_table_the_guarantee_and_writes_summary_json(tmp_
     (["--target-agreement", "0.8", "--subset", ""], "--subset names no subset"),
     (["--target-agreement", "0.8", "--out", "__FILE__"], "as the output directory (--out)")])
 def test_bad_settings_are_one_line_exit_2(tmp_path, args, message):
-    path = _write(tmp_path, TINY, ["A"] * 4)
+    path = write_recorded(tmp_path, TINY, ["A"] * 4)
     args = [str(path) if a == "__FILE__" else a for a in args]  # an existing file as --out
     result = cli.invoke(app, ["score", str(path), *args])
     assert result.exit_code == 2 and message in " ".join(result.output.split())
