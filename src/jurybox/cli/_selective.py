@@ -31,7 +31,9 @@ __all__ = ["SelectiveFlags", "SelectiveOptions", "after_run", "not_selectable",
 def _option(name: str, help: str, *, envvar: str | None = None, **kwargs: Any) -> Any:
     return typer.Option(f"--{name}",
                         envvar=envvar or f"JURYBOX_{name.upper().replace('-', '_')}",
-                        rich_help_panel=PANEL_STATS, help=f"Selective judging: {help}", **kwargs)
+                        rich_help_panel=PANEL_STATS,
+                        help=f"Selective judging{'' if help.startswith('of ') else ':'} {help}",
+                        **kwargs)
 
 
 TargetOpt = Annotated[Optional[float], _option(
@@ -49,14 +51,14 @@ ShareOpt = Annotated[float, _option(
 SplitSeedOpt = Annotated[int, _option("split-seed", "the seed of the calibration split.",
                                       metavar="N")]
 SignalOpt = Annotated[Optional[str], _option(
-    "signal", "recorded judgments: the confidence: order:JUDGE (the share of JUDGE's orders "
+    "signal", "of recorded judgments, the confidence: order:JUDGE (the share of JUDGE's orders "
     "naming its decision), jury (the share of all judges' order verdicts for their "
     "plurality), jury:JUDGE (JUDGE's decision, with the jury's share for it), several "
     "comma-separated or auto (all: delta is split between them, the one accepting the most "
     "is used) (default: jury where several judges judged a set, else order:JUDGE).",
     envvar="JURYBOX_SCORE_SIGNAL", metavar="NAME")]
 CascadeOpt = Annotated[Optional[str], _option(
-    "cascade", "recorded judgments: judges cheapest first, comma-separated, e.g. "
+    "cascade", "of recorded judgments, judges cheapest first, comma-separated, e.g. "
     "ChatGPT,GPT-4 (a stage may be a jury: ChatGPT+LLaMA2+PaLM2): each judge's unsure items "
     "go to the next, each stage calibrated with an equal share of delta; instead of "
     "--signal.", envvar="JURYBOX_SCORE_CASCADE", metavar="STAGES")]

@@ -244,11 +244,11 @@ def score(
                         ] = None,
     pool: Annotated[bool, _recorded("pool", "also score subsets pooled by folder (LLMBar "
                                     "Adversarial's four subsets as its 319 pairs).")] = True,
+    *, selective: SelectiveFlags,
     signal: SignalOpt = None,
     cascade: CascadeOpt = None,
     learn_weights: LearnOpt = False,
     splits: SplitsOpt = 100,
-    *, selective: SelectiveFlags,
 ) -> None:
     """Score judge outputs that already exist, with no model calls: rerun a run's decisions
     from its calls.jsonl with the current parser, score recorded JudgeBench outputs, or
