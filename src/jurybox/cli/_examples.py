@@ -62,6 +62,9 @@ EXAMPLES: dict[str, tuple[Example, ...]] = {
     "score": (
         Example("jurybox score runs/tqa", "re-decide a bench run from its recorded answers"),
         Example("jurybox score llmbar", "rescore LLMBar's recorded real judges (no calls)"),
+        Example("jurybox score llmbar --subset Processed/MT-Bench --target-agreement 0.85",
+                "accept only the verdicts whose agreement with the human labels is "
+                "guaranteed at 85%"),
     ),
     "agreement": (
         Example("jurybox agreement squality", "Krippendorff's alpha of SQuALITY's raters"),
