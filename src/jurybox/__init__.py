@@ -37,7 +37,7 @@ _EXPORTS = {
     "run_judge": "judging", "arun_judge": "judging",
     "judge": "api", "ajudge": "api", "bench": "api", "abench": "api", "personalize": "api",
     "apersonalize": "api", "agreement": "api", "score": "api", "rank": "api",
-    "selective": "api",
+    "selective": "api", "cascade": "api",
 }
 
 __all__ = [
@@ -80,6 +80,7 @@ __all__ = [
     "arun_personalize",
     "bench",
     "build_protocol",
+    "cascade",
     "judge",
     "load_listwise",
     "load_ratings",

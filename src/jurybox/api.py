@@ -13,7 +13,9 @@ root names come from here (``jurybox/__init__.py`` re-exports them, loaded on fi
   (:func:`jurybox.compare.rescore_run`).
 - :func:`rank`: rank systems (:func:`jurybox.leaderboard.run.rank`).
 - :func:`selective`: selective judging with a guarantee of agreement, or a cascade, on
-  recorded judgments (:func:`jurybox.recorded.selective.selective_sets`).
+  recorded judgments (:func:`jurybox.recorded.selective.selective_sets`) or a run's verdicts.
+- :func:`cascade`: a live cascade of judges, cheapest first
+  (:func:`jurybox.judging.cascade.cascade_judge`).
 """
 
 from __future__ import annotations
@@ -33,12 +35,13 @@ if TYPE_CHECKING:
     from .personalize import PersonalizeConfig, PersonalizeResult
     from .leaderboard import RankResult
     from .recorded import Recording
+    from .judging.cascade import LiveCascade
     from .recorded.selective import CascadeResult
     from .stats.selective import SelectiveResult
     from .run import RunHooks, RunOptions
 
 __all__ = ["abench", "agreement", "ajudge", "apersonalize", "bench", "judge", "personalize",
-           "rank", "score", "selective"]
+           "cascade", "rank", "score", "selective"]
 
 
 @overload
@@ -276,3 +279,18 @@ def selective(recordings: str | Path | list[Recording], *, target: float, delta:
     return selective_sets(recs, target=target, delta=delta,
                           calibration_share=calibration_share, seed=seed, signal=signal,
                           cascade=cascade)[0]
+
+
+def cascade(items: list[dict[str, Any]], models: list[str | dict[str, Any]], *, target: float,
+            out: str | Path, delta: float = 0.1, calibration_share: float = 0.5,
+            seed: int = 0, protocol: str = "pcf", options: RunOptions | None = None,
+            **settings: Any) -> LiveCascade:
+    """Judge ``items`` with judges cheapest first, each judging only what the earlier ones
+    could not accept with a guarantee of ``target`` agreement (Trust or Escalate, section
+    3.2): :func:`jurybox.judging.cascade.cascade_judge` (arguments, result and errors as
+    there)."""
+    from .judging.cascade import cascade_judge
+
+    return cascade_judge(items, models, target=target, out=out, delta=delta,
+                         calibration_share=calibration_share, seed=seed, protocol=protocol,
+                         options=options, **settings)

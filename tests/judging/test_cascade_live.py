@@ -1,0 +1,89 @@
+"""A live cascade of two judges on 127.0.0.1 whose verdicts are known: the cheap judge is
+right and order-consistent on the even items and always names the response shown first on the
+odd ones; the strong judge is always right. Every stage's figures are hand-derived."""
+
+import re
+
+import pytest
+
+from jurybox.judging.cascade import cascade_judge
+from jurybox.run import RunOptions
+from jurybox.runner import RetryPolicy
+from jurybox.stats.selective import split_items
+
+from ..providers.fake_server import completion, fake_server
+
+ITEMS = [{"id": f"q{i}", "prompt": f"Question {i}?", "candidates": [f"good {i}", f"bad {i}"],
+          "gold": 0} for i in range(80)]
+
+
+def _shown(text: str, label: str) -> str:
+    return re.search(rf"\[\[response {label} \w+\]\]\n(.*?)\n\[\[end response {label}", text,
+                     re.S).group(1)
+
+
+def _prefers_good(text: str) -> str:
+    return "[[A>B]]" if _shown(text, "A").startswith("good") else "[[B>A]]"
+
+
+def cheap(request: dict) -> str:
+    text = request["messages"][-1]["content"]
+    index = int(re.search(r"good (\d+)", text).group(1))
+    return completion(_prefers_good(text) if index % 2 == 0 else "[[A>B]]")
+
+
+def strong(request: dict) -> str:
+    return completion(_prefers_good(request["messages"][-1]["content"]))
+
+
+def _options(tmp_path):
+    return RunOptions(structured="off", retry=RetryPolicy(attempts=1, base_s=0),
+                      cache_path=tmp_path / "cache.sqlite")
+
+
+def test_the_cheap_judges_unsure_items_and_only_those_go_to_the_strong_judge(tmp_path):
+    with fake_server(cheap) as cheap_url, fake_server(strong) as strong_url:
+        result = cascade_judge(
+            ITEMS, [{"model": "vllm/m", "name": "cheap", "base_url": cheap_url},
+                    {"model": "vllm/m", "name": "strong", "base_url": strong_url}],
+            target=0.8, delta=0.1, seed=1, out=tmp_path, protocol="both-orders",
+            options=_options(tmp_path))
+    cal, test = split_items(80, 0.5, 1)
+    even_cal = int((cal % 2 == 0).sum())
+    even_test = int((test % 2 == 0).sum())
+    # stage 1 at delta 0.05: its even calibration items (both orders agree, right) pass at
+    # threshold 1 when there are >= ceil(log 0.05 / log 0.8) = 14 of them; with the odd ones
+    # (the orders disagree: a net tie, wrong) it fails
+    assert even_cal >= 14
+    first, second = result.stages
+    assert first.rule.threshold == 1.0 and first.rule.n_accepted == even_cal
+    assert (first.asked, first.accepted, first.model_calls) == (80, 40, 160)
+    assert (first.test_accepted, first.test_agree) == (even_test, even_test)
+    # stage 2 sees only the 40 odd items, is calibrated on the odd calibration ones, and is
+    # always right
+    assert (second.asked, second.accepted, second.model_calls) == (40, 40, 80)
+    assert second.rule.n_calibration == 40 - even_cal
+    assert (result.test.n, result.test.n_accepted, result.test.agreement) == (40, 40, 1.0)
+    assert result.abstained == 0 and result.n_calibration == 40
+    assert (tmp_path / "stage-1-cheap" / "report.html").is_file()
+    assert (tmp_path / "stage-2-strong" / "run.json").is_file()
+
+
+def test_a_rerun_asks_nothing_again(tmp_path):
+    stages = [{"model": "vllm/m", "name": "strong"}]
+    with fake_server(strong) as url:
+        stages[0]["base_url"] = url
+        first = cascade_judge(ITEMS[:30], stages, target=0.8, out=tmp_path, seed=0,
+                              protocol="both-orders", options=_options(tmp_path))
+        again = cascade_judge(ITEMS[:30], stages, target=0.8, out=tmp_path, seed=0,
+                              protocol="both-orders", options=_options(tmp_path))
+    assert first.stages[0].model_calls == 60 and again.stages[0].model_calls == 0
+    assert again.test == first.test
+
+
+@pytest.mark.parametrize("models, message", [
+    ([], "one or more judges"), (["sim", "sim"], "different names"),
+    ([{"name": "x"}], "a cascade stage is a model spec or a dict with 'model'")])
+def test_bad_cascades_are_refused(tmp_path, models, message):
+    with pytest.raises(ValueError, match=message):
+        cascade_judge(ITEMS, models, target=0.8, out=tmp_path)
