@@ -87,3 +87,54 @@ def test_a_rerun_asks_nothing_again(tmp_path):
 def test_bad_cascades_are_refused(tmp_path, models, message):
     with pytest.raises(ValueError, match=message):
         cascade_judge(ITEMS, models, target=0.8, out=tmp_path)
+
+
+def by_model(request: dict) -> str:
+    return cheap(request) if request["model"] == "cheap" else strong(request)
+
+
+def test_judge_cascade_from_the_command_line_gives_the_same_stages(tmp_path):
+    import json
+
+    from typer.testing import CliRunner
+
+    from jurybox.cli import app
+
+    path = tmp_path / "pairs.jsonl"
+    path.write_text("".join(json.dumps(item) + "\n" for item in ITEMS))
+    with fake_server(by_model) as url:
+        result = CliRunner().invoke(app, [
+            "judge", str(path), "--cascade", "vllm/cheap,vllm/strong", "--base-url", url,
+            "--protocol", "both-orders", "--structured", "off", "--attempts", "1",
+            "--no-cache", "--target-agreement", "0.8", "--split-seed", "1",
+            "--out", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    record = json.loads((tmp_path / "out" / "cascade.json").read_text())["cascade"]
+    cal, test = split_items(80, 0.5, 1)
+    even_test = int((test % 2 == 0).sum())
+    assert [(s["model"], s["asked"], s["accepted"], s["model_calls"])
+            for s in record["stages"]] == [("vllm/cheap", 80, 40, 160),
+                                           ("vllm/strong", 40, 40, 80)]
+    assert record["stages"][0]["test_accepted"] == even_test
+    assert (record["test"]["n_accepted"], record["test"]["agreement"]) == (40, 1.0)
+    out = " ".join(result.output.split())
+    assert "test items: 40 of 40 accepted (100.0%), 100.0% agree" in out
+    assert "verdicts accepted on vllm/cheap then vllm/strong agree" in out
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--cascade", "sim"], "give --target-agreement"),
+    (["--cascade", "sim", "--target-agreement", "0.8", "--model", "sim"],
+     "give it instead of --model or --jury"),
+    (["--cascade", "sim", "--target-agreement", "0.8", "--dry-run"], "--dry-run prices one"),
+    (["--cascade", "sim,sim", "--target-agreement", "0.8"], "one or more different judges"),
+])
+def test_judge_cascade_refuses_before_any_call(tmp_path, args, message):
+    from typer.testing import CliRunner
+
+    from jurybox.cli import app
+
+    result = CliRunner().invoke(app, ["judge", "truthfulqa", "--limit", "4",
+                                      "--out", str(tmp_path / "out"), *args])
+    assert result.exit_code == 2 and message in " ".join(result.output.split())
+    assert not (tmp_path / "out").exists()

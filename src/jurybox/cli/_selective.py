@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from ..recorded.selective import CascadeResult, SelectiveResult
 
 __all__ = ["SelectiveFlags", "SelectiveOptions", "after_run", "not_selectable",
-           "print_run_selective", "print_selective", "selective_for"]
+           "print_live_cascade", "print_run_selective", "print_selective", "selective_for"]
 
 
 def _option(name: str, help: str, *, envvar: str | None = None, **kwargs: Any) -> Any:
@@ -58,10 +58,11 @@ SignalOpt = Annotated[Optional[str], _option(
     "is used) (default: jury where several judges judged a set, else order:JUDGE).",
     envvar="JURYBOX_SCORE_SIGNAL", metavar="NAME")]
 CascadeOpt = Annotated[Optional[str], _option(
-    "cascade", "of recorded judgments, judges cheapest first, comma-separated, e.g. "
-    "ChatGPT,GPT-4 (a stage may be a jury: ChatGPT+LLaMA2+PaLM2): each judge's unsure items "
-    "go to the next, each stage calibrated with an equal share of delta; instead of "
-    "--signal.", envvar="JURYBOX_SCORE_CASCADE", metavar="STAGES")]
+    "cascade", "judges cheapest first, comma-separated: each judge's unsure items go to the "
+    "next, each stage calibrated with an equal share of delta (needs --target-agreement). "
+    "judge: model specs, e.g. sim,openai/gpt-4o-mini (instead of --model; each stage a run "
+    "directory under --out); score: the recorded judges' names, e.g. ChatGPT,GPT-4 (a stage "
+    "may be a jury: ChatGPT+LLaMA2+PaLM2; instead of --signal).", metavar="STAGES")]
 
 
 @dataclass(frozen=True)
@@ -366,3 +367,46 @@ def _certified(r: SelectiveResult | CascadeResult) -> bool:
     if isinstance(r, SelectiveResult):
         return r.signal is not None
     return any(s.rule.certified for s in r.stages)
+
+
+def print_live_cascade(result: Any, opts: SelectiveOptions, out: Path) -> None:
+    """A live cascade's stages (``judge --cascade``), its outcome, the guarantee; written to
+    ``out/cascade.json``."""
+    from dataclasses import asdict
+
+    from ..rundir import write_json_atomic
+    from ..stats.selective import guarantee_text
+
+    table = _titled("cascade", opts, " split between the stages", "stage")
+    for name in ("asked", "accepted", "test right", "calls", "USD"):
+        table.add_column(name, justify="right")
+    for s in result.stages:
+        table.add_row(data(s.model), str(s.asked),
+                      str(s.accepted) if s.rule.certified else "none*",
+                      f"{s.test_agree}/{s.test_accepted}", str(s.model_calls),
+                      "—" if s.usd is None else f"{s.usd:.4f}")
+    test = result.test
+    table.add_row("all stages", str(result.n_items), str(result.n_items - result.abstained),
+                  f"{test.n_agree}/{test.n_accepted}",
+                  str(sum(s.model_calls for s in result.stages)), "", end_section=True)
+    table.caption = ("asked: items that reached the stage; none*: not certified at its share "
+                     "of delta, accepts nothing; test right: accepted labelled test items "
+                     "that agree with the label / accepted")
+    table.caption_justify = "left"
+    print_table(table)
+    certified = [s.model for s in result.stages if s.rule.certified]
+    sentence = guarantee_text(opts.target, opts.delta, " then ".join(certified) or None,
+                              result.n_calibration)
+    console.print(safe_text(
+        f"test items: {test.n_accepted} of {test.n} accepted ({100 * test.coverage:.1f}%), "
+        + ("" if not test.n_accepted else f"{100 * test.agreement:.1f}% agree (95% CI "
+           f"{100 * test.agreement_ci[0]:.1f}-{100 * test.agreement_ci[1]:.1f}); ")
+        + f"{result.abstained} of {result.n_items} items abstained on. {sentence}."),
+        markup=False)
+    record = asdict(result)
+    for stage in record["stages"]:
+        stage["out"] = str(stage["out"])
+    record["guarantee"] = sentence
+    write_json_atomic(out / "cascade.json", {"cascade": record})
+    console.print(safe_text(f"written: {out / 'cascade.json'}; each stage's run: "
+                            f"{', '.join(str(s.out) for s in result.stages)}"), markup=False)

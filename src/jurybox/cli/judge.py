@@ -15,7 +15,7 @@ from ._groups import (BatchFlags, CostOptions, EndpointOptions, ExecutorOptions,
                       PromptOptions, ProtocolOptions, RunFlags, RunGroups, SamplingOptions,
                       SimOptions, protocol_settings)
 from ._jury import JuryOpt
-from ._selective import SelectiveFlags, after_run, selective_for
+from ._selective import CascadeOpt, SelectiveFlags, after_run, selective_for
 from ._options import PANEL_DATA, PANEL_START, Model, rule_option
 from ._plan import cost_line
 from ._protocol_options import K
@@ -48,7 +48,7 @@ def judge(
     run: RunFlags, output: OutputOptions, endpoint: EndpointOptions,
     settings: ProtocolOptions, sampling: SamplingOptions, sim: SimOptions,
     cost: CostOptions, batching: BatchFlags, execution: ExecutorOptions,
-    selective: SelectiveFlags,
+    selective: SelectiveFlags, cascade: CascadeOpt = None,
 ) -> None:
     """Judge candidates that have no gold: per item the winner(s), every candidate's C_i and
     its components, how often the permutations agreed with the pick, and flags (flipped,
@@ -72,6 +72,12 @@ def judge(
         limit=limit, seed=run.seed,
         **protocol_settings(settings, prompt, sampling, sim=sim_config, base_url=url))
     groups = RunGroups(run, endpoint, execution, batching, cost)
+    if cascade is not None:
+        from ._cascade import run_cascade_command
+
+        run_cascade_command(file, cascade, config, groups, selective, pool=pool,
+                            out=output.out, model=model, jury=jury)
+        return
     if panel is not None:
         from ..jury.run import default_jury_out
         from ._jury import dry_run_jury, run_jury_command
