@@ -9,8 +9,12 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
+from ..terminal import data, safe_text
+from ._common import console
+from ._fit import print_table
+from ._selective import SelectiveOptions, titled
 
-__all__ = ["run_cascade_command"]
+__all__ = ["print_live_cascade", "run_cascade_command"]
 
 
 def _row(item: Any) -> dict[str, Any]:
@@ -43,7 +47,6 @@ def run_cascade_command(file: str, cascade: str, config: Any, groups: Any, selec
     from ..judging import prepare_judge
     from ..judging.cascade import cascade_judge
     from ..providers.spec import require_model
-    from ._selective import print_live_cascade
 
     opts = selective.options()
     if opts is None:
@@ -75,3 +78,46 @@ def run_cascade_command(file: str, cascade: str, config: Any, groups: Any, selec
     except ValueError as exc:
         raise ConfigError(f"--cascade: {exc}") from None
     print_live_cascade(result, opts, folder)
+
+
+def print_live_cascade(result: Any, opts: SelectiveOptions, out: Path) -> None:
+    """A live cascade's stages (``judge --cascade``), its outcome, the guarantee; written to
+    ``out/cascade.json``."""
+    from dataclasses import asdict
+
+    from ..rundir import write_json_atomic
+    from ..stats.selective import guarantee_text
+
+    table = titled("cascade", opts, " split between the stages", "stage")
+    for name in ("asked", "accepted", "test right", "calls", "USD"):
+        table.add_column(name, justify="right")
+    for s in result.stages:
+        table.add_row(data(s.model), str(s.asked),
+                      str(s.accepted) if s.rule.certified else "none*",
+                      f"{s.test_agree}/{s.test_accepted}", str(s.model_calls),
+                      "—" if s.usd is None else f"{s.usd:.4f}")
+    test = result.test
+    table.add_row("all stages", str(result.n_items), str(result.n_items - result.abstained),
+                  f"{test.n_agree}/{test.n_accepted}",
+                  str(sum(s.model_calls for s in result.stages)), "", end_section=True)
+    table.caption = ("asked: items that reached the stage; none*: not certified at its share "
+                     "of delta, accepts nothing; test right: accepted labelled test items "
+                     "that agree with the label / accepted")
+    table.caption_justify = "left"
+    print_table(table)
+    certified = [s.model for s in result.stages if s.rule.certified]
+    sentence = guarantee_text(opts.target, opts.delta, " then ".join(certified) or None,
+                              result.n_calibration)
+    console.print(safe_text(
+        f"test items: {test.n_accepted} of {test.n} accepted ({100 * test.coverage:.1f}%), "
+        + ("" if not test.n_accepted else f"{100 * test.agreement:.1f}% agree (95% CI "
+           f"{100 * test.agreement_ci[0]:.1f}-{100 * test.agreement_ci[1]:.1f}); ")
+        + f"{result.abstained} of {result.n_items} items abstained on. {sentence}."),
+        markup=False)
+    record = asdict(result)
+    for stage in record["stages"]:
+        stage["out"] = str(stage["out"])
+    record["guarantee"] = sentence
+    write_json_atomic(out / "cascade.json", {"cascade": record})
+    console.print(safe_text(f"written: {out / 'cascade.json'}; each stage's run: "
+                            f"{', '.join(str(s.out) for s in result.stages)}"), markup=False)

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from ..recorded.selective import CascadeResult, SelectiveResult
 
 __all__ = ["SelectiveFlags", "SelectiveOptions", "after_run", "not_selectable",
-           "print_live_cascade", "print_run_selective", "print_selective", "selective_for"]
+           "print_run_selective", "print_selective", "selective_for", "titled"]
 
 
 def _option(name: str, help: str, *, envvar: str | None = None, **kwargs: Any) -> Any:
@@ -145,7 +145,7 @@ def _wrap(name: str, width: int, sep: str) -> list[str]:
     return lines
 
 
-def _titled(what: str, opts: SelectiveOptions, delta: str, first: str) -> Table:
+def titled(what: str, opts: SelectiveOptions, delta: str, first: str) -> Table:
     """A table titled with the settings (``delta``: how delta is spent), its first column
     ``first`` (the set, folded at 24 characters)."""
     from ..stats.selective import percent
@@ -158,7 +158,7 @@ def _titled(what: str, opts: SelectiveOptions, delta: str, first: str) -> Table:
 
 
 def _selective_table(rows: list[SelectiveResult], opts: SelectiveOptions) -> Table:
-    table = _titled("selective judging", opts, "", "set, strategy")
+    table = titled("selective judging", opts, "", "set, strategy")
     table.add_column("signal", overflow="fold", max_width=12)
     for name in ("thr", "accepted", "agree % [CI]"):
         table.add_column(name, justify="right")
@@ -179,7 +179,7 @@ def _selective_table(rows: list[SelectiveResult], opts: SelectiveOptions) -> Tab
 
 
 def _cascade_table(rows: list[CascadeResult], opts: SelectiveOptions) -> Table:
-    table = _titled("cascade", opts, " split between the stages", "set, strategy: stage")
+    table = titled("cascade", opts, " split between the stages", "set, strategy: stage")
     for name in ("asked", "accepted", "agree % [95% CI]", "calls"):
         table.add_column(name, justify="right")
     for r in rows:
@@ -367,46 +367,3 @@ def _certified(r: SelectiveResult | CascadeResult) -> bool:
     if isinstance(r, SelectiveResult):
         return r.signal is not None
     return any(s.rule.certified for s in r.stages)
-
-
-def print_live_cascade(result: Any, opts: SelectiveOptions, out: Path) -> None:
-    """A live cascade's stages (``judge --cascade``), its outcome, the guarantee; written to
-    ``out/cascade.json``."""
-    from dataclasses import asdict
-
-    from ..rundir import write_json_atomic
-    from ..stats.selective import guarantee_text
-
-    table = _titled("cascade", opts, " split between the stages", "stage")
-    for name in ("asked", "accepted", "test right", "calls", "USD"):
-        table.add_column(name, justify="right")
-    for s in result.stages:
-        table.add_row(data(s.model), str(s.asked),
-                      str(s.accepted) if s.rule.certified else "none*",
-                      f"{s.test_agree}/{s.test_accepted}", str(s.model_calls),
-                      "—" if s.usd is None else f"{s.usd:.4f}")
-    test = result.test
-    table.add_row("all stages", str(result.n_items), str(result.n_items - result.abstained),
-                  f"{test.n_agree}/{test.n_accepted}",
-                  str(sum(s.model_calls for s in result.stages)), "", end_section=True)
-    table.caption = ("asked: items that reached the stage; none*: not certified at its share "
-                     "of delta, accepts nothing; test right: accepted labelled test items "
-                     "that agree with the label / accepted")
-    table.caption_justify = "left"
-    print_table(table)
-    certified = [s.model for s in result.stages if s.rule.certified]
-    sentence = guarantee_text(opts.target, opts.delta, " then ".join(certified) or None,
-                              result.n_calibration)
-    console.print(safe_text(
-        f"test items: {test.n_accepted} of {test.n} accepted ({100 * test.coverage:.1f}%), "
-        + ("" if not test.n_accepted else f"{100 * test.agreement:.1f}% agree (95% CI "
-           f"{100 * test.agreement_ci[0]:.1f}-{100 * test.agreement_ci[1]:.1f}); ")
-        + f"{result.abstained} of {result.n_items} items abstained on. {sentence}."),
-        markup=False)
-    record = asdict(result)
-    for stage in record["stages"]:
-        stage["out"] = str(stage["out"])
-    record["guarantee"] = sentence
-    write_json_atomic(out / "cascade.json", {"cascade": record})
-    console.print(safe_text(f"written: {out / 'cascade.json'}; each stage's run: "
-                            f"{', '.join(str(s.out) for s in result.stages)}"), markup=False)
