@@ -65,19 +65,28 @@ def test_the_cheap_judges_unsure_items_and_only_those_go_to_the_strong_judge(tmp
     assert second.rule.n_calibration == 40 - even_cal
     assert (result.test.n, result.test.n_accepted, result.test.agreement) == (40, 40, 1.0)
     assert result.abstained == 0 and result.n_calibration == 40
-    assert (tmp_path / "stage-1-cheap" / "report.html").is_file()
-    assert (tmp_path / "stage-2-strong" / "run.json").is_file()
+    assert first.out == tmp_path / "stage-1-cheap" and (first.out / "report.html").is_file()
+    # a later stage's folder names the items it was given
+    assert second.out.name.startswith("stage-2-strong-") and (second.out / "run.json").is_file()
+    assert (first.failed, second.failed) == (0, 0)
 
 
 def test_a_rerun_asks_nothing_again(tmp_path):
     stages = [{"model": "vllm/m", "name": "strong"}]
-    with fake_server(strong) as url:
+    asked = []
+
+    def counted(request: dict) -> str:
+        asked.append(request)
+        return strong(request)
+
+    with fake_server(counted) as url:
         stages[0]["base_url"] = url
         first = cascade_judge(ITEMS[:30], stages, target=0.8, out=tmp_path, seed=0,
                               protocol="both-orders", options=_options(tmp_path))
         again = cascade_judge(ITEMS[:30], stages, target=0.8, out=tmp_path, seed=0,
                               protocol="both-orders", options=_options(tmp_path))
-    assert first.stages[0].model_calls == 60 and again.stages[0].model_calls == 0
+    # model_calls counts every session of the stage's run: the rerun added none
+    assert len(asked) == 60 and first.stages[0].model_calls == again.stages[0].model_calls == 60
     assert again.test == first.test
 
 
@@ -128,8 +137,13 @@ def test_judge_cascade_from_the_command_line_gives_the_same_stages(tmp_path):
      "give it instead of --model or --jury"),
     (["--cascade", "sim", "--target-agreement", "0.8", "--dry-run"], "--dry-run prices one"),
     (["--cascade", "sim,sim", "--target-agreement", "0.8"], "one or more different judges"),
+    # every stage's key before the first stage runs (it was found after stage 1's calls)
+    (["--cascade", "sim,openai/gpt-4o-mini", "--target-agreement", "0.8"],
+     "openai/gpt-4o-mini needs an API key"),
 ])
-def test_judge_cascade_refuses_before_any_call(tmp_path, args, message):
+def test_judge_cascade_refuses_before_any_call(tmp_path, monkeypatch, args, message):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("JURYBOX_API_KEY", raising=False)
     from typer.testing import CliRunner
 
     from jurybox.cli import app
@@ -137,4 +151,18 @@ def test_judge_cascade_refuses_before_any_call(tmp_path, args, message):
     result = CliRunner().invoke(app, ["judge", "truthfulqa", "--limit", "4",
                                       "--out", str(tmp_path / "out"), *args])
     assert result.exit_code == 2 and message in " ".join(result.output.split())
+    assert not (tmp_path / "out").exists()
+
+
+def test_pairs_of_identical_responses_are_refused_before_any_call(tmp_path):
+    # the bundled JudgeBench holds pairs whose two responses are the same text
+    from typer.testing import CliRunner
+
+    from jurybox.cli import app
+
+    result = CliRunner().invoke(app, ["judge", "judgebench", "--cascade", "sim",
+                                      "--protocol", "both-orders", "--target-agreement", "0.8",
+                                      "--out", str(tmp_path / "out")])
+    assert result.exit_code == 2, result.output
+    assert "have identical candidates" in " ".join(result.output.split())
     assert not (tmp_path / "out").exists()

@@ -64,6 +64,11 @@ def run_cascade_command(file: str, cascade: str, config: Any, groups: Any, selec
         require_model(stage, file)
     prepared = prepare_judge(replace(config, model=stages[0]))  # the items, checked
     rows = [_row(item) for item in prepared.selection]  # --limit: its seeded sample
+    same = [r["id"] for r in rows if len(set(r["candidates"])) < len(r["candidates"])]
+    if same:  # each stage is given its items again, as the generic format, which refuses them
+        raise ConfigError(f"{file}: {len(same)} item(s) have identical candidates (e.g. id "
+                          f"{same[0]!r:.60}), which a cascade cannot judge: judge or bench "
+                          f"them with --model (a pair of identical responses is a tie)")
     folder = out or Path("runs") / ("cascade-" + Path(file).stem + "-" + hashlib.sha256(
         f"{file}|{cascade}|{config.protocol}".encode()).hexdigest()[:8])
     names = ("k", "criteria", "template", "temperature", "max_tokens", "tolerance", "weights",
@@ -89,20 +94,24 @@ def print_live_cascade(result: Any, opts: SelectiveOptions, out: Path) -> None:
     from ..stats.selective import guarantee_text
 
     table = titled("cascade", opts, " split between the stages", "stage")
-    for name in ("asked", "accepted", "test right", "calls", "USD"):
+    for name in ("asked", "failed", "accepted", "test right", "calls", "USD"):
         table.add_column(name, justify="right")
     for s in result.stages:
-        table.add_row(data(s.model), str(s.asked),
+        table.add_row(data(s.model), str(s.asked), str(s.failed),
                       str(s.accepted) if s.rule.certified else "none*",
                       f"{s.test_agree}/{s.test_accepted}", str(s.model_calls),
                       "—" if s.usd is None else f"{s.usd:.4f}")
     test = result.test
-    table.add_row("all stages", str(result.n_items), str(result.n_items - result.abstained),
-                  f"{test.n_agree}/{test.n_accepted}",
-                  str(sum(s.model_calls for s in result.stages)), "", end_section=True)
-    table.caption = ("asked: items that reached the stage; none*: not certified at its share "
-                     "of delta, accepts nothing; test right: accepted labelled test items "
-                     "that agree with the label / accepted")
+    usd = [s.usd for s in result.stages]
+    table.add_row("all stages", str(result.n_items), str(sum(s.failed for s in result.stages)),
+                  str(result.n_items - result.abstained), f"{test.n_agree}/{test.n_accepted}",
+                  str(sum(s.model_calls for s in result.stages)),
+                  "—" if None in usd else f"{sum(u for u in usd if u is not None):.4f}",
+                  end_section=True)
+    table.caption = ("asked: items that reached the stage; failed: of those, items without a "
+                     "verdict (never accepted); none*: not certified at its share of delta, "
+                     "accepts nothing; test right: accepted labelled test items that agree "
+                     "with the label / accepted; calls: every session of the stage's run")
     table.caption_justify = "left"
     print_table(table)
     certified = [s.model for s in result.stages if s.rule.certified]
@@ -112,7 +121,8 @@ def print_live_cascade(result: Any, opts: SelectiveOptions, out: Path) -> None:
         f"test items: {test.n_accepted} of {test.n} accepted ({100 * test.coverage:.1f}%), "
         + ("" if not test.n_accepted else f"{100 * test.agreement:.1f}% agree (95% CI "
            f"{100 * test.agreement_ci[0]:.1f}-{100 * test.agreement_ci[1]:.1f}); ")
-        + f"{result.abstained} of {result.n_items} items abstained on. {sentence}."),
+        + f"{result.abstained} of {result.n_items} items abstained on. "
+        + f"{sentence[:1].upper()}{sentence[1:]}."),
         markup=False)
     record = asdict(result)
     for stage in record["stages"]:

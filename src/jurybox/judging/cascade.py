@@ -35,8 +35,10 @@ class LiveStage:
         rule: its calibration (``delta / stages``, on the calibration items that reached it).
         asked: items sent to it. accepted: of those, the ones it accepted (every kind).
         test_accepted, test_agree: labelled test items it accepted, and agreeing with the label.
-        model_calls, tokens: what its run asked (calls made, prompt + completion tokens; a
-            rerun served from the cache asks nothing). usd: its cost, when a price is known.
+        failed: items asked that have no verdict (every call failed): never accepted.
+        model_calls, tokens: what its run asked over every session (calls made, prompt +
+            completion tokens: a rerun served from the cache adds nothing). usd: its cost,
+            when a price is known.
     """
 
     model: str
@@ -46,6 +48,7 @@ class LiveStage:
     accepted: int
     test_accepted: int
     test_agree: int
+    failed: int
     model_calls: int
     tokens: int
     usd: float | None
@@ -70,8 +73,42 @@ class LiveCascade:
     abstained: int
 
 
-def _folder(k: int, model: str) -> str:
-    return f"stage-{k}-" + re.sub(r"[^A-Za-z0-9._-]+", "-", model)[:60]
+def _folder(k: int, model: str, ids: Sequence[str]) -> str:
+    """``stage-<k>-<name>``; a later stage's folder also names the items it was given (a
+    rerun whose first stage decides more items, once its failed calls are asked again, sends
+    another set on: a run directory of its own, its answers from the cache)."""
+    name = f"stage-{k}-" + re.sub(r"[^A-Za-z0-9._-]+", "-", model)[:60]
+    if k == 1:
+        return name
+    import hashlib
+
+    return f"{name}-{hashlib.sha256(chr(10).join(ids).encode()).hexdigest()[:8]}"
+
+
+def _totals(folder: Path) -> tuple[int, int]:
+    """(model calls, tokens) over every session of a stage's run (run.json's totals)."""
+    from ..rundir.files import read_manifest
+
+    totals = (read_manifest(folder / "run.json") or {}).get("totals") or {}
+    calls = totals.get("model_calls") or 0
+    tokens = (totals.get("prompt_tokens") or 0) + (totals.get("completion_tokens") or 0)
+    return int(calls), int(tokens)
+
+
+def _check_stages(plan: list[tuple[str, str, dict[str, Any]]], settings: dict[str, Any]) -> None:
+    """Every stage's spec, base URL and API key, before any stage runs.
+
+    Raises:
+        ConfigError: as :func:`~jurybox.run.endpoint.check_endpoint` and
+            :func:`~jurybox.providers.spec.require_key`.
+    """
+    from ..providers.spec import require_key
+    from ..run.endpoint import check_endpoint
+
+    for model, _, own in plan:
+        base_url = own.get("base_url", settings.get("base_url"))
+        url = base_url if isinstance(base_url, str) or base_url is None else None
+        require_key(check_endpoint(model, url), url)
 
 
 def _stage(entry: str | dict[str, Any]) -> tuple[str, str, dict[str, Any]]:
@@ -96,9 +133,10 @@ def cascade_judge(items: Sequence[dict[str, Any]], models: Sequence[str | dict[s
     Args:
         items: the items as dicts of the generic format (``id``, ``prompt``, ``candidates``,
             ``gold`` for the labelled ones), each with an id.
-        models: the judges, cheapest first: each a model spec (``sim``, ``local``,
-            ``openai/gpt-4o-mini``) or a dict with ``model``, an optional ``name`` and its own
-            judge settings (``base_url``, ``sim``, ``k``, ...); at least one, no name twice.
+        models: the judges, cheapest first (a list, or a comma list): each a model spec
+            (``sim``, ``local``, ``openai/gpt-4o-mini``) or a dict with ``model``, an optional
+            ``name`` and its own judge settings (``base_url``, ``sim``, ``k``, ...); at least
+            one, no name twice.
         target, delta: the agreement to guarantee and the probability that it fails, in
             (0, 1); each stage gets ``delta / len(models)``.
         out: the folder of the stages' run directories.
@@ -109,17 +147,21 @@ def cascade_judge(items: Sequence[dict[str, Any]], models: Sequence[str | dict[s
 
     Raises:
         ValueError: no model, a model twice, an item without an id, fewer than 2 labelled
-            items, settings out of range.
+            items, settings out of range (checked, with every stage's spec, base URL and API
+            key, before any stage runs).
         ConfigError, DataError, ProviderError: as :func:`jurybox.judge`.
     """
     from ..stats.length import wilson_interval
     from .call import judge as judge_one
 
+    if isinstance(models, str):
+        models = [m.strip() for m in models.split(",") if m.strip()]
     plan = [_stage(m) for m in models]
     names = [name for _, name, _ in plan]
     if not plan or len(set(names)) != len(names):
         raise ValueError(f"a cascade needs one or more judges of different names, got {names}")
-    if not (0 < target < 1 and 0 < delta < 1):
+    if not all(isinstance(x, (int, float)) and not isinstance(x, bool)
+               for x in (target, delta)) or not (0 < target < 1 and 0 < delta < 1):
         raise ValueError(f"target and delta must be in (0, 1), got {target!r}, {delta!r}")
     rows = list(items)
     ids = [str(r.get("id", "")) for r in rows]
@@ -130,6 +172,7 @@ def cascade_judge(items: Sequence[dict[str, Any]], models: Sequence[str | dict[s
         raise ValueError(f"{len(labelled)} labelled item(s): a cascade calibrates on labelled "
                          f"items (gold)")
     cal_at, _ = split_items(len(labelled), calibration_share, seed)
+    _check_stages(plan, settings)
     cal = {labelled[k] for k in cal_at}
     test = set(labelled) - cal
     share = delta / len(plan)
@@ -139,7 +182,7 @@ def cascade_judge(items: Sequence[dict[str, Any]], models: Sequence[str | dict[s
     for k, (model, name, own) in enumerate(plan, 1):
         if not remaining:
             break
-        folder = Path(out) / _folder(k, name)
+        folder = Path(out) / _folder(k, name, [i for i, _ in remaining])
         judged = judge_one([r for _, r in remaining], model=model, protocol=protocol,
                            out=folder, options=options, **{**settings, **own})
         by_id = {j.item_id: j for j in judged.items}
@@ -152,10 +195,10 @@ def cascade_judge(items: Sequence[dict[str, Any]], models: Sequence[str | dict[s
         accepted = {i for i, _ in remaining if rule.accepts(conf[i])}
         test_acc = [i for i in accepted if i in test]
         n_ok = sum(right[i] for i in test_acc)
-        totals = judged.run.totals
+        calls, tokens = _totals(folder)
+        failed = sum(1 for i, _ in remaining if math.isnan(conf[i]))
         stages.append(LiveStage(name, folder, rule, len(remaining), len(accepted),
-                                len(test_acc), n_ok, totals.model_calls,
-                                totals.prompt_tokens + totals.completion_tokens,
+                                len(test_acc), n_ok, failed, calls, tokens,
                                 judged.run.cost_usd))
         taken, agreeing = taken + len(test_acc), agreeing + n_ok
         remaining = [(i, r) for i, r in remaining if i not in accepted]

@@ -11,7 +11,7 @@ from ..errors import ConfigError
 from .base import Provider
 from .openai_compat import OpenAICompatibleProvider, Transport
 
-__all__ = ["ModelSpec", "parse_spec", "provider_guess", "make_provider", "PROVIDERS",
+__all__ = ["require_key", "ModelSpec", "parse_spec", "provider_guess", "make_provider", "PROVIDERS",
            "MODEL_CHOICES", "require_model", "is_loopback"]
 
 
@@ -143,6 +143,28 @@ def is_loopback(base_url: str | None) -> bool:
         return False
 
 
+def require_key(spec: ModelSpec, base_url: str | None = None,
+                api_key: str | None = None) -> str | None:
+    """The API key a served spec is called with (``api_key``, else ``JURYBOX_API_KEY``, else
+    the provider's own variable); None for the simulated and local judges and for a provider
+    that needs none.
+
+    Raises:
+        ConfigError: the provider needs a key, none is set, and ``base_url`` is not on this
+            machine (the message names the variable).
+    """
+    if spec.provider in ("sim", "local"):
+        return None
+    defaults = PROVIDERS[spec.provider]
+    key = api_key or os.environ.get("JURYBOX_API_KEY") or (
+        os.environ.get(defaults.key_env) if defaults.key_env else None)
+    if defaults.key_required and not key and not is_loopback(base_url):
+        raise ConfigError(f"{spec} needs an API key: export {defaults.key_env}=... "
+                          f"(or JURYBOX_API_KEY); a --base-url on this machine "
+                          f"(http://127.0.0.1:PORT/v1, e.g. jurybox serve-sim) needs none")
+    return key
+
+
 def make_provider(spec: ModelSpec, *, base_url: str | None = None, api_key: str | None = None,
                   timeout_s: float = 60.0, transport: Transport = "aiohttp"
                   ) -> Provider:
@@ -160,12 +182,7 @@ def make_provider(spec: ModelSpec, *, base_url: str | None = None, api_key: str 
     if spec.provider in ("sim", "local"):
         raise ConfigError(f"the {spec.provider} judge is started by jurybox.run.open_endpoint")
     defaults = PROVIDERS[spec.provider]
-    key = api_key or os.environ.get("JURYBOX_API_KEY") or (
-        os.environ.get(defaults.key_env) if defaults.key_env else None)
-    if defaults.key_required and not key and not is_loopback(base_url):
-        raise ConfigError(f"{spec} needs an API key: export {defaults.key_env}=... "
-                          f"(or JURYBOX_API_KEY); a --base-url on this machine "
-                          f"(http://127.0.0.1:PORT/v1, e.g. jurybox serve-sim) needs none")
+    key = require_key(spec, base_url, api_key)
     if spec.provider == "anthropic":
         from .anthropic import AnthropicProvider  # the SDK is an optional extra
 
