@@ -17,27 +17,12 @@ from ._selective import SelectiveOptions, titled
 __all__ = ["print_live_cascade", "run_cascade_command"]
 
 
-def _row(item: Any) -> dict[str, Any]:
-    """An item as a generic-format row (a pair: its two responses, gold from its label)."""
-    from ..datasets.items import PairwiseItem
-
-    if isinstance(item, PairwiseItem):
-        row: dict[str, Any] = {"id": item.item_id, "prompt": item.question,
-                               "candidates": [item.response_a, item.response_b]}
-        gold = {"A>B": [0], "B>A": [1]}.get(item.label)
-    else:
-        row = {"id": item.item_id, "prompt": item.prompt, "candidates": list(item.candidates)}
-        gold = sorted(item.gold) or None
-    if gold:
-        row["gold"] = gold
-    return row
-
-
 def run_cascade_command(file: str, cascade: str, config: Any, groups: Any, selective: Any, *,
                         pool: tuple, out: Path | None, model: str | None,
-                        jury: object | None) -> None:
+                        jury: object | None, settings: dict[str, Any]) -> None:
     """Check the request (before any model call), read the items as the judge run reads
-    them, run the cascade and print it.
+    them, run the cascade and print it; ``settings``: the judge settings every stage takes
+    (``k`` and the command's protocol settings).
 
     Raises:
         ConfigError: no --target-agreement; --model or --jury with --cascade; a dry run; a
@@ -63,20 +48,20 @@ def run_cascade_command(file: str, cascade: str, config: Any, groups: Any, selec
     for stage in stages:
         require_model(stage, file)
     prepared = prepare_judge(replace(config, model=stages[0]))  # the items, checked
-    rows = [_row(item) for item in prepared.selection]  # --limit: its seeded sample
-    same = [r["id"] for r in rows if len(set(r["candidates"])) < len(r["candidates"])]
+    from ..datasets.items import PairwiseItem
+
+    items = list(prepared.selection)  # --limit: its seeded sample
+    same = [i.item_id for i in items if (i.response_a == i.response_b
+                                          if isinstance(i, PairwiseItem)
+                                          else len(set(i.candidates)) < len(i.candidates))]
     if same:  # each stage is given its items again, as the generic format, which refuses them
         raise ConfigError(f"{file}: {len(same)} item(s) have identical candidates (e.g. id "
                           f"{same[0]!r:.60}), which a cascade cannot judge: judge or bench "
                           f"them with --model (a pair of identical responses is a tie)")
     folder = out or Path("runs") / ("cascade-" + Path(file).stem + "-" + hashlib.sha256(
         f"{file}|{cascade}|{config.protocol}".encode()).hexdigest()[:8])
-    names = ("k", "criteria", "template", "temperature", "max_tokens", "tolerance", "weights",
-             "verdict_format", "pairwise_rule", "adaptive", "confidence", "min_k", "base_url",
-             "sim")  # the judge settings each stage takes (the seed is the split's)
-    settings = {k: getattr(config, k) for k in names if getattr(config, k, None) is not None}
     try:
-        result = cascade_judge(rows, stages, target=opts.target, delta=opts.delta,
+        result = cascade_judge(items, stages, target=opts.target, delta=opts.delta,
                                calibration_share=opts.share, seed=opts.seed, out=folder,
                                protocol=config.protocol, options=groups.jury_options(pool),
                                **settings)

@@ -67,16 +67,17 @@ def judge(
     sim_config = sim.config()
     panel = jury_for(jury, model)
     chosen = selective_for(selective, panel)
+    judging = protocol_settings(settings, prompt, sampling, sim=sim_config, base_url=url)
     config = JudgeConfig(
         input=file, model="sim" if model is None or panel else model, protocol=protocol, k=k,
-        limit=limit, seed=run.seed,
-        **protocol_settings(settings, prompt, sampling, sim=sim_config, base_url=url))
+        limit=limit, seed=run.seed, **judging)
     groups = RunGroups(run, endpoint, execution, batching, cost)
     if cascade is not None:
         from ._cascade import run_cascade_command
 
         run_cascade_command(file, cascade, config, groups, selective, pool=pool,
-                            out=output.out, model=model, jury=jury)
+                            out=output.out, model=model, jury=jury,
+                            settings={"k": k, **judging})
         return
     if panel is not None:
         from ..jury.run import default_jury_out

@@ -129,8 +129,8 @@ def _rank_live(source: Path, out: Path, *, model: str | None, protocol: str, pai
                                                             sim=sim.config(), base_url=url))
         judged = groups.judged(
             config, model=model, data=str(source), bundled=False, prepare=prepare_judge,
-            plan=lambda p: (p.selection, p.protocols, f"{source.name}: {len(pairs)} pairs of "
-                            f"{len(outputs.systems)} systems, protocol {protocol}"),
+            plan=lambda p: (p.selection, p.protocols,
+                            _planned(source, len(pairs), len(outputs.systems), protocol)),
             pool=pool, execute=run_judge, out=lambda c: out / JUDGE_FOLDER)
         if judged is None:  # --dry-run: the plan is printed
             return
@@ -154,18 +154,16 @@ def _rank_jury(source: Path, out: Path, panel: Any, *, protocol: str, pairing: s
 
     url, pool = groups.endpoint.split()
     options = groups.jury_options(pool)
-    sim_config = sim.config()
+    judging = protocol_settings(settings, prompt, sampling, sim=sim.config(), base_url=url)
     if groups.cost.dry_run:
         _dry_run_jury(source, out, panel, protocol=protocol, pairing=pairing, budget=budget,
                       baseline=baseline, seed=groups.run.seed, options=options,
-                      settings=protocol_settings(settings, prompt, sampling, sim=sim_config,
-                                                 base_url=url))
+                      settings=judging)
         return
     ranked = with_progress(
         rank_path, source, baseline=baseline, jury=panel, protocol=protocol,
         pairing=pairing, budget=budget, rounds=rounds, seed=groups.run.seed, out=out,
-        options=options, **protocol_settings(settings, prompt, sampling, sim=sim_config,
-                                             base_url=url))
+        options=options, **judging)
     print_ranking(ranked)
     if ranked.summary.get("n_failed"):  # pairs the jury could not decide: a partial run
         import typer
@@ -193,8 +191,12 @@ def _dry_run_jury(source: Path, out: Path, panel: Any, *, protocol: str, pairing
         config = JudgeConfig(input=str(pairs_file(pairs, Path(scratch))), model="sim",
                              protocol=protocol, seed=seed, **settings)
         dry_run_jury(config, panel, out / JUDGE_FOLDER, options,
-                     f"{source.name}: {len(pairs)} pairs of {len(outputs.systems)} systems, "
-                     f"protocol {protocol}")
+                     _planned(source, len(pairs), len(outputs.systems), protocol))
+
+
+def _planned(source: Path, pairs: int, systems: int, protocol: str) -> str:
+    """What a ranking's dry run prices: ``systems.jsonl: 48 pairs of 3 systems, ...``."""
+    return f"{source.name}: {pairs} pairs of {systems} systems, protocol {protocol}"
 
 
 def print_ranking(result: RankResult, *, simulated_note: bool = True) -> None:

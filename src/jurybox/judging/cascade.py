@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..stats.selective import (Calibration, SelectiveOutcome, calibrate_threshold,
-                               split_items)
+                               check_shares, split_items)
 
 __all__ = ["LiveCascade", "LiveStage", "cascade_judge"]
 
@@ -123,16 +123,17 @@ def _stage(entry: str | dict[str, Any]) -> tuple[str, str, dict[str, Any]]:
     return entry["model"], str(entry.get("name") or entry["model"]), own
 
 
-def cascade_judge(items: Sequence[dict[str, Any]], models: Sequence[str | dict[str, Any]], *,
-                  target: float,
-                  out: str | Path, delta: float = 0.1, calibration_share: float = 0.5,
-                  seed: int = 0, protocol: str = "pcf", options: Any = None,
+def cascade_judge(items: Sequence[Any], models: Sequence[str | dict[str, Any]], *,
+                  target: float, out: str | Path, delta: float = 0.1,
+                  calibration_share: float = 0.5, seed: int = 0, protocol: str = "pcf",
+                  options: Any = None,
                   **settings: Any) -> LiveCascade:
     """Judge ``items`` with a cascade of ``models`` (module docstring).
 
     Args:
-        items: the items as dicts of the generic format (``id``, ``prompt``, ``candidates``,
-            ``gold`` for the labelled ones), each with an id.
+        items: the items, as :func:`jurybox.judge` takes them (dicts of the generic format:
+            ``id``, ``prompt``, ``candidates``, ``gold`` for the labelled ones; or
+            ListwiseItem/PairwiseItem values), each with an id.
         models: the judges, cheapest first (a list, or a comma list): each a model spec
             (``sim``, ``local``, ``openai/gpt-4o-mini``) or a dict with ``model``, an optional
             ``name`` and its own judge settings (``base_url``, ``sim``, ``k``, ...); at least
@@ -151,8 +152,8 @@ def cascade_judge(items: Sequence[dict[str, Any]], models: Sequence[str | dict[s
             key, before any stage runs).
         ConfigError, DataError, ProviderError: as :func:`jurybox.judge`.
     """
-    from ..stats.length import wilson_interval
     from .call import judge as judge_one
+    from .items import input_rows
 
     if isinstance(models, str):
         models = [m.strip() for m in models.split(",") if m.strip()]
@@ -160,13 +161,12 @@ def cascade_judge(items: Sequence[dict[str, Any]], models: Sequence[str | dict[s
     names = [name for _, name, _ in plan]
     if not plan or len(set(names)) != len(names):
         raise ValueError(f"a cascade needs one or more judges of different names, got {names}")
-    if not all(isinstance(x, (int, float)) and not isinstance(x, bool)
-               for x in (target, delta)) or not (0 < target < 1 and 0 < delta < 1):
-        raise ValueError(f"target and delta must be in (0, 1), got {target!r}, {delta!r}")
-    rows = list(items)
-    ids = [str(r.get("id", "")) for r in rows]
-    if any(not i for i in ids):
-        raise ValueError("every item of a cascade needs an id")
+    check_shares(target=target, delta=delta)
+    items = list(items)
+    if any(isinstance(i, Mapping) and not (i.get("id") or i.get("item_id")) for i in items):
+        raise ValueError("every item of a cascade needs an id")  # not its position: stages
+    rows = input_rows(items)  # dicts, ListwiseItem or PairwiseItem values, as judge takes
+    ids = [str(r["id"]) for r in rows]
     labelled = [i for i, r in zip(ids, rows) if r.get("gold") not in (None, [], "")]
     if len(labelled) < 2:
         raise ValueError(f"{len(labelled)} labelled item(s): a cascade calibrates on labelled "
@@ -202,9 +202,6 @@ def cascade_judge(items: Sequence[dict[str, Any]], models: Sequence[str | dict[s
                                 judged.run.cost_usd))
         taken, agreeing = taken + len(test_acc), agreeing + n_ok
         remaining = [(i, r) for i, r in remaining if i not in accepted]
-    rate = agreeing / taken if taken else math.nan
-    ci = wilson_interval(rate, taken) if taken else (math.nan, math.nan)
-    outcome = SelectiveOutcome(len(test), taken, agreeing, taken / len(test) if test else 0.0,
-                               rate, (float(ci[0]), float(ci[1])))
+    outcome = SelectiveOutcome.of(len(test), taken, agreeing)
     return LiveCascade(target, delta, tuple(stages), len(rows), len(cal), outcome,
                        len(remaining))

@@ -17,9 +17,9 @@ import numpy as np
 
 from ..jury.rules import jury_pairwise
 from ..stats.jury_weights import effective_judges, log_odds_weights, one_coin_dawid_skene
+from ..stats.selective import split_items
 from .confidence import SignalTable
 from .scoring import net_decision
-from ..stats.selective import split_items
 
 __all__ = ["JuryRules", "jury_rules_split"]
 
@@ -67,7 +67,7 @@ def jury_rules_split(table: SignalTable, *, calibration_share: float = 0.5,
     rest (module docstring).
 
     Raises:
-        ValueError: fewer than two judges; as :func:`~jurybox.recorded.selective.split_items`.
+        ValueError: fewer than two judges; as :func:`~jurybox.stats.selective.split_items`.
     """
     judges = table.judges
     if len(judges) < 2:

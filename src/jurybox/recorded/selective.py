@@ -22,7 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..stats.selective import (Calibration, SelectiveOutcome, SelectiveResult,
-                               calibrate_threshold, selective_outcome, split_items)
+                               calibrate_threshold, check_shares, selective_outcome,
+                               split_items)
 from .confidence import Signal, SignalTable, jury_signal, signal_table
 from .model import Recording
 
@@ -140,8 +141,6 @@ def cascade_split(table: SignalTable, stages: Sequence[str], *, target: float, d
     Raises:
         ValueError: fewer than one stage, and as :func:`stage_signal`, :func:`split_items`.
     """
-    from ..stats.length import wilson_interval
-
     if not stages:
         raise ValueError("a cascade needs at least one stage")
     signals = [stage_signal(table, s) for s in stages]
@@ -163,10 +162,7 @@ def cascade_split(table: SignalTable, stages: Sequence[str], *, target: float, d
                                    len(left_test) * len(sig.judges) * table.orders))
         taken, agreeing = taken + len(acc_idx), agreeing + n_ok
         left_test = left_test[~accepted]
-    rate = agreeing / taken if taken else float("nan")
-    ci = wilson_interval(rate, taken) if taken else (float("nan"), float("nan"))
-    outcome = SelectiveOutcome(len(test), taken, agreeing, taken / len(test), rate,
-                               (float(ci[0]), float(ci[1])))
+    outcome = SelectiveOutcome.of(len(test), taken, agreeing)
     return CascadeResult(table.subset, table.strategy, target, delta, tuple(results), len(cal),
                          outcome)
 
@@ -209,14 +205,6 @@ def _judges_needed(names: Sequence[str], judges: Sequence[str]) -> list[str]:
     return needed
 
 
-def _check_settings(target: object, delta: object, calibration_share: object) -> None:
-    for name, value in (("target", target), ("delta", delta),
-                        ("calibration_share", calibration_share)):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or \
-                not 0 < value < 1:
-            raise ValueError(f"{name} must be a number in (0, 1), got {value!r:.40}")
-
-
 def selective_sets(recordings: Sequence[Recording], *, target: float, delta: float = 0.1,
                    calibration_share: float = 0.5, seed: int = 0, signal: str | None = None,
                    cascade: Sequence[str] | str | None = None,
@@ -254,7 +242,7 @@ def selective_sets(recordings: Sequence[Recording], *, target: float, delta: flo
     if signal is not None and cascade is not None:
         raise ValueError("give a signal or a cascade, not both (a cascade's stages are its "
                          "judges' signals)")
-    _check_settings(target, delta, calibration_share)
+    check_shares(target=target, delta=delta, calibration_share=calibration_share)
     if isinstance(cascade, str):
         cascade = _names(cascade, "cascade")
     elif cascade is not None:

@@ -5,17 +5,12 @@ when the run has none. No statistic is computed here."""
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 from typing import Any
 
-from .sections import Table
+from .sections import Table, pct
 
 __all__ = ["selective_section"]
-
-
-def _pct(x: Any) -> str:
-    return "—" if not isinstance(x, (int, float)) or math.isnan(x) else f"{100 * x:.1f}"
 
 
 def selective_section(run_dir: Path) -> dict[str, Any] | None:
@@ -37,11 +32,11 @@ def selective_section(run_dir: Path) -> dict[str, Any] | None:
         rows.append([str(s.get("strategy", "")), str(s.get("signal") or "cannot certify"),
                      "—" if rule.get("threshold") is None else f"{rule['threshold']:.2f}",
                      f"{test.get('n_accepted', 0)} of {test.get('n', 0)}",
-                     _pct(test.get("coverage")), _pct(test.get("agreement")),
-                     f"{_pct(ci[0])} to {_pct(ci[1])}" if None not in ci else "—",
+                     pct(test.get("coverage")), pct(test.get("agreement")),
+                     f"{pct(ci[0])} to {pct(ci[1])}" if None not in ci else "—",
                      str(s.get("guarantee", ""))])
     target, delta = sel.get("target"), sel.get("delta")
-    caption = (f"Calibrated on {_pct(sel.get('calibration_share'))}% of the labelled items "
+    caption = (f"Calibrated on {pct(sel.get('calibration_share'))}% of the labelled items "
                f"(seed {sel.get('seed')}); accepted, coverage and agreement (with its Wilson "
                f"95% interval) are on the other labelled items. An item that failed is never "
                f"accepted. Trust or Escalate (Jung et al., ICLR 2025), section 3.1.")

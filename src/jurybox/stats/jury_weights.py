@@ -50,8 +50,13 @@ def log_odds_weights(correct: np.ndarray) -> np.ndarray:
         raise ValueError(f"correct must be (items, judges), got shape {c.shape}")
     right = np.nansum(c, axis=0)
     n = np.sum(~np.isnan(c), axis=0)
-    p = (right + 1) / (n + 2)
-    return np.maximum(0.0, np.log(p / (1 - p)))
+    return _weights_of((right + 1) / (n + 2))
+
+
+def _weights_of(accuracy: np.ndarray) -> np.ndarray:
+    """``max(0, log(p / (1 - p)))`` of each accuracy ``p`` in (0, 1): the weighted majority's
+    weight (Nitzan and Paroush 1982), 0 at or below chance."""
+    return np.maximum(0.0, np.log(accuracy / (1 - accuracy)))
 
 
 @dataclass(frozen=True)
@@ -125,9 +130,7 @@ def one_coin_dawid_skene(votes: np.ndarray, *, iterations: int = 200,
         if moved < tolerance:
             converged = True
             break
-    clipped = np.clip(acc, eps, 1 - eps)
-    weights = np.maximum(0.0, np.log(clipped / (1 - clipped)))
-    return DawidSkene(acc, weights, post, steps, converged)
+    return DawidSkene(acc, _weights_of(np.clip(acc, eps, 1 - eps)), post, steps, converged)
 
 
 def effective_judges(errors: np.ndarray) -> float:

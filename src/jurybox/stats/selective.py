@@ -27,8 +27,8 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = ["Calibration", "SelectiveOutcome", "SelectiveResult", "calibrate_threshold",
-           "clopper_pearson_upper", "guarantee_text", "percent", "selective_outcome",
-           "split_items"]
+           "check_shares", "clopper_pearson_upper", "guarantee_text", "percent",
+           "selective_outcome", "split_items"]
 
 
 def clopper_pearson_upper(k: int, n: int, confidence: float) -> float:
@@ -95,6 +95,23 @@ class Calibration:
         return self.threshold is not None and confidence >= self.threshold
 
 
+def check_shares(**shares: object) -> None:
+    """Each named value (``target``, ``delta``, ``calibration_share``) is a number in (0, 1).
+
+    Raises:
+        ValueError: one that is not (text, a boolean, 0, 1, NaN, ...), named.
+
+    >>> check_shares(target=0.85, delta="0.1")
+    Traceback (most recent call last):
+    ...
+    ValueError: delta must be a number in (0, 1), got '0.1'
+    """
+    for name, value in shares.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or \
+                not 0 < value < 1:
+            raise ValueError(f"{name} must be a number in (0, 1), got {value!r:.40}")
+
+
 def calibrate_threshold(confidence: Sequence[float], agree: Sequence[bool], *, target: float,
                         delta: float) -> Calibration:
     """Choose the lowest confidence threshold whose agreement is certified (fixed-sequence
@@ -126,10 +143,7 @@ def calibrate_threshold(confidence: Sequence[float], agree: Sequence[bool], *, t
     """
     from scipy.stats import binom
 
-    if not all(isinstance(x, (int, float)) and not isinstance(x, bool)
-               for x in (target, delta)) or not (0 < target < 1 and 0 < delta < 1):
-        raise ValueError(f"target and delta must be in (0, 1); got target={target!r}, "
-                         f"delta={delta!r}")
+    check_shares(target=target, delta=delta)
     conf = np.asarray(confidence, dtype=float)
     ok = np.asarray(agree, dtype=bool)
     if conf.shape != ok.shape or conf.ndim != 1:
@@ -166,7 +180,7 @@ class SelectiveOutcome:
     """A calibrated rule applied to held-out items.
 
     Attributes:
-        n: items judged (each with a verdict; those without one are not counted here).
+        n: held-out items (an item without a verdict counts here and is never accepted).
         n_accepted: items whose confidence reached the threshold.
         n_agree: accepted items whose verdict agrees with the label.
         coverage: ``n_accepted / n`` (0 when ``n`` is 0).
@@ -182,6 +196,20 @@ class SelectiveOutcome:
     agreement: float
     agreement_ci: tuple[float, float]
 
+    @classmethod
+    def of(cls, n: int, n_accepted: int, n_agree: int) -> SelectiveOutcome:
+        """The outcome of ``n_accepted`` accepted items of ``n``, ``n_agree`` of them agreeing.
+
+        >>> SelectiveOutcome.of(5, 3, 2).coverage, round(SelectiveOutcome.of(5, 3, 2).agreement, 4)
+        (0.6, 0.6667)
+        """
+        from .length import wilson_interval
+
+        share = n_agree / n_accepted if n_accepted else math.nan
+        ci = wilson_interval(share, n_accepted) if n_accepted else (math.nan, math.nan)
+        return cls(n, n_accepted, n_agree, n_accepted / n if n else 0.0, share,
+                   (float(ci[0]), float(ci[1])))
+
 
 def selective_outcome(rule: Calibration, confidence: Sequence[float],
                       agree: Sequence[bool]) -> SelectiveOutcome:
@@ -194,19 +222,13 @@ def selective_outcome(rule: Calibration, confidence: Sequence[float],
     Raises:
         ValueError: shapes differ.
     """
-    from .length import wilson_interval
-
     conf = np.asarray(confidence, dtype=float)
     ok = np.asarray(agree, dtype=bool)
     if conf.shape != ok.shape:
         raise ValueError(f"confidence and agree differ in shape: {conf.shape}, {ok.shape}")
     n = len(conf)
     accepted = (conf >= rule.threshold) if rule.threshold is not None else np.zeros(n, bool)
-    n_acc, n_ok = int(accepted.sum()), int(ok[accepted].sum())
-    share = n_ok / n_acc if n_acc else math.nan
-    ci = wilson_interval(share, n_acc) if n_acc else (math.nan, math.nan)
-    return SelectiveOutcome(n, n_acc, n_ok, n_acc / n if n else 0.0, share,
-                            (float(ci[0]), float(ci[1])))
+    return SelectiveOutcome.of(n, int(accepted.sum()), int(ok[accepted].sum()))
 
 
 def split_items(n: int, share: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
