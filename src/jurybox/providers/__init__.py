@@ -5,6 +5,7 @@ import typing as _typing
 from .._lazy import lazy_exports as _lazy_exports
 
 __all__ = [
+    "MAX_TOP_LOGPROBS",
     "PROVIDERS",
     "SIM_OWNER",
     "AnswerFormat",
@@ -17,6 +18,7 @@ __all__ = [
     "ModelSpec",
     "OpenAICompatibleProvider",
     "Provider",
+    "TokenLogprob",
     "Transport",
     "Usage",
     "default_gguf",
@@ -31,7 +33,8 @@ __all__ = [
 __getattr__, __dir__ = _lazy_exports(__name__)
 
 if _typing.TYPE_CHECKING:
-    from .base import AnswerFormat, ChatRequest, ChatResponse, FormatMode, Message, Provider, Usage
+    from .base import (MAX_TOP_LOGPROBS, AnswerFormat, ChatRequest, ChatResponse, FormatMode,
+                       Message, Provider, TokenLogprob, Usage)
     from .gguf import default_gguf
     from .listing import SIM_OWNER
     from .local import LocalServer

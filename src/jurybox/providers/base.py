@@ -16,8 +16,12 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .read import count_problem, repair_text
 
-__all__ = ["AnswerFormat", "FormatMode", "Message", "ChatRequest", "ChatResponse", "Usage",
-           "Provider"]
+__all__ = ["AnswerFormat", "FormatMode", "Message", "ChatRequest", "ChatResponse",
+           "MAX_TOP_LOGPROBS", "TokenLogprob", "Usage", "Provider"]
+
+#: The most alternatives per answer token a request may ask for (OpenAI's ``top_logprobs``
+#: limit, 20).
+MAX_TOP_LOGPROBS = 20
 
 #: How a request asks for structured output: the answer's JSON schema, or any JSON object.
 FormatMode = Literal["json-schema", "json-object"]
@@ -64,6 +68,10 @@ class ChatRequest(BaseModel):
         sample_index: which repeated sample of the same request this is (0 for the first);
             part of the cache key, never sent.
         answer_format: structured output asked of the server, or None (free text).
+        top_logprobs: ask for each answer token's log-probability and its this many most
+            likely alternatives (OpenAI-compatible ``logprobs`` and ``top_logprobs``), 0 to
+            :data:`MAX_TOP_LOGPROBS`; 0 (default) asks for none. Part of the cache key only
+            when asked for, so requests without it keep their keys.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -73,10 +81,32 @@ class ChatRequest(BaseModel):
     seed: int | None = None
     sample_index: int = 0
     answer_format: AnswerFormat | None = None
+    top_logprobs: int = Field(default=0, ge=0, le=MAX_TOP_LOGPROBS)
 
     def sampling(self) -> dict[str, Any]:
-        """The sampling parameters, as they enter the cache key."""
-        return {"temperature": self.temperature, "max_tokens": self.max_tokens}
+        """The sampling parameters, as they enter the cache key (``top_logprobs`` only when
+        asked for: an answer without log-probabilities cannot serve a request for them)."""
+        values: dict[str, Any] = {"temperature": self.temperature, "max_tokens": self.max_tokens}
+        if self.top_logprobs:
+            values["top_logprobs"] = self.top_logprobs
+        return values
+
+
+class TokenLogprob(BaseModel):
+    """One answer token with its natural-log probability and the most likely alternatives the
+    endpoint returned at its position.
+
+    Attributes:
+        token: the token's text.
+        logprob: its log-probability (natural log, <= 0).
+        top: ``(token, logprob)`` of the alternatives, most likely first (may include
+            ``token`` itself); empty when none were returned.
+    """
+
+    model_config = ConfigDict(frozen=True)
+    token: str
+    logprob: float
+    top: tuple[tuple[str, float], ...] = ()
 
 
 class Usage(BaseModel):
@@ -135,6 +165,8 @@ class ChatResponse(BaseModel):
         batch: True when the answer came through the provider's batch API (OpenAI's Batch
             API, Anthropic's Message Batches), which is billed at the batch rate
             (:attr:`jurybox.cost.Price.batch_share`); False for an online call.
+        logprobs: the answer's tokens with their log-probabilities, when the request asked
+            for them (``top_logprobs``) and the endpoint returned them; else None.
     """
 
     text: str
@@ -143,6 +175,7 @@ class ChatResponse(BaseModel):
     finish_reason: str | None = None
     repaired: str | None = None
     batch: bool = False
+    logprobs: tuple[TokenLogprob, ...] | None = None
 
     @model_validator(mode="before")
     @classmethod

@@ -33,6 +33,7 @@ import aiohttp
 from ..errors import (ConfigError, ProviderError, RetryableProviderError, ServerError,
                       TimeoutError_)
 from .base import AnswerFormat, ChatRequest, ChatResponse, Usage
+from .logprobs import chat_logprobs
 from .read import answer_text, describe, finish_reason
 from .transport import Dialect, Transport
 from .unreachable import why_unreachable
@@ -147,6 +148,8 @@ class OpenAICompatibleProvider:
         }
         if request.seed is not None:
             payload["seed"] = request.seed
+        if request.top_logprobs:
+            payload["logprobs"], payload["top_logprobs"] = True, request.top_logprobs
         if request.answer_format is not None:
             payload["response_format"] = response_format(request.answer_format, self.dialect)
         return payload
@@ -212,7 +215,7 @@ class OpenAICompatibleProvider:
         return ChatResponse(text=text, latency_s=latency,
                             finish_reason=finish_reason(choice.get("finish_reason"),
                                                         "choices[0].finish_reason"),
-                            usage=_usage(data.get("usage")))
+                            usage=_usage(data.get("usage")), logprobs=chat_logprobs(choice))
 
     async def _complete_sdk(self, request: ChatRequest) -> ChatResponse:
         import openai  # imported lazily: it costs ~0.6 s

@@ -9,7 +9,7 @@ from typing import Any, Generic, Literal, TypeVar
 from pydantic import (BaseModel, SerializerFunctionWrapHandler, ValidationError, field_validator,
                       model_serializer)
 
-from ..providers import Usage
+from ..providers import TokenLogprob, Usage
 from ..providers.read import repair_text
 from ..providers.urls import redact_text
 
@@ -52,6 +52,8 @@ class CallRecord(BaseModel):
             failed to parse, or was cut off at the token limit), so the endpoint was asked
             again and this answer replaced it (a failure is never served from the cache).
             Written to calls.jsonl only when True.
+        logprobs: the answer's tokens with their log-probabilities, when the request asked
+            for them and the endpoint returned them; written to calls.jsonl only then.
     """
 
     key: str
@@ -71,12 +73,14 @@ class CallRecord(BaseModel):
     outcome: Literal["ok", "api", "parse", "refusal"] | None = None
     batch: bool = False
     asked_again: bool = False
+    logprobs: tuple[TokenLogprob, ...] | None = None
 
     @model_serializer(mode="wrap")
     def _online_unmarked(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        """Leave ``batch`` and ``asked_again`` out when False (see the class docstring)."""
+        """Leave ``batch``, ``asked_again`` and ``logprobs`` out when unset (see the class
+        docstring)."""
         data: dict[str, Any] = handler(self)
-        for name in ("batch", "asked_again"):
+        for name in ("batch", "asked_again", "logprobs"):
             if not data.get(name):
                 data.pop(name, None)
         return data
@@ -111,6 +115,10 @@ class Outcome(Generic[T]):
     value: T | None
     failure: Failure | None
     key: str
+    #: the answer's token log-probabilities (a usable answer whose request asked for them)
+    logprobs: tuple[TokenLogprob, ...] | None = None
+    #: the answer's text (a usable answer), where a protocol reads more than ``value``
+    text: str = ""
 
     @property
     def ok(self) -> bool:

@@ -230,7 +230,7 @@ class Runner:
                 return Outcome(None, Failure(kind, str(exc), record.text), first_key)
             record.outcome = "ok"
             self._emit(record)
-            return Outcome(value, None, first_key)
+            return Outcome(value, None, first_key, record.logprobs, record.text)
 
     def _api_failure(self, record: CallRecord, first_key: str) -> Outcome[Any]:
         """Record an API failure; stop the run when the endpoint is gone or too many calls
@@ -326,6 +326,7 @@ class Runner:
                           usage=response.usage, latency_s=response.latency_s,
                           finish_reason=response.finish_reason, attempts=attempts,
                           repaired=response.repaired, batch=response.batch and not cached,
+                          logprobs=response.logprobs if request.top_logprobs else None,
                           **_shown(request))
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .judge import SimJudge
+from .logprobs import answer_logprobs
 
 __all__ = ["Answerer", "Reply", "PrefixCache", "SIM_MODEL", "UNKNOWN_HEADER", "body_key"]
 
@@ -121,11 +122,15 @@ class Answerer:
                          for m in messages if isinstance(m, dict))
         prompt_chars = sum(len(m.get("content", "")) for m in messages)
         cached = min(self.prefixes.cached_chars(prompt) // 4, prompt_chars // 4 + 1)
+        choice: dict[str, Any] = {"index": 0, "finish_reason": answer.finish_reason,
+                                  "message": {"role": "assistant", "content": answer.text}}
+        if body.get("logprobs") is True:
+            top = body.get("top_logprobs")
+            choice["logprobs"] = answer_logprobs(
+                answer.text, answer.p_first, top if isinstance(top, int) else 0)
         return Reply(200, {
             "id": f"sim-{key[:12]}", "object": "chat.completion", "created": int(time.time()),
-            "model": body.get("model", SIM_MODEL),
-            "choices": [{"index": 0, "finish_reason": answer.finish_reason,
-                         "message": {"role": "assistant", "content": answer.text}}],
+            "model": body.get("model", SIM_MODEL), "choices": [choice],
             "usage": {"prompt_tokens": prompt_chars // 4 + 1,
                       "prompt_tokens_details": {"cached_tokens": cached},
                       "completion_tokens": len(answer.text) // 4 + 1,

@@ -49,6 +49,9 @@ class SimAnswer:
     delay_s: float = 0.0
     retry_after_s: float | None = None
     unknown: int = 0  # candidates or responses of the prompt it does not know
+    #: a pairwise verdict's probability that the first shown response is better (the token
+    #: probability its log-probabilities report); None for anything else
+    p_first: float | None = None
 
 
 @dataclass
@@ -157,7 +160,7 @@ class SimJudge:
                 return SimAnswer(answer.status, answer.text, delay_s=delay + answer.delay_s,
                                  retry_after_s=answer.retry_after_s)
             roll -= rate
-        text, unknown = self._text(body, ident, plain=honour)
+        text, unknown, p_first = self._text(body, ident, plain=honour)
         roll = _u("output", ident)
         if honour:  # a grammar keeps the shape: only truncation and refusals get through
             roll = max(roll, faults.rate_malformed)
@@ -172,7 +175,7 @@ class SimJudge:
         if len(text) > budget:
             return SimAnswer(200, text[:budget], finish_reason="length", delay_s=delay,
                              unknown=unknown)
-        return SimAnswer(200, text, delay_s=delay, unknown=unknown)
+        return SimAnswer(200, text, delay_s=delay, unknown=unknown, p_first=p_first)
 
     def _count(self, question: str, texts: Iterable[str]) -> int:
         """Count a prompt in :attr:`stats`; returns how many of ``texts`` it does not know."""
@@ -182,8 +185,10 @@ class SimJudge:
         self.stats.unknown_candidates += unknown
         return unknown
 
-    def _text(self, body: dict, ident: str, *, plain: bool = False) -> tuple[str, int]:
-        """The answer's text and how many shown candidates or responses are unknown."""
+    def _text(self, body: dict, ident: str, *,
+              plain: bool = False) -> tuple[str, int, float | None]:
+        """The answer's text, how many shown candidates or responses are unknown, and a
+        pairwise verdict's probability that the first shown is better (else None)."""
         user = next((m.get("content", "") for m in body.get("messages", [])
                      if m.get("role") == "user"), "")
         question_match = QUESTION_BLOCK.search(user)
@@ -191,18 +196,24 @@ class SimJudge:
         call = f"{ident}:{body.get('seed')}"
         if blocks := CANDIDATE_BLOCK.findall(user):
             unknown = self._count(question, (text for _, _, text in blocks))
-            return self._listwise_text(question, blocks, call, plain=plain), unknown
+            return self._listwise_text(question, blocks, call, plain=plain), unknown, None
         if RUBRIC_MARKER in user:
-            return rubric_answer(user, self.rubric, _gauss("call", call, "rubric")), 0
+            return rubric_answer(user, self.rubric, _gauss("call", call, "rubric")), 0, None
         if responses := RESPONSE_BLOCK.findall(user):
             shown = [text for _, _, text in responses]
             unknown = self._count(question, shown)
-            return self._pairwise_text(question, shown, call, keyed=KEYED_MARKER in user,
-                                       as_json=JSON_MARKER in user, plain=plain), unknown
-        return "I can only judge prompts that show labelled candidates or responses.", 0
+            text, p_first = self._pairwise_text(question, shown, call,
+                                                keyed=KEYED_MARKER in user,
+                                                as_json=JSON_MARKER in user, plain=plain)
+            return text, unknown, p_first
+        return "I can only judge prompts that show labelled candidates or responses.", 0, None
 
     def _pairwise_text(self, question: str, shown: list[str], call: str, *, keyed: bool,
-                       as_json: bool, plain: bool = False) -> str:
+                       as_json: bool, plain: bool = False) -> tuple[str, float | None]:
+        """The verdict's text and, for A or B, the probability that the first shown is
+        better: ``1 / (1 + exp(-gap / s))`` of this call's score gap (quality, position and
+        length bias, noise) in units of the call noise ``s`` (1 point when it is 0), so a
+        close call is an unsure one and the verdict is always the likelier letter."""
         cfg = self.config
         bias = bias_vector(cfg.bias, 2)
         bias_scale, noise_scale = (cfg.keyed_bias_scale, cfg.keyed_noise_scale) if keyed else (1, 1)
@@ -212,13 +223,16 @@ class SimJudge:
                  for pos, text in enumerate(shown)]
         gap = score[0] - score[1]
         verdict = "tie" if abs(gap) < cfg.tie_margin else "A" if gap > 0 else "B"
+        p_first = None if verdict == "tie" else 1 / (1 + math.exp(
+            max(-50.0, min(50.0, -gap / (cfg.call_noise or 1.0)))))
         solution = "My solution: working through the question gives one answer.\n" if keyed else ""
         if as_json and plain:  # the schema's shape (verdict_schema), nothing around it
             fields = {"solution": solution.strip()} if keyed else {}
-            return json.dumps({**fields, "verdict": verdict, "rationale": "Compared both."})
+            return json.dumps({**fields, "verdict": verdict,
+                               "rationale": "Compared both."}), p_first
         if as_json:
             answer = json.dumps({"verdict": verdict, "rationale": f"{solution}Compared both."})
-            return f"```json\n{answer}\n```" if _u("style", call) < 0.3 else answer
+            return (f"```json\n{answer}\n```" if _u("style", call) < 0.3 else answer), p_first
         strong = ">>" if abs(gap) >= 15 else ">"
         token = {"A": f"[[A{strong}B]]", "B": f"[[B{strong}A]]", "tie": "[[A=B]]"}[verdict]
         lean = ""
@@ -227,7 +241,7 @@ class SimJudge:
             lean = lean if verdict != "B" else lean.replace("[[B>A]]", "[[A>B]]")
             lean += "that.\n"
         return (f"{solution}{lean}Response A and response B differ in their final answers.\n"
-                f"My final verdict is {token}")
+                f"My final verdict is {token}"), p_first
 
     def _listwise_text(self, question: str, blocks: list, call: str, *,
                        plain: bool = False) -> str:
