@@ -39,8 +39,9 @@ from ._options import (Attempts, BaseUrl, BatchFallbackOpt, BatchFilesOpt, Batch
                        PriceIn, PriceOut, RayActorsOpt, RayAddressOpt, ReplicasOpt, Seed,
                        SimBias, SimFaults, SimLatency, SimSeed, Structured, Temperature,
                        Timeout, TransportOpt, batch_options, run_options)
-from ._protocol_options import (AdaptiveOpt, ConfidenceOpt, CriteriaOpt, MinK, PairwiseRuleOpt,
-                                TemplateOpt, Tolerance, VerdictFormatOpt, WeightsOpt)
+from ._protocol_options import (AdaptiveOpt, ConfidenceOpt, CriteriaOpt, LogprobsOpt, MinK,
+                                PairwiseRuleOpt, TemplateOpt, Tolerance, VerdictFormatOpt,
+                                WeightsOpt)
 from ._values import parse_weights, sim_options
 
 if TYPE_CHECKING:
@@ -117,6 +118,7 @@ class ProtocolOptions(OptionGroup):
     adaptive: AdaptiveOpt = None
     confidence: ConfidenceOpt = None
     min_k: MinK = None
+    logprobs: LogprobsOpt = None
 
 
 @dataclass(frozen=True)
@@ -248,7 +250,7 @@ def protocol_settings(protocol: ProtocolOptions, prompt: PromptOptions,
                 base_url=base_url, verdict_format=protocol.verdict_format,
                 pairwise_rule=protocol.pairwise_rule, adaptive=protocol.adaptive,
                 confidence=protocol.confidence, min_k=protocol.min_k,
-                criteria=prompt.criteria, template=template, sim=sim)
+                logprobs=protocol.logprobs, criteria=prompt.criteria, template=template, sim=sim)
 
 
 @dataclass(frozen=True)

@@ -6,10 +6,11 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 from ..limits import MAX_K
+from ..providers.base import MAX_TOP_LOGPROBS
 from ._options import PANEL_PROTOCOL, PANEL_START, rule_option
 
-__all__ = ["AdaptiveOpt", "ConfidenceOpt", "CriteriaOpt", "K", "MinK", "PairwiseRuleOpt",
-           "TemplateOpt", "Tolerance", "VerdictFormatOpt", "WeightsOpt"]
+__all__ = ["AdaptiveOpt", "ConfidenceOpt", "CriteriaOpt", "K", "LogprobsOpt", "MinK",
+           "PairwiseRuleOpt", "TemplateOpt", "Tolerance", "VerdictFormatOpt", "WeightsOpt"]
 
 K = Annotated[int, rule_option("--k", PANEL_START, min=1, max=MAX_K, metavar="K",
     help="Listwise: PCF permutations (shown orders) per item, at "
@@ -26,6 +27,12 @@ PairwiseRuleOpt = Annotated[Optional[str], rule_option("--pairwise-rule", PANEL_
     metavar="RULE", help="both-orders: combine the two "
     "orders by net vote (a win and a tie make a win) or strict (MT-Bench: a win only when "
     "both orders agree, else a tie): net or strict (default: net).")]
+LogprobsOpt = Annotated[Optional[int], rule_option("--logprobs", PANEL_PROTOCOL, metavar="N",
+    min=1, max=MAX_TOP_LOGPROBS, help="Pairwise: ask the endpoint for each answer token's "
+    "log-probability and its N likeliest alternatives (OpenAI-compatible logprobs: OpenAI, "
+    "vLLM, llama.cpp, the simulated judge; not Anthropic), and record each verdict's token "
+    "probability: a confidence signal that --target-agreement calibrates next to order "
+    "agreement. Changes the cache key (default: not asked).")]
 AdaptiveOpt = Annotated[Optional[str], rule_option("--adaptive", PANEL_PROTOCOL, metavar="MODE",
     help="PCF: stop asking orders early. exact: once "
     "no outcome of the remaining orders can change the winners (the same decisions as all "

@@ -48,6 +48,9 @@ class JudgingSettings:
         criteria, template: the user's judging criteria and prompt template text (None:
             the factuality prompt; :mod:`jurybox.protocols.templates`). Left out of run.json's
             config when None.
+        logprobs: pairwise: ask for each answer token's log-probability with this many
+            alternatives (1 to 20), and record each verdict's token probability (None: not
+            asked). Left out of run.json's config when None.
         sim: the simulated judge's behaviour (``model="sim"`` only).
     """
 
@@ -66,6 +69,7 @@ class JudgingSettings:
     min_k: int | None = None
     criteria: str | None = None
     template: str | None = None
+    logprobs: int | None = None
     sim: SimConfig = field(default_factory=SimConfig)
 
     def settings(self) -> dict[str, Any]:
@@ -114,7 +118,7 @@ class BenchConfig(JudgingSettings):
         d["sim"] = self.sim.settings() if self.model == "sim" else None
         d["protocols"] = list(self.protocols) if self.protocols is not None else None
         for optional in ("pairwise_rule", "adaptive", "confidence", "min_k", "listwise_prompt",
-                         "criteria", "template"):
+                         "criteria", "template", "logprobs"):
             if d[optional] is None:  # runs written before these existed still resume
                 del d[optional]
         return d
@@ -123,15 +127,17 @@ class BenchConfig(JudgingSettings):
         """The arguments protocol ``name`` is built with from this config.
 
         Raises:
-            ConfigError: an option set for the other task (``--verdict-format`` or
-                ``--pairwise-rule`` on a listwise protocol).
+            ConfigError: an option set for the other task (``--verdict-format``,
+                ``--pairwise-rule`` or ``--logprobs`` on a listwise protocol); ``--logprobs``
+                with an Anthropic model (its API has none).
         """
         cls = protocol_class(name)
         args: dict[str, Any] = {"seed": self.seed, "temperature": self.temperature,
                                 "max_tokens": self.max_tokens}
         if cls.task == "listwise":
             for option, value in (("--verdict-format", self.verdict_format),
-                                  ("--pairwise-rule", self.pairwise_rule)):
+                                  ("--pairwise-rule", self.pairwise_rule),
+                                  ("--logprobs", self.logprobs)):
                 if value is not None:
                     raise ConfigError(f"{option} is for pairwise protocols; {name!r} is "
                                       f"listwise")
@@ -140,7 +146,11 @@ class BenchConfig(JudgingSettings):
         if "k" in cls.ARGS:
             args["k"] = self.k
         if cls.task == "pairwise":
-            args["verdict_format"] = self.verdict_format
+            if self.logprobs and self.model.partition("/")[0] == "anthropic":
+                raise ConfigError("--logprobs: Anthropic's API returns no token "
+                                  "log-probabilities; drop --logprobs or judge with an "
+                                  "OpenAI-compatible endpoint")
+            args.update(verdict_format=self.verdict_format, logprobs=self.logprobs)
         if "rule" in cls.ARGS:
             args["rule"] = self.pairwise_rule
         if "adaptive" in cls.ARGS:

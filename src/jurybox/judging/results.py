@@ -10,7 +10,7 @@ from __future__ import annotations
 import csv
 import json
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -22,7 +22,8 @@ from ..stats.accuracy import accuracy
 from ..stats.interval import ConfidenceInterval
 
 __all__ = ["ItemJudgment", "JudgeSummary", "PairwiseOutcome", "judgment_of", "pairwise_outcome",
-           "write_judgments", "read_judgments", "CSV_COLUMNS", "JUDGMENTS_SCHEMA"]
+           "verdict_token_probability", "write_judgments", "read_judgments", "CSV_COLUMNS",
+           "JUDGMENTS_SCHEMA"]
 
 JUDGMENTS_SCHEMA = 1
 
@@ -61,6 +62,9 @@ class ItemJudgment:
             the label (``A>B``, ``B>A``, or ``""``).
         credit: share of winners that are gold (pairwise: 1, 0.5 for a tie, 0), in [0, 1];
             None when unlabelled or failed.
+        token_probability: pairwise, asked with log-probabilities: the verdict's mean token
+            probability over the item's calls (:func:`verdict_token_probability`), in
+            [0, 1]; None otherwise (and then left out of :meth:`to_json`).
     """
 
     item_id: str
@@ -82,9 +86,42 @@ class ItemJudgment:
     stop: str | None = None
     gold: Any = ()
     credit: float | None = None
+    token_probability: float | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"schema": JUDGMENTS_SCHEMA, **asdict(self)}
+        data = asdict(self)
+        if data["token_probability"] is None:
+            del data["token_probability"]
+        return {"schema": JUDGMENTS_SCHEMA, **data}
+
+
+def verdict_token_probability(verdict: str | None, calls: Sequence[str | None],
+                              probabilities: Sequence[float | None]) -> float | None:
+    """A pairwise verdict's token probability: over the calls with a verdict, the mean of the
+    probability each gave it (``p`` for ``"A"``, ``1 - p`` for ``"B"``, where ``p`` is the
+    call's token probability that original response A is better; a call that said tie gives
+    0.5).
+
+    Returns:
+        In [0, 1]; None for a tie or failed verdict, no probabilities, or a call with an A or
+        B verdict but no probability (it cannot be told how sure that call was).
+
+    >>> verdict_token_probability("A", ["A", "B", "tie"], [0.9, 0.4, None])
+    0.6
+    >>> verdict_token_probability("B", ["B"], [None]) is None
+    True
+    """
+    if verdict not in ("A", "B") or len(probabilities) != len(calls):
+        return None
+    given = []
+    for call, p in zip(calls, probabilities):
+        if call == "tie":
+            given.append(0.5)
+        elif call is not None:
+            if p is None:
+                return None
+            given.append(p if verdict == "A" else 1.0 - p)
+    return sum(given) / len(given) if given else None
 
 
 _PAIRWISE_WINNERS = {"A": (0,), "B": (1,), "tie": (0, 1)}
@@ -119,7 +156,9 @@ def judgment_of(record: dict[str, Any]) -> ItemJudgment:
                         agreement=agree, agreement_rate=sum(agree) / len(agree) if agree
                         else None, flipped=orders_disagree(record["call_ids"],
                                                            record["shown_first"], calls),
-                        gold=record.get("label", ""), **common)
+                        gold=record.get("label", ""), token_probability=verdict_token_probability(
+                            verdict, calls, record.get("call_probabilities") or ()),
+                        **common)
 
 
 #: judgments.csv columns, in order; lists are joined with ";" (empty: none).

@@ -6,8 +6,12 @@ section 3.1).
 The confidence of an item's verdict is its order agreement: for PCF, the share of the orders
 whose top pick is among the winners; for both orders and APOC, the share of the calls whose
 verdict is the decision (:attr:`~jurybox.judging.results.ItemJudgment.agreement_rate`). A
-verdict agrees with the label when it earns full credit (a listwise pick that is gold, or the
-labelled response; a tie earns half and does not). An item that failed has no verdict: it is
+pairwise run asked with log-probabilities (``--logprobs``) has a second signal, the verdict's
+token probability (:func:`~jurybox.judging.results.verdict_token_probability`); each signal
+is then calibrated at delta / 2 (a union bound over the two) and the one accepting more
+calibration items is used, and named. A verdict agrees with the label when it earns full
+credit (a listwise pick that is gold, or the labelled response; a tie earns half and does
+not). An item that failed has no verdict: it is
 never accepted, and counts against coverage. Items without a label are judged by the rule
 (accepted or abstained) but never calibrated on or scored. A protocol with a single call per
 item (direct, one order) has one confidence for every verdict: it is certified as a whole or not
@@ -27,10 +31,13 @@ from ..stats.selective import (SelectiveResult, calibrate_threshold, selective_o
                                split_items)
 from .results import ItemJudgment, judgment_of
 
-__all__ = ["ORDER_SIGNAL", "run_judgments", "selective_judgments", "selective_run"]
+__all__ = ["ORDER_SIGNAL", "PROBABILITY_SIGNAL", "run_judgments", "selective_judgments",
+           "selective_run"]
 
-#: The name of a run's confidence signal.
+#: The name of a run's order-agreement confidence signal.
 ORDER_SIGNAL = "order agreement"
+#: The name of a run's token-probability confidence signal (runs asked with ``--logprobs``).
+PROBABILITY_SIGNAL = "token probability"
 
 
 def run_judgments(run_dir: str | Path) -> list[ItemJudgment]:
@@ -69,8 +76,10 @@ def selective_judgments(judgments: Sequence[ItemJudgment], *, dataset: str, targ
         seed: the split's seed.
 
     Returns:
-        Per protocol (``strategy``), in first-seen order, the rule on signal
-        :data:`ORDER_SIGNAL` and its outcome on the labelled items not calibrated on.
+        Per protocol (``strategy``), in first-seen order, the rule on the chosen signal
+        (:data:`ORDER_SIGNAL`, or :data:`PROBABILITY_SIGNAL` when the run has token
+        probabilities and it accepts more) and its outcome on the labelled items not
+        calibrated on.
 
     Raises:
         ValueError: a protocol with fewer than 2 labelled items; as
@@ -86,23 +95,38 @@ def selective_judgments(judgments: Sequence[ItemJudgment], *, dataset: str, targ
         if len(labelled) < 2:
             raise ValueError(f"protocol {protocol}: {len(labelled)} labelled item(s); "
                              f"selective judging calibrates on labelled items (gold)")
-        conf = np.array([math.nan if j.failed or j.agreement_rate is None
-                         else j.agreement_rate for j in labelled])
+        signals = {name: np.array([_confidence(j, name) for j in labelled])
+                   for name in _signals(group)}
         agree = np.array([j.credit == 1.0 for j in labelled])
         cal, test = split_items(len(labelled), calibration_share, seed)
-        has = ~np.isnan(conf[cal])
-        rule = calibrate_threshold(conf[cal][has], agree[cal][has], target=target,
-                                   delta=delta)
-        outcome = selective_outcome(rule, conf[test], agree[test])
-        other_conf = [j.agreement_rate for j in others
-                      if not j.failed and j.agreement_rate is not None]
+        rules = {}
+        for name, conf in signals.items():
+            has = ~np.isnan(conf[cal])
+            rules[name] = calibrate_threshold(conf[cal][has], agree[cal][has], target=target,
+                                              delta=delta / len(signals))
+        best = max(rules, key=lambda s: rules[s].n_accepted if rules[s].certified else -1)
+        rule = rules[best]
+        outcome = selective_outcome(rule, signals[best][test], agree[test])
+        other_conf = [c for c in (_confidence(j, best) for j in others) if not math.isnan(c)]
         accepted = sum(rule.accepts(c) for c in other_conf)
         calls = max((j.n_calls for j in group), default=0)
         results.append(SelectiveResult(
-            dataset, protocol, target, delta, ORDER_SIGNAL if rule.certified else None,
-            {ORDER_SIGNAL: rule}, len(cal), outcome, calls if rule.certified else 0,
-            (accepted, len(others))))
+            dataset, protocol, target, delta, best if rule.certified else None, rules,
+            len(cal), outcome, calls if rule.certified else 0, (accepted, len(others))))
     return results
+
+
+def _signals(group: Sequence[ItemJudgment]) -> list[str]:
+    """The signals of a protocol's judgments: order agreement, and the token probability
+    when any of them has one."""
+    has_probability = any(j.token_probability is not None for j in group)
+    return [ORDER_SIGNAL, *([PROBABILITY_SIGNAL] if has_probability else [])]
+
+
+def _confidence(j: ItemJudgment, signal: str) -> float:
+    """``j``'s confidence on ``signal``; NaN when it has none (failed: never accepted)."""
+    value = j.agreement_rate if signal == ORDER_SIGNAL else j.token_probability
+    return math.nan if j.failed or value is None else value
 
 
 def selective_run(run_dir: str | Path, *, target: float, delta: float = 0.1,

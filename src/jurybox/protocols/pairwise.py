@@ -29,6 +29,8 @@ from typing import Any, ClassVar, Literal, get_args
 
 from ..datasets import PairwiseItem, Verdict
 from ..parsing import ShownVerdict, parse_verdict
+from ..parsing.verdict_probability import verdict_probability
+from ..providers import MAX_TOP_LOGPROBS
 from ..runner import Outcome
 from .base import PlannedCall, PlannedProtocol, register
 from .templates import JudgePrompt
@@ -131,6 +133,10 @@ class PairwiseDecision:
         consistent: both orders gave the same verdict (both-orders only; None otherwise or
             when a call failed).
         lengths: the two responses' lengths in characters (A, B; the length bias's input).
+        call_probabilities: per planned call, the token probability that response A (the
+            original first) is better (:func:`~jurybox.parsing.verdict_probability.
+            verdict_probability`, in original terms), or None; empty unless the protocol
+            asked for log-probabilities (``logprobs``), and then left out of items.jsonl.
     """
 
     item_id: str
@@ -149,6 +155,7 @@ class PairwiseDecision:
     consistent: bool | None = None
     failures: tuple[str, ...] = field(default_factory=tuple)
     lengths: tuple[int, ...] = ()
+    call_probabilities: tuple[float | None, ...] = ()
 
     @property
     def failed(self) -> bool:
@@ -157,30 +164,40 @@ class PairwiseDecision:
 
     def to_record(self) -> dict[str, Any]:
         """The items.jsonl line (written once, by the run engine; fields are flat, so a
-        shallow copy serializes)."""
-        return {**{f.name: getattr(self, f.name) for f in fields(self)}, "failed": self.failed}
+        shallow copy serializes). ``call_probabilities`` only when there are some."""
+        record = {f.name: getattr(self, f.name) for f in fields(self)}
+        if not self.call_probabilities:
+            del record["call_probabilities"]
+        return {**record, "failed": self.failed}
 
 
 class _PairwiseProtocol(PlannedProtocol):
     """Shared planning and bookkeeping; subclasses say which calls and how to decide."""
 
     ARGS: ClassVar[tuple[str, ...]] = ("seed", "temperature", "max_tokens", "verdict_format",
-                                       "criteria", "template")
+                                       "criteria", "template", "logprobs")
     task = "pairwise"
     name = ""
 
     def __init__(self, seed: int = 0, temperature: float = 0.0, max_tokens: int = 2048,
                  verdict_format: VerdictFormat = "token", criteria: str | None = None,
-                 template: str | None = None) -> None:
+                 template: str | None = None, logprobs: int = 0) -> None:
         if verdict_format not in ("token", "json"):
             raise ValueError(f"verdict_format must be 'token' or 'json', got {verdict_format!r}")
+        if isinstance(logprobs, bool) or not isinstance(logprobs, int) or not (
+                0 <= logprobs <= MAX_TOP_LOGPROBS):
+            raise ValueError(f"logprobs must be a whole number from 0 to {MAX_TOP_LOGPROBS}, "
+                             f"got {logprobs!r}")
         self.seed, self.temperature, self.max_tokens = seed, temperature, max_tokens
-        self.verdict_format = verdict_format
+        self.verdict_format, self.logprobs = verdict_format, logprobs
         self.custom = JudgePrompt(criteria, template)
 
     def params(self) -> dict[str, Any]:
+        """The settings (``logprobs`` only when asked for, so earlier runs keep theirs)."""
         params = {"seed": self.seed, "temperature": self.temperature,
                   "max_tokens": self.max_tokens, "verdict_format": self.verdict_format}
+        if self.logprobs:
+            params["logprobs"] = self.logprobs
         return {**params, **self.custom.params()}
 
     def _order(self, item: PairwiseItem, reverse: bool = False) -> tuple[int, int]:
@@ -194,7 +211,7 @@ class _PairwiseProtocol(PlannedProtocol):
             item.question, *shown, tag=request_tag(self.seed, item.item_id, order, keyed, sample),
             keyed=keyed, verdict_format=self.verdict_format, temperature=self.temperature,
             max_tokens=self.max_tokens, seed=self.seed + sample, sample_index=sample,
-            custom=self.custom)
+            custom=self.custom, top_logprobs=self.logprobs)
         call_id = ("keyed-" if keyed else "") + "".join("AB"[i] for i in order) + (
             f"-s{sample}" if sample else "")
         # a JSON verdict has a schema; Arena-Hard verdict tokens are free text
@@ -216,7 +233,20 @@ class _PairwiseProtocol(PlannedProtocol):
             call_verdicts=original, shown_first=tuple(c.order[0] for c in calls),
             shown_verdicts=shown, consistent=consistent,
             failures=tuple(o.failure.kind for o in outcomes if o.failure is not None),
-            lengths=item.lengths)
+            lengths=item.lengths, call_probabilities=self._probabilities(calls, outcomes))
+
+    def _probabilities(self, calls: list[PlannedCall],
+                       outcomes: list[Outcome[Any]]) -> tuple[float | None, ...]:
+        """Per call, the token probability that original response A is better (None where
+        there is none); empty when log-probabilities were not asked for."""
+        if not self.logprobs:
+            return ()
+        out: list[float | None] = []
+        for call, o in zip(calls, outcomes):
+            p = None if o.value is None else verdict_probability(
+                o.text, o.value.token, o.value.verdict, o.logprobs)
+            out.append(p if p is None or call.order[0] == 0 else 1.0 - p)
+        return tuple(out)
 
     def _verdict(self, original: tuple[Verdict | None, ...]) -> tuple[Verdict | None, bool | None]:
         raise NotImplementedError
@@ -259,11 +289,13 @@ class BothOrders(_PairwiseProtocol):
 
     def __init__(self, seed: int = 0, temperature: float = 0.0, max_tokens: int = 2048,
                  verdict_format: VerdictFormat = "token", rule: PairwiseRule = "net",
-                 criteria: str | None = None, template: str | None = None) -> None:
+                 criteria: str | None = None, template: str | None = None,
+                 logprobs: int = 0) -> None:
         if rule not in get_args(PairwiseRule):
             raise ValueError(f"rule must be one of {', '.join(get_args(PairwiseRule))}, "
                              f"got {rule!r}")
-        super().__init__(seed, temperature, max_tokens, verdict_format, criteria, template)
+        super().__init__(seed, temperature, max_tokens, verdict_format, criteria, template,
+                         logprobs)
         self.rule = rule
 
     def params(self) -> dict[str, Any]:

@@ -60,7 +60,8 @@ _JSON = (f'{JSON_MARKER} "A" | "B" | "tie", "rationale": "<one or two sentences>
 def pairwise_request(question: str, first: str, second: str, *, tag: str, keyed: bool = False,
                      verdict_format: VerdictFormat = "token", temperature: float = 0.0,
                      max_tokens: int = 2048, seed: int | None = None,
-                     sample_index: int = 0, custom: JudgePrompt | None = None) -> ChatRequest:
+                     sample_index: int = 0, custom: JudgePrompt | None = None,
+                     top_logprobs: int = 0) -> ChatRequest:
     """The request that shows ``first`` as response A and ``second`` as response B.
 
     Args:
@@ -71,6 +72,8 @@ def pairwise_request(question: str, first: str, second: str, *, tag: str, keyed:
             None: the default correctness prompt. Criteria replace the system prompt and come
             before the task; in a template, ``{candidates}`` is both response blocks and
             ``{format}`` the task (keyed or plain) and the verdict format.
+        top_logprobs: ask for the answer tokens' log-probabilities with this many
+            alternatives each (0: none; :attr:`~jurybox.providers.ChatRequest.top_logprobs`).
     """
     blocks = "\n\n".join(
         f"[[response {label} {tag}]]\n{escape_text(text)}\n[[end response {label} {tag}]]"
@@ -89,4 +92,4 @@ def pairwise_request(question: str, first: str, second: str, *, tag: str, keyed:
     return ChatRequest(messages=(Message(role="system", content=system),
                                  Message(role="user", content=user)),
                        temperature=temperature, max_tokens=max_tokens, seed=seed,
-                       sample_index=sample_index)
+                       sample_index=sample_index, top_logprobs=top_logprobs)
