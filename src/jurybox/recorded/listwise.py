@@ -158,7 +158,7 @@ def _gold(path: Path, line: int, value: object, n: int) -> tuple[int, ...]:
 
 def _per_order(path: Path, line: int, field: str, value: object, k: int) -> list:
     if not isinstance(value, list) or len(value) != k:
-        got = f"{len(value)} entries" if isinstance(value, list) else type(value).__name__
+        got = str(len(value)) if isinstance(value, list) else type(value).__name__
         raise DataError(path, f"must be a list of {k} entries, one per order, got {got}",
                         line=line, field=field)
     return value
