@@ -278,3 +278,61 @@ def test_a_file_mixing_pairwise_and_listwise_lines_is_refused(tmp_path):
         read_recorded_jsonl(other)
     with pytest.raises(DataError, match=r"mixed.jsonl:1: field 'candidates': a listwise line"):
         read_recorded_jsonl(mixed)
+
+
+def test_score_cli_prints_the_listwise_tables_at_80_columns(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from jurybox.cli import app
+    from jurybox.cli._console import console
+
+    monkeypatch.setattr(console, "_width", 80)
+    result = CliRunner().invoke(app, ["score", str(EXAMPLE), "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert max(len(line.rstrip()) for line in lines) <= 80
+    rows = [" ".join(line.split()) for line in lines]
+    legend = next(k for k, r in enumerate(rows) if r.startswith("Listwise:"))
+    assert legend < rows.index("judge o1 o2 o3 vote 95% CI p pcf fail")  # the legend first
+    # o1 o2 o3 vote [CI] p pcf fail, and 1st [CI] last [CI] flip cons g1st glast: the
+    # figures asserted above, in %
+    assert "judge o1 o2 o3 vote 95% CI p pcf fail" in rows
+    assert any(r.startswith("alpha 66.7 100.0 33.3 88.9 ") and r.endswith(" 1.000 100.0 0")
+               for r in rows)
+    assert any(r.startswith("beta 66.7 100.0 66.7 77.8 ") and r.endswith(" 1.000 — 1")
+               for r in rows)
+    assert "alpha 33.3 14-61 25.0 9-53 75.0 25.0 — 100.0" in rows
+    assert "beta 45.5 21-72 9.1 2-38 50.0 33.3 — 100.0" in rows
+    assert any(r.startswith("jury on mc, -: 2 judges, 4 items") for r in rows)
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["kind"] == "listwise" and summary["n_recordings"] == 2
+    alpha = summary["scores"][0]
+    assert alpha["vote"]["accuracy"] == pytest.approx(8 / 9)
+    assert alpha["slot_rates"] == pytest.approx([1 / 3, 1 / 12, 1 / 3, 1 / 4])
+    assert alpha["by_gold_slot"][0]["accuracy"] is None  # NaN written as null
+    assert alpha["vs_order"]["vote vs order 3"]["p_value"] == 0.5
+    assert alpha["pcf_combined"]["q4"] == pytest.approx([25, 85 / 6, 37.5, 425 / 6])
+    assert summary["juries"][0]["pick_agreement"] == pytest.approx(3 / 11)
+
+
+def test_score_cli_unlabelled_and_refused_options(tmp_path):
+    from typer.testing import CliRunner
+
+    from jurybox.cli import app
+
+    from ..cli_checks import one_line_error
+
+    path = _write(tmp_path / "u.jsonl", [{**r, "label": None} for r in ROWS])
+    result = CliRunner().invoke(app, ["score", str(path)])
+    assert result.exit_code == 0, result.output
+    rows = [" ".join(line.split()) for line in result.output.splitlines()]
+    assert "mc: 4 items x 4 candidates, 3 orders, no labels" in rows
+    assert "judge 1st 95% CI last 95% CI flip cons" in rows  # no accuracy, no gold columns
+    assert "alpha 33.3 14-61 25.0 9-53 75.0 25.0" in rows
+    assert not any(r.startswith("judge o1") for r in rows) and "agreement only" in result.output
+    one_line_error(CliRunner().invoke(app, ["score", str(EXAMPLE), "--weights", "alpha=2"]),
+                   "--weights apply to pairwise recorded judgments")
+    mixed = _write(tmp_path / "mixed.jsonl", [ROWS[0], {"id": "p", "label": "A",
+                                                         "judges": {"j": ["A", "B"]}}])
+    one_line_error(CliRunner().invoke(app, ["score", str(mixed)]), "mixed.jsonl:2:",
+                   "a pairwise line")
