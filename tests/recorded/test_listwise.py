@@ -336,3 +336,19 @@ def test_score_cli_unlabelled_and_refused_options(tmp_path):
                                                          "judges": {"j": ["A", "B"]}}])
     one_line_error(CliRunner().invoke(app, ["score", str(mixed)]), "mixed.jsonl:2:",
                    "a pairwise line")
+
+
+def test_the_docs_show_the_example_as_printed(monkeypatch):
+    from typer.testing import CliRunner
+
+    from jurybox.cli import app
+    from jurybox.cli._console import console
+
+    monkeypatch.setattr(console, "_width", 80)
+    page = (EXAMPLE.parents[1] / "docs" / "recorded-format.md").read_text()
+    block = page.split("```\nmc: ", 1)[1].split("```", 1)[0].rstrip("\n")
+    block = "mc: " + block
+    printed = CliRunner().invoke(app, ["score", str(EXAMPLE)]).output
+    assert len(block.splitlines()) == 8
+    for line in block.splitlines():
+        assert line.rstrip() in [p.rstrip() for p in printed.splitlines()], line
