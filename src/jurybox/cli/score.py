@@ -258,6 +258,7 @@ def score(
     from ..datasets import BUNDLED_OUTPUTS, bundled_path
     from ..recorded.bundle import BUNDLED_RECORDED
     from ..recorded.jsonl import looks_recorded
+    from ..recorded.listwise import looks_listwise
     from ..recorded.llmbar import find_llmbar_results
     from ._tables import print_bench_result
 
@@ -275,6 +276,13 @@ def score(
         raise ConfigError(f"{', '.join(k for k, v in chosen.items() if v is not None)} "
                           f"choose how selective judging decides: give --target-agreement")
     opts = selective.options(signal, cascade)
+    if recorded and target.is_file() and looks_listwise(target):  # listwise recorded lines
+        from ._listwise import print_listwise_file
+
+        print_listwise_file(target, source=path, out=out, filters=filters, refused={
+            "--weights": weights is not None, "--learn-weights": learn_weights,
+            "--target-agreement": target_agreement is not None})
+        return
     if not recorded:
         given = [k for k, v in filters.items() if v is not None] + (
             ["--weights"] if weights is not None else []) + (

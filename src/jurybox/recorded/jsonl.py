@@ -44,7 +44,8 @@ from ..datasets.validate import check_file, check_name, check_text
 from ..errors import DataError, did_you_mean
 from .model import LABELS, VERDICTS, RecordedItem, Recording, check_orders
 
-__all__ = ["read_recorded_jsonl", "write_recorded_jsonl", "looks_recorded", "KEYS"]
+__all__ = ["read_recorded_jsonl", "write_recorded_jsonl", "looks_recorded", "mixed_kinds",
+           "KEYS"]
 
 #: Keys a line may hold.
 KEYS = ("id", "label", "judges", "orders", "subset", "strategy", "systems", "lengths", "meta")
@@ -77,6 +78,15 @@ def looks_recorded(path: Path) -> bool:
     except DataError:
         return False
     return False
+
+
+def mixed_kinds(path: Path, line: int, first: int, listwise_here: bool) -> DataError:
+    """The error of a line of the other kind than the file's first line (pairwise lines have
+    no ``candidates``; listwise ones do: :mod:`jurybox.recorded.listwise`)."""
+    here, there = ("listwise", "pairwise") if listwise_here else ("pairwise", "listwise")
+    return DataError(path, f"a {here} line ({'has' if listwise_here else 'no'} 'candidates') "
+                     f"in a file whose line {first} is {there}: one file holds one kind of "
+                     f"line; put them in two files", line=line, field="candidates")
 
 
 def _verdicts(path: Path, line: int, field: str, value: object, n: int
@@ -160,7 +170,15 @@ def read_recorded_jsonl(path: str | Path, *, to_rank: bool = False) -> list[Reco
     orders_of: dict[tuple[str, str], tuple[tuple[str, ...], int]] = {}
     seen: dict[tuple[str, str, str], int] = {}
     required = ("id", "judges", "systems") if to_rank else _REQUIRED
+    first_line = 0
     for line, row in _rows(path):
+        first_line = first_line or line
+        if "candidates" in row:
+            if line == first_line:
+                raise DataError(path, "a listwise line (it has 'candidates'): this reads "
+                                "pairwise lines; `jurybox score FILE` scores listwise files",
+                                line=line, field="candidates")
+            raise mixed_kinds(path, line, first_line, listwise_here=True)
         missing = [k for k in required if k not in row]
         if missing:
             raise DataError(path, f"missing {', '.join(map(repr, missing))}: a recorded line "

@@ -4,11 +4,16 @@ result.json or folder tree, or a generic recorded JSON-lines file."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TypeVar
 
 from ..errors import ConfigError, did_you_mean
 from .model import Recording
 
 __all__ = ["read_recordings", "select_recordings"]
+
+#: A recording of either kind (pairwise :class:`Recording`, listwise
+#: :class:`~jurybox.recorded.listwise.ListwiseRecording`): it has subset, judge and strategy.
+R = TypeVar("R")
 
 
 def read_recordings(source: str | Path) -> list[Recording]:
@@ -38,8 +43,8 @@ def read_recordings(source: str | Path) -> list[Recording]:
     return read_recorded_jsonl(target)
 
 
-def select_recordings(recordings: list[Recording], option: str, values: str | None,
-                      attr: str) -> list[Recording]:
+def select_recordings(recordings: list[R], option: str, values: str | None,
+                      attr: str) -> list[R]:
     """The recordings whose ``attr`` (``subset``, ``judge``, ``strategy``) is one of
     ``values`` (comma-separated; a subset also takes the subsets under a folder:
     ``LLMBar/Adversarial``); all of them when ``values`` is None.
@@ -55,7 +60,7 @@ def select_recordings(recordings: list[Recording], option: str, values: str | No
         raise ConfigError(f"{option} names no {attr}: give one or more, comma-separated")
     have = {getattr(r, attr) for r in recordings}
 
-    def hit(r: Recording, v: str) -> bool:
+    def hit(r: R, v: str) -> bool:
         got = getattr(r, attr)
         return got == v or (attr == "subset" and got.startswith(v.rstrip("/") + "/"))
 
