@@ -73,3 +73,14 @@ def test_chat_logprobs_reads_the_completions_shape_and_refuses_malformed_ones():
            {"logprobs": {"content": [{"token": 1, "logprob": -1}]}},
            {"logprobs": {"content": [{"token": "A", "logprob": float("nan")}]}}]
     assert [chat_logprobs(c) for c in bad] == [None] * len(bad)
+
+
+def test_the_letter_is_read_from_the_verdicts_value_not_its_field_name():
+    # "better" holds a b: the letter read is the value's A (the 12th character of the token
+    # '"better": "A"'); [[B<A]] means A but its letter is B: no probability
+    text = '{"better": "A"}'
+    tokens = [_t('{"better": "'), _t("A", -0.4, [("A", -0.4), ("B", -1.1)]), _t('"}')]
+    a, b = math.exp(-0.4), math.exp(-1.1)
+    assert _p(text, tokens) == pytest.approx(a / (a + b))
+    assert verdict_probability("[[B<A]]", "[[B<A]]", "A", [_t("[["), _t("B", -0.1), _t("<A]]")]
+                               ) is None

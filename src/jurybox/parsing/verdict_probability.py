@@ -3,7 +3,9 @@ token log-probabilities (a confidence signal of selective judging,
 :mod:`jurybox.judging.selective`).
 
 The verdict's letter decides it: in ``[[A>B]]``, ``[[B]]``, ``{"verdict": "A"}`` or
-``Output (a)``, the first ``A`` or ``B`` (either case) of the verdict's text. At the answer
+``Output (a)``, the first ``A`` or ``B`` (either case) of the verdict's value (after ``[[``,
+a JSON field's colon, or ``(``); a verdict whose letter is not its verdict (``[[B<A]]``) has
+no token probability. At the answer
 token holding that character, the endpoint's alternatives (``top_logprobs``) are sorted into
 those that put an ``A`` there and those that put a ``B`` there, and::
 
@@ -11,7 +13,12 @@ those that put an ``A`` there and those that put a ``B`` there, and::
 
 Alternatives with any other character there are left out (the probability is conditional on
 the judge naming one of the two); the token itself counts when the endpoint did not list it
-among the alternatives. This is the verbalized-label probability of G-Eval's scoring (Liu et
+among the alternatives. The alternatives are what the endpoint reports. llama-cpp-python reports the model's
+probabilities before its sampler's repeat penalty, so a verdict may be the less likely
+letter (measured on SmolLM2-135M: ``"verdict": "B"`` emitted at P(B) = 0.08 after a rationale
+reading ``"A"``); its token probability then says the judge was unsure of it, as it should.
+
+This is the verbalized-label probability of G-Eval's scoring (Liu et
 al. 2023, section 2, "using probabilities of output tokens") and of Trust or Escalate's
 predictive-probability baseline (Jung et al., ICLR 2025, section 3.3), for two labels.
 
@@ -31,6 +38,12 @@ from ..providers import TokenLogprob
 __all__ = ["verdict_probability"]
 
 _LETTER = re.compile(r"[AaBb]")
+
+
+def _value_start(token: str) -> int:
+    """Where a verdict's value starts in its text: after ``[[``, after a JSON field's colon
+    (``"better": "A"``: not the ``b`` of ``better``), or after ``(`` (``Output (a)``)."""
+    return max((token.find(m) + len(m) for m in ("[[", ":", "(") if m in token), default=0)
 
 
 def _side(text: str, at: int) -> str | None:
@@ -65,9 +78,10 @@ def verdict_probability(text: str, token: str, verdict: str,
     if not logprobs or verdict not in ("A", "B"):
         return None
     start = text.rfind(token)
-    letter = _LETTER.search(token) if start >= 0 else None
-    if letter is None or "".join(t.token for t in logprobs) != text:
-        return None
+    letter = _LETTER.search(token, _value_start(token)) if start >= 0 else None
+    if letter is None or letter.group(0).upper() != verdict or "".join(
+            t.token for t in logprobs) != text:
+        return None  # e.g. [[B<A]]: its first letter is not its verdict
     at, offset = start + letter.start(), 0
     for tok in logprobs:
         if offset + len(tok.token) > at:
