@@ -13,8 +13,8 @@ those that put an ``A`` there and those that put a ``B`` there, and::
 
 Alternatives with any other character there are left out (the probability is conditional on
 the judge naming one of the two); the token itself counts when the endpoint did not list it
-among the alternatives. The alternatives are what the endpoint reports. llama-cpp-python reports the model's
-probabilities before its sampler's repeat penalty, so a verdict may be the less likely
+among the alternatives. The alternatives are what the endpoint reports: llama-cpp-python
+reports the model's probabilities before its sampler's repeat penalty, so a verdict may be the less likely
 letter (measured on SmolLM2-135M: ``"verdict": "B"`` emitted at P(B) = 0.08 after a rationale
 reading ``"A"``); its token probability then says the judge was unsure of it, as it should.
 
