@@ -14,13 +14,13 @@ those that put an ``A`` there and those that put a ``B`` there, and::
 Alternatives with any other character there are left out (the probability is conditional on
 the judge naming one of the two); the token itself counts when the endpoint did not list it
 among the alternatives. The alternatives are what the endpoint reports: llama-cpp-python
-reports the model's probabilities before its sampler's repeat penalty, so a verdict may be the less likely
-letter (measured on SmolLM2-135M: ``"verdict": "B"`` emitted at P(B) = 0.08 after a rationale
-reading ``"A"``); its token probability then says the judge was unsure of it, as it should.
+reports the model's probabilities before its sampler's repeat penalty, so a verdict may be
+the less likely letter (measured on SmolLM2-135M: ``"verdict": "B"`` emitted at P(B) = 0.08
+after a rationale reading ``"A"``); its token probability then says the judge was unsure.
 
-This is the verbalized-label probability of G-Eval's scoring (Liu et
-al. 2023, section 2, "using probabilities of output tokens") and of Trust or Escalate's
-predictive-probability baseline (Jung et al., ICLR 2025, section 3.3), for two labels.
+This is the verbalized-label probability of G-Eval's scoring (Liu et al. 2023, section 2,
+"using probabilities of output tokens") and of Trust or Escalate's predictive-probability
+baseline (Jung et al., ICLR 2025, section 3.3), for two labels.
 
 A tie has no such letter (``[[A=B]]`` shares its ``A`` with ``[[A>B]]``): it has no token
 probability. Neither has a verdict whose text cannot be found in the answer's tokens (their
