@@ -129,6 +129,8 @@ def test_judge_cascade_from_the_command_line_gives_the_same_stages(tmp_path):
     out = " ".join(result.output.split())
     assert "test items: 40 of 40 accepted (100.0%), 100.0% agree" in out
     assert "verdicts accepted on vllm/cheap then vllm/strong agree" in out
+    # 160 + 80 calls for the 80 items accepted; no USD: vllm has no price
+    assert "Per accepted verdict: 3.00 calls. " in out
 
 
 @pytest.mark.parametrize("args, message", [

@@ -45,6 +45,8 @@ def test_the_orders_agreement_is_calibrated_on_labelled_items_and_applied_to_the
     # the test half: every item that failed counts against coverage and is never accepted
     assert (r.test.n, r.test.n_accepted, r.test.n_agree) == (21, sure_test, sure_test)
     assert r.test.agreement == 1.0 and r.unlabelled == (3, 4) and r.calls_per_item == 3
+    # each of the 21 test items cost 3 calls, and only the accepted ones are kept
+    assert r.calls_per_accepted == 3 * 21 / sure_test
 
 
 def test_too_few_labelled_items_is_a_clear_error():

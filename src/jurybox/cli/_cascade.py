@@ -70,6 +70,15 @@ def run_cascade_command(file: str, cascade: str, config: Any, groups: Any, selec
     print_live_cascade(result, opts, folder)
 
 
+def _per_accepted(accepted: int, calls: int, usd: list[float | None]) -> str:
+    """``"Per accepted verdict: 3.20 calls, $0.0004. "`` (USD when every stage is priced;
+    empty when nothing was accepted)."""
+    if not accepted:
+        return ""
+    cost = "" if None in usd else f", ${sum(u for u in usd if u is not None) / accepted:.4g}"
+    return f"Per accepted verdict: {calls / accepted:.2f} calls{cost}. "
+
+
 def print_live_cascade(result: Any, opts: SelectiveOptions, out: Path) -> None:
     """A live cascade's stages (``judge --cascade``), its outcome, the guarantee; written to
     ``out/cascade.json``."""
@@ -107,6 +116,8 @@ def print_live_cascade(result: Any, opts: SelectiveOptions, out: Path) -> None:
         + ("" if not test.n_accepted else f"{100 * test.agreement:.1f}% agree (95% CI "
            f"{100 * test.agreement_ci[0]:.1f}-{100 * test.agreement_ci[1]:.1f}); ")
         + f"{result.abstained} of {result.n_items} items abstained on. "
+        + _per_accepted(result.n_items - result.abstained,
+                        sum(s.model_calls for s in result.stages), usd)
         + f"{sentence[:1].upper()}{sentence[1:]}."),
         markup=False)
     record = asdict(result)

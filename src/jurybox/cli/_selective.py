@@ -205,6 +205,8 @@ def _result_json(r: SelectiveResult | CascadeResult) -> dict[str, Any]:
 
     out = asdict(r)
     out["guarantee"] = _sentence(r)
+    if hasattr(r, "calls_per_accepted"):
+        out["calls_per_accepted"] = r.calls_per_accepted
     return out
 
 

@@ -296,3 +296,12 @@ class SelectiveResult:
     test: SelectiveOutcome
     calls_per_item: int
     unlabelled: tuple[int, int] = (0, 0)
+
+    @property
+    def calls_per_accepted(self) -> float | None:
+        """The cost of one accepted verdict in judge calls: every test item is judged
+        (``calls_per_item`` each) and only the accepted ones are kept, so
+        ``calls_per_item * test.n / test.n_accepted``; None when nothing was accepted."""
+        if not self.test.n_accepted:
+            return None
+        return self.calls_per_item * self.test.n / self.test.n_accepted
