@@ -88,24 +88,26 @@ def print_live_cascade(result: Any, opts: SelectiveOptions, out: Path) -> None:
     from ..stats.selective import guarantee_text
 
     table = titled("cascade", opts, " split between the stages", "stage")
-    for name in ("asked", "failed", "accepted", "test right", "calls", "USD"):
+    for name in ("asked", "failed", "accepted", "test right", "calls", "tokens", "USD"):
         table.add_column(name, justify="right")
     for s in result.stages:
         table.add_row(data(s.model), str(s.asked), str(s.failed),
                       str(s.accepted) if s.rule.certified else "none*",
                       f"{s.test_agree}/{s.test_accepted}", str(s.model_calls),
-                      "—" if s.usd is None else f"{s.usd:.4f}")
+                      f"{s.tokens:,}", "—" if s.usd is None else f"{s.usd:.4f}")
     test = result.test
     usd = [s.usd for s in result.stages]
     table.add_row("all stages", str(result.n_items), str(sum(s.failed for s in result.stages)),
                   str(result.n_items - result.abstained), f"{test.n_agree}/{test.n_accepted}",
                   str(sum(s.model_calls for s in result.stages)),
+                  f"{sum(s.tokens for s in result.stages):,}",
                   "—" if None in usd else f"{sum(u for u in usd if u is not None):.4f}",
                   end_section=True)
     table.caption = ("asked: items that reached the stage; failed: of those, items without a "
                      "verdict (never accepted); none*: not certified at its share of delta, "
                      "accepts nothing; test right: accepted labelled test items that agree "
-                     "with the label / accepted; calls: every session of the stage's run")
+                     "with the label / accepted; calls, tokens (prompt + completion): every "
+                     "session of the stage's run")
     table.caption_justify = "left"
     print_table(table)
     certified = [s.model for s in result.stages if s.rule.certified]
