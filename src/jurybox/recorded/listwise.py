@@ -38,6 +38,7 @@ from pathlib import Path
 from ..datasets.validate import check_file, check_name, check_text
 from ..errors import DataError, did_you_mean
 from .jsonl import _rows, mixed_kinds
+from .model import Grouped
 
 __all__ = ["ListwiseItem", "ListwiseRecording", "read_listwise_jsonl", "looks_listwise",
            "LISTWISE_KEYS"]
@@ -82,7 +83,7 @@ class ListwiseItem:
 
 
 @dataclass(frozen=True)
-class ListwiseRecording:
+class ListwiseRecording(Grouped):
     """One (subset, judge, strategy) of listwise items, all with K orders of n candidates.
 
     Attributes:
@@ -98,16 +99,6 @@ class ListwiseRecording:
     n_candidates: int
     items: tuple[ListwiseItem, ...]
     source: str = ""
-
-    @property
-    def key(self) -> tuple[str, str, str]:
-        """(subset, judge, strategy)."""
-        return (self.subset, self.judge, self.strategy)
-
-    @property
-    def n(self) -> int:
-        """Items."""
-        return len(self.items)
 
 
 def looks_listwise(path: Path) -> bool:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 __all__ = ["Label", "Verdict", "LABELS", "VERDICTS", "SHOWN_ORDERS", "RecordedItem",
-           "Recording", "shared_items", "shown_first"]
+           "Grouped", "Recording", "shared_items", "shown_first"]
 
 Label = Literal["A", "B", "tie"]
 Verdict = Literal["A", "B", "tie"]
@@ -55,8 +55,29 @@ class RecordedItem:
     lengths: tuple[int, int] | None = None
 
 
+class Grouped:
+    """What every kind of recording (pairwise :class:`Recording`, listwise
+    :class:`~jurybox.recorded.listwise.ListwiseRecording`) answers from its ``subset``,
+    ``judge``, ``strategy`` and ``items`` fields."""
+
+    subset: str
+    judge: str
+    strategy: str
+    items: tuple
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        """(subset, judge, strategy)."""
+        return (self.subset, self.judge, self.strategy)
+
+    @property
+    def n(self) -> int:
+        """Items."""
+        return len(self.items)
+
+
 @dataclass(frozen=True)
-class Recording:
+class Recording(Grouped):
     """One (subset, judge, strategy): the same judge on every item of the subset.
 
     Attributes:
@@ -78,16 +99,6 @@ class Recording:
     items: tuple[RecordedItem, ...]
     source: str = ""
     reference: dict | None = field(default=None, compare=False)
-
-    @property
-    def key(self) -> tuple[str, str, str]:
-        """(subset, judge, strategy)."""
-        return (self.subset, self.judge, self.strategy)
-
-    @property
-    def n(self) -> int:
-        """Items."""
-        return len(self.items)
 
     def verdicts(self, order: int) -> list[Verdict | None]:
         """The verdicts of order slot ``order`` (0-based), one per item."""
