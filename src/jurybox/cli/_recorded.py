@@ -78,8 +78,8 @@ POSITION_CAPTION = (
 
 def position_table(subset: str, strategy: str, scores: Sequence[RecordingScore]) -> Table:
     """One set's position-bias figures for one strategy, one row per judge (``scores``: that
-    set's and strategy's, in row order); 9 columns that fit 80 columns for judge names up to
-    20 characters."""
+    set's and strategy's, in row order); 9 columns, at most 52 characters besides the
+    judge's name, so 80 columns hold names of up to 28 (print_table splits it beyond)."""
     n = max(s.n for s in scores)
     title = f"{subset}, {strategy}: {n} pairs" if strategy else f"{subset}: {n} pairs"
     table = Table(title=data(title), title_justify="left", box=None, pad_edge=False,
