@@ -20,10 +20,10 @@ from jurybox.cli._examples import EXAMPLES
 runner = CliRunner()
 ROOT = Path(__file__).resolve().parents[2]
 #: parsed, not run: serve forever (serve-sim, serve-local), need a --batch run against a batch
-#: API (batch), or take half a minute or more on 2 cores (demo, score llmbar)
+#: API (batch), or take half a minute or more on 2 cores (demo)
 PARSE_ONLY = {"jurybox serve-sim --port 8123 --dataset examples/two.jsonl",
               "jurybox serve-local --port 8080", "jurybox batch status runs/two",
-              "jurybox demo", "jurybox score llmbar",
+              "jurybox demo",
               "jurybox rank alpaca_eval/results --baseline gpt4_1106_preview"}
 
 

@@ -33,6 +33,7 @@ def _bench(dataset: str, protocols: tuple[str, ...], out: Path, **extra):
 
 
 def _recorded_tables() -> list[tuple[Table, int]]:
+    from jurybox.cli._recorded import position_table
     from jurybox.cli.score import jury_table, outputs_table, recorded_table
     from jurybox.compare import score_outputs
     from jurybox.datasets import BUNDLED_OUTPUTS, bundled_path, load_judgebench_outputs
@@ -45,9 +46,11 @@ def _recorded_tables() -> list[tuple[Table, int]]:
                              score_outputs(pairs, rule="last")], "arena-hard-haiku")
     natural = [r for r in load_bundled("llmbar")
                if r.subset == "LLMBar/Natural" and r.strategy == "CoT"]
-    recorded = recorded_table("LLMBar/Natural", [score_recording(r) for r in natural])
+    scores = [score_recording(r) for r in natural]
+    recorded = recorded_table("LLMBar/Natural", scores)
+    position = position_table("LLMBar/Natural", "CoT", scores)
     [jury] = [score_jury(g, None) for g in jury_groups(natural).values()]
-    return [(outputs, 1), (recorded, 2), (jury_table(jury), 1)]
+    return [(outputs, 1), (recorded, 2), (jury_table(jury), 1), (position, 1)]
 
 
 def _jury_table(out: Path) -> Table:
@@ -90,7 +93,7 @@ def tables(tmp_path_factory) -> dict[str, tuple[Table, int]]:
     main, buckets = pairwise_tables(pairwise, "JudgeBench")
     agreement = run_agreement("squality", by=("dimension",), level="ordinal", seed=0,
                               out=tmp / "agreement", plots=False)
-    outputs, recorded, recorded_jury = _recorded_tables()
+    outputs, recorded, recorded_jury, position = _recorded_tables()
     built = {
         "listwise": (listwise_table(listwise, "TruthfulQA"), 1),
         "listwise length bias": (length_table(listwise), 1),
@@ -98,6 +101,7 @@ def tables(tmp_path_factory) -> dict[str, tuple[Table, int]]:
         "pairwise length bias": (length_table(pairwise), 1),
         "agreement": (agreement_table(agreement.results, "SQuALITY"), 1),
         "score outputs": outputs, "score recorded": recorded, "score jury": recorded_jury,
+        "score position": position,
         "jury": (_jury_table(tmp / "jury"), 1),
         "personalize": (_alignment_table(tmp / "personalize"), 2),
     }
@@ -136,7 +140,7 @@ def _words(text: object) -> str:
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_no_value_is_cut_and_every_value_is_whole(tables, width):
-    assert len(tables) == 11  # every kind, the length-bias tables included
+    assert len(tables) == 12  # every kind, the length-bias tables included
     for name, (table, keys) in tables.items():
         output = _render(table, width, keys)
         assert "…" not in output, (name, output)
@@ -217,7 +221,7 @@ def _invoke(*args: str) -> str:
 
 
 @pytest.mark.parametrize("args", [
-    ("score", "llmbar", "--subset", "LLMBar/Natural", "--strategy", "CoT"),
+    ("score", "llmbar", "--subset", "LLMBar/Natural", "--strategy", "CoT", "--detail"),
     ("agreement", "squality", "--no-plots", "--resamples", "100", "--out", "{tmp}/a"),
     ("bench", "judgebench", "--model", "sim", "--limit", "5", "--no-cache", "--out", "{tmp}/b"),
     ("bench", "truthfulqa", "--model", "sim", "--limit", "5", "--no-cache", "--out", "{tmp}/t"),
@@ -227,6 +231,22 @@ def _invoke(*args: str) -> str:
 ], ids=["score-recorded", "agreement", "bench-pairwise", "bench-listwise", "personalize"])
 def test_the_commands_print_their_tables_whole_at_80_columns(args, tmp_path, narrow):
     _invoke(*(a.format(tmp=tmp_path) for a in args))
+
+
+def test_score_llmbar_by_default_is_one_80_column_table_a_set(narrow):
+    from typer.testing import CliRunner
+
+    from jurybox.cli import app
+
+    result = CliRunner().invoke(app, ["score", "llmbar"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert len(lines) < 150 and max(map(len, lines)) <= 80 and "…" not in result.output
+    assert lines[0].startswith("o1, o2: accuracy in each presentation order")  # legend first
+    titles = [line.rstrip() for line in lines if line.rstrip().endswith(" pairs")]
+    assert len(titles) == 16  # 13 subsets and 3 pooled sets, one strategy each
+    assert "LLMBar/Adversarial (pooled), Vanilla: 319 pairs" in titles
+    assert "Processed/MT-Bench, Vanilla_NoRules: 200 pairs" in titles
 
 
 def test_score_at_80_columns_shows_the_recorded_judges_counts(narrow):

@@ -65,3 +65,36 @@ def test_all_unparsed_is_a_failure_not_a_score():
 def test_one_order_only():
     s = score_recording(_rec([("A", ["A"]), ("B", ["A"])], orders=("AB",)), n_resamples=10)
     assert len(s.by_order) == 1 and s.llmbar is None and s.first_shown_rate == 1.0
+
+
+def test_first_shown_ci_resamples_items():
+    import numpy as np
+
+    from jurybox.stats import bootstrap_ratio_ci
+
+    s = score_recording(_rec(ROWS), n_resamples=300)
+    # per item (first shown, decisive): i0 (1, 2), i1 (2, 2), i2 (1, 2), i3 (1, 1), i4 (0, 0:
+    # not drawn), i5 (1, 2)
+    expected = bootstrap_ratio_ci(np.array([1, 2, 1, 1, 1]), np.array([2, 2, 2, 1, 2]),
+                                  confidence=0.95, n_resamples=300, seed=0)
+    assert tuple(s.first_shown_ci) == tuple(expected)
+    assert s.first_shown_ci.low <= 6 / 9 <= s.first_shown_ci.high
+    # always the first shown: the degenerate point 100%
+    first = score_recording(_rec([("A", ["A", "B"]), ("B", ["A", "B"])]), n_resamples=50)
+    assert tuple(first.first_shown_ci) == (1.0, 1.0) and first.first_shown_ci.degenerate
+
+
+def test_position_intervals_only_compute_what_the_default_table_shows():
+    full = score_recording(_rec(ROWS), n_resamples=200)
+    light = score_recording(_rec(ROWS), n_resamples=200, intervals="position")
+    assert tuple(light.net.confidence_interval) == tuple(full.net.confidence_interval)
+    assert tuple(light.first_shown_ci) == tuple(full.first_shown_ci)
+    for a, b in zip((*light.by_order, light.strict, light.agree_only),
+                    (*full.by_order, full.strict, full.agree_only)):
+        assert (a.accuracy, a.n, a.n_total, a.coverage) == (b.accuracy, b.n, b.n_total,
+                                                            b.coverage)
+        assert all(math.isnan(v) for v in a.confidence_interval)
+    assert light.vs_order1 == {} and set(full.vs_order1) == {"order 2", "net", "strict",
+                                                             "agree-only"}
+    with pytest.raises(ValueError, match="intervals"):
+        score_recording(_rec(ROWS), intervals="some")

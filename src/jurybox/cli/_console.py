@@ -6,6 +6,7 @@ both use it without importing each other.
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any
 
@@ -22,6 +23,8 @@ def isatty(stream: Any) -> bool:
         return False
 
 
-# Logs and CI are not terminals; give tables room there instead of rich's 80 columns.
-console = Console(width=None if isatty(sys.stdout) else 176)
+# Logs and CI are not terminals; give tables room there instead of rich's 80 columns, unless
+# COLUMNS says how wide (``COLUMNS=80 jurybox score llmbar | less``; rich reads it).
+console = Console(width=None if isatty(sys.stdout) or os.environ.get("COLUMNS", "").isdigit()
+                  else 176)
 err_console = Console(stderr=True)

@@ -50,8 +50,9 @@ judge  judge:judge  +env
 score  score:score
     Score judge outputs that already exist, with no model calls: rerun a run's decisions from
     its calls.jsonl with the current parser, score recorded JudgeBench outputs, or rescore
-    recorded pairwise judgments (LLMBar, the generic recorded format) with a jury table where
-    several judges judged the same items.
+    recorded pairwise judgments (LLMBar, the generic recorded format): per set the
+    position-bias figures of one strategy, or with --detail every strategy, every rule and a
+    jury table where several judges judged the same items.
 rank  rank:rank  +env
     Rank systems against a baseline: per system the win rate (ties half), AlpacaEval's
     length-controlled win rate, the Bradley-Terry score (Elo points, baseline 1000) with its

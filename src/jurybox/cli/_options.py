@@ -41,7 +41,7 @@ __all__ = ["ENV_EPILOG", "FAULTS_HELP", "PANEL_COST", "PANEL_DATA", "PANEL_JUDGE
            "PriceBatch", "PriceIn", "PriceOut", "Seed",
            "SimBias", "SimFaults", "SimLatency", "SimSeed", "Temperature", "Structured",
            "Timeout", "TransportOpt", "run_options",
-           "ExecutorOpt", "RayActorsOpt", "RayAddressOpt", "rule_option"]
+           "ExecutorOpt", "RayActorsOpt", "RayAddressOpt", "rule_option", "DetailOpt"]
 
 
 def rule_option(name: str, panel: str, *, help: str, **settings: Any) -> Any:
@@ -127,6 +127,10 @@ def _out_path(value: str) -> Path:
 Out = Annotated[Optional[Path], rule_option("--out", PANEL_OUTPUT, parser=_out_path, metavar="DIR",
     help="Run directory (default `runs/<command>-<dataset>-<model>-<config hash>`). "
     "Rerunning into it resumes.")]
+DetailOpt = Annotated[bool, rule_option("--detail", PANEL_OUTPUT,
+    help="Print every table: for recorded judgments every strategy of each set with every "
+    "rule (strict, agree-only, sign tests) and the juries, not only each set's default "
+    "strategy's position-bias figures.")]
 Cache = Annotated[Optional[Path], rule_option("--cache", PANEL_RUN, metavar="FILE",
     help="SQLite response cache (default: ~/.cache/jurybox/cache.sqlite when "
     "$XDG_CACHE_HOME is unset).")]

@@ -36,7 +36,7 @@ from __future__ import annotations
 import gzip
 import json
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from ..datasets.rows import json_lines
@@ -171,6 +171,19 @@ def read_recorded_jsonl(path: str | Path, *, to_rank: bool = False) -> list[Reco
     seen: dict[tuple[str, str, str], int] = {}
     required = ("id", "judges", "systems") if to_rank else _REQUIRED
     first_line = 0
+    # names and texts repeat on every line (judges, subset, strategy): a value that passed
+    # its check once passes again, so each distinct one is checked once
+    passed: dict[tuple[str, str], str] = {}
+
+    def once(kind: str, check: Callable[..., str], line: int, field: str, value: object
+             ) -> str:
+        if isinstance(value, str) and (kind, value) in passed:
+            return passed[(kind, value)]
+        checked = check(path, line, field, value)
+        if isinstance(value, str):
+            passed[(kind, value)] = checked
+        return checked
+
     for line, row in _rows(path):
         first_line = first_line or line
         if "candidates" in row:
@@ -193,8 +206,8 @@ def read_recorded_jsonl(path: str | Path, *, to_rank: bool = False) -> list[Reco
         if label not in LABELS and not (to_rank and label is None):
             raise DataError(path, f"a label is 'A', 'B' or 'tie', got {label!r:.40}",
                             line=line, field="label")
-        subset = check_text(path, line, "subset", row.get("subset", stem))
-        strategy = check_text(path, line, "strategy", row.get("strategy", ""))
+        subset = once("text", check_text, line, "subset", row.get("subset", stem))
+        strategy = once("text", check_text, line, "strategy", row.get("strategy", ""))
         raw_orders = row.get("orders", list(_DEFAULT_ORDERS))
         if not isinstance(raw_orders, list):
             raise DataError(path, "must be a list such as [\"AB\", \"BA\"]", line=line,
@@ -219,7 +232,7 @@ def read_recorded_jsonl(path: str | Path, *, to_rank: bool = False) -> list[Reco
             raise DataError(path, "must be an object: judge name -> verdicts (at least one "
                             "judge)", line=line, field="judges")
         for judge, value in judges.items():
-            judge = check_name(path, line, "judges", judge)
+            judge = once("name", check_name, line, "judges", judge)
             verdicts, texts = _verdicts(path, line, f"judges.{judge}"[:120], value,
                                         len(orders))
             groups.setdefault((subset, judge, strategy), []).append(

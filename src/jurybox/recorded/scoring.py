@@ -13,7 +13,12 @@ Rules, per item with verdicts v_1..v_k (original-response terms, None = unparsed
 - **agree-only**: the items whose orders all parsed and agree, scored on that verdict;
   ``coverage`` = those items / all items.
 - **consistency**: share of items with every order parsed whose verdicts agree.
-- **first-shown rate**: share of decisive (A/B) verdicts picking the response shown first.
+- **first-shown rate**: share of decisive (A/B) verdicts picking the response shown first;
+  its CI resamples items (both orders of an item together: a cluster bootstrap of the ratio,
+  :func:`jurybox.stats.bootstrap_ratio_ci`), over the items with a decisive verdict.
+
+Every CI is a 95% percentile bootstrap, 2,000 resamples, seed 0 (the same interval as
+``scipy.stats.bootstrap(method="percentile")``: :mod:`jurybox.stats._bootstrap`).
 """
 
 from __future__ import annotations
@@ -22,9 +27,12 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from ..protocols.pairwise import net_verdict
-from ..stats import accuracy, judgebench_vote, paired_comparison
+from ..stats import accuracy, bootstrap_ratio_ci, judgebench_vote, paired_comparison
 from ..stats.accuracy import AccuracyResult
+from ..stats.interval import ConfidenceInterval
 from ..stats.paired import PairedComparison
 from .llmbar_stats import LLMBarStatistics, llmbar_statistics
 from .model import Recording, Verdict, shown_first
@@ -60,8 +68,10 @@ class RecordingScore:
         agree_only: accuracy on the items whose orders agree; its coverage is those / n.
         consistency: share of fully parsed items whose orders agree (NaN: none);
             n_consistency: those items.
-        first_shown_rate: share of decisive verdicts for the response shown first (NaN:
-            none); n_decisive: those verdicts.
+        first_shown_rate: share of decisive verdicts for the response shown first, in
+            [0, 1] (NaN: none); n_decisive: those verdicts; first_shown_ci: its 95% percentile
+            bootstrap CI, items resampled (NaN bounds: fewer than 2 items with a decisive
+            verdict).
         parse_failures: unparsed verdicts (of n x orders); failed_items: items with one.
         vs_order1: name -> paired sign test of that rule's credits against order 1's on
             the items both scored (None when none is shared); names ``order 2`` ...,
@@ -86,6 +96,7 @@ class RecordingScore:
     n_consistency: int
     first_shown_rate: float
     n_decisive: int
+    first_shown_ci: ConfidenceInterval
     parse_failures: int
     failed_items: int
     vs_order1: dict[str, PairedComparison | None]
@@ -104,27 +115,56 @@ def _paired(a: Mapping[str, float | None], b: Mapping[str, float | None], *,
         return None
 
 
-def score_recording(rec: Recording, *, n_resamples: int = 2000) -> RecordingScore:
+def _no_interval(credits: Credits) -> AccuracyResult:
+    """Accuracy with its n and coverage but no CI (NaN bounds): a figure shown without one."""
+    judged = [c for c in credits.values() if c is not None]
+    n_total = len(credits)
+    return AccuracyResult(sum(judged) / len(judged) if judged else math.nan, len(judged),
+                          n_total, len(judged) / n_total if n_total else math.nan,
+                          ConfidenceInterval(math.nan, math.nan), 0.95)
+
+
+def score_recording(rec: Recording, *, n_resamples: int = 2000,
+                    intervals: str = "all") -> RecordingScore:
     """Score one recording (rules: the module docstring).
 
     Args:
         rec: from a reader of :mod:`jurybox.recorded`.
         n_resamples: bootstrap resamples per CI (0 is not allowed by the stats; use >= 1).
+        intervals: ``"all"``: every CI and every paired sign test; ``"position"``: only the
+            CIs of ``net`` and ``first_shown_ci`` (what ``jurybox score``'s default table
+            shows), the other accuracies with NaN bounds and ``vs_order1`` empty (every
+            figure itself is the same).
+
+    Raises:
+        ValueError: ``intervals`` is neither.
     """
+    if intervals not in ("all", "position"):
+        raise ValueError(f"intervals is 'all' or 'position', got {intervals!r}")
+    every = intervals == "all"
+
+    def acc(credits: Credits) -> AccuracyResult:
+        return (accuracy(list(credits.values()), n_resamples=n_resamples) if every
+                else _no_interval(credits))
+
     k = len(rec.orders)
     by_order: list[Credits] = [{} for _ in range(k)]
     net: Credits = {}
     strict: Credits = {}
     agree: Credits = {}
     decisions: dict[str, Verdict | None] = {}
-    consistent = parsed_all = decisive = first = failures = failed_items = 0
+    consistent = parsed_all = failures = failed_items = 0
+    first_of, decisive_of = [], []  # per item: verdicts for the one shown first; decisive
     for item in rec.items:
         vs, label = item.verdicts, item.label
+        item_first = item_decisive = 0
         for j, v in enumerate(vs):
             by_order[j][item.item_id] = None if v is None else float(v == label)
             if v in ("A", "B"):
-                decisive += 1
-                first += v == shown_first(rec.orders[j])
+                item_decisive += 1
+                item_first += v == shown_first(rec.orders[j])
+        first_of.append(item_first)
+        decisive_of.append(item_decisive)
         missing = sum(v is None for v in vs)
         failures += missing
         failed_items += missing > 0
@@ -138,27 +178,32 @@ def score_recording(rec: Recording, *, n_resamples: int = 2000) -> RecordingScor
                 consistent += 1
                 agree[item.item_id] = float(vs[0] == label)
     n = rec.n
-    agree_acc = accuracy(list(agree.values()), n_resamples=n_resamples)
+    first, decisive = sum(first_of), sum(decisive_of)
+    agree_acc = acc(agree)
     agree_acc = AccuracyResult(agree_acc.accuracy, agree_acc.n, n,
                                agree_acc.n / n if n else math.nan,
                                agree_acc.confidence_interval, agree_acc.confidence_level)
     tests: dict[str, PairedComparison | None] = {}
-    for j in range(1, k):
+    for j in range(1, k if every else 1):
         tests[f"order {j + 1}"] = _paired(by_order[0], by_order[j], n_resamples=n_resamples)
-    for name, credits in (("net", net), ("strict", strict), ("agree-only", agree)):
+    rules = (("net", net), ("strict", strict), ("agree-only", agree)) if every else ()
+    for name, credits in rules:
         tests[name] = _paired(by_order[0], credits, n_resamples=n_resamples)
     stats = llmbar_statistics(rec)
     mismatches = (stats.mismatches(rec.reference) if stats is not None
                   and rec.reference is not None else None)
     return RecordingScore(
         subset=rec.subset, judge=rec.judge, strategy=rec.strategy, orders=rec.orders, n=n,
-        by_order=tuple(accuracy(list(c.values()), n_resamples=n_resamples) for c in by_order),
+        by_order=tuple(acc(c) for c in by_order),
         net=accuracy(list(net.values()), n_resamples=n_resamples),
-        strict=accuracy(list(strict.values()), n_resamples=n_resamples),
+        strict=acc(strict),
         agree_only=agree_acc,
         consistency=consistent / parsed_all if parsed_all else math.nan,
         n_consistency=parsed_all,
         first_shown_rate=first / decisive if decisive else math.nan, n_decisive=decisive,
+        first_shown_ci=bootstrap_ratio_ci(np.array(first_of, dtype=float),
+                                          np.array(decisive_of, dtype=float), confidence=0.95,
+                                          n_resamples=n_resamples, seed=0),
         parse_failures=failures, failed_items=failed_items, vs_order1=tests, llmbar=stats,
         reference_mismatches=mismatches, net_decisions=decisions, net_credits=net,
         order_credits=tuple(by_order))

@@ -28,6 +28,7 @@ __all__ = [
     "RaterProfile",
     "accuracy",
     "bootstrap_mean_ci",
+    "bootstrap_ratio_ci",
     "bucket_accuracy",
     "co_rated_pairs",
     "coarse_agreement",
@@ -40,13 +41,14 @@ __all__ = [
     "paired_sign",
     "pairwise_alpha",
     "rater_profile",
+    "sign_test_p",
     "wilson_interval",
 ]
 
 __getattr__, __dir__ = _lazy_exports(__name__)
 
 if _typing.TYPE_CHECKING:
-    from ._bootstrap import bootstrap_mean_ci
+    from ._bootstrap import bootstrap_mean_ci, bootstrap_ratio_ci
     from .interval import ConfidenceInterval
     from .accuracy import AccuracyResult
     from .coarse import CoarseAgreement, PairJaccard, co_rated_pairs, coarse_agreement
@@ -56,6 +58,6 @@ if _typing.TYPE_CHECKING:
                              judgebench_counts, judgebench_vote)
     from .length import LengthBias, LengthTally, length_bias, wilson_interval
     from .order import OrderDiagnostics, OrderTally, order_diagnostics
-    from .paired import PairedComparison, paired_comparison, paired_sign
+    from .paired import PairedComparison, paired_comparison, paired_sign, sign_test_p
     from .text import TfidfIndex
     from .profiles import PairwiseAlpha, RaterProfile, pairwise_alpha, rater_profile
