@@ -53,7 +53,9 @@ def test_defaults_three_orders_and_gzip_round_trip(tmp_path):
     ({"id": "q", "label": "A", "judges": {"j": {"verdicts": ["A", "A"], "texts": ["x"]}}},
      ["'judges.j.texts'"]),
     ({"id": "q", "label": "A", "judges": {}}, ["'judges'", "at least one judge"]),
-    ({"id": "q", "lable": "A", "judges": {"j": ["A", "A"]}}, ["'label'", "missing"]),
+    # label is optional (unlabelled), so a misspelt one is an unknown key, not a missing one
+    ({"id": "q", "lable": "A", "judges": {"j": ["A", "A"]}}, ["'lable'", "did you mean 'label'"]),
+    ({"id": "q", "judges": {"j": ["A", "A"]}, "label": "C"}, ["'label'", "or null"]),
     ({"id": "q", "label": "A", "judges": {"j": ["A", "A"]}, "lable": 1},
      ["'lable'", "did you mean 'label'"]),
     ({"id": "", "label": "A", "judges": {"j": ["A", "A"]}}, ["'id'"]),

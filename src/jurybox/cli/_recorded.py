@@ -243,6 +243,26 @@ def _reproduction(recordings: Sequence[Recording]) -> None:
         console.print(data(f"  differs: {r.subset} {r.judge} {r.strategy}: {', '.join(keys)}"))
 
 
+def _unlabelled_note(scores: Sequence[RecordingScore], recs: Sequence[Recording]) -> None:
+    """Under a table: why accuracies are missing when items have no label, and then how often
+    its judges agree (their both-orders net decisions), per strategy."""
+    from ..recorded.jury import jury_groups, judges_agreement
+
+    unlabelled = [s for s in scores if s.n_labelled < s.n]
+    if not unlabelled:
+        return
+    none = all(s.n_labelled == 0 for s in unlabelled)
+    console.print(data(
+        ("no label on any pair: accuracies not shown (—); " if none else
+         f"{len(unlabelled)} rows have unlabelled pairs: accuracies count only the labelled "
+         f"ones; ") + "cons, 1st and fail count every pair."))
+    for (_, strategy), group in jury_groups(recs).items():
+        pairs = ", ".join(f"{a}~{b} {pct(agree / n) if n else '—'} (n {n})"
+                          for a, b, agree, n in judges_agreement(group))
+        console.print(data(f"judges' net decisions agree{f' ({strategy})' if strategy else ''}"
+                           f": {pairs}"))
+
+
 def _print_juries(juries: Sequence[JuryScore]) -> None:
     for j in juries:
         console.print()
@@ -283,7 +303,10 @@ def print_recorded(recordings: list[Recording], *, source: str, out: Path | None
     if everything:  # the juries import Krippendorff's alpha (scipy.sparse): only when shown
         from ..recorded.jury import jury_groups, score_jury
 
-        juries = [score_jury(g, weight_map) for g in jury_groups(every).values()]
+        # a jury is scored on labels: a group with an unlabelled item has none (its judges'
+        # agreement is under its table)
+        juries = [score_jury(g, weight_map) for g in jury_groups(every).values()
+                  if all(i.label is not None for r in g for i in r.items)]
     console.print(RECORDED_CAPTION if detail else POSITION_CAPTION, markup=False)
     console.print(safe_text(f"{source}: {len(recordings)} recorded (subset, judge, strategy) "
                             f"sets, rescored with no model call"), markup=False)
@@ -296,6 +319,7 @@ def print_recorded(recordings: list[Recording], *, source: str, out: Path | None
             print_table(recorded_table(subset, sorted(group, key=lambda s: (s.strategy,
                                                                              s.judge))),
                         key_columns=2)
+            _unlabelled_note(group, [r for r in every if r.subset == subset])
     else:
         console.print(f"Shown: per set, one row per judge for its default strategy (its only "
                       f"one, else {' or '.join(DEFAULT_STRATEGIES)}, else the first by name): "
@@ -305,6 +329,7 @@ def print_recorded(recordings: list[Recording], *, source: str, out: Path | None
                       markup=False)
         for subset, recs in shown.items():
             print_table(position_table(subset, recs[0].strategy, [by_key[r.key] for r in recs]))
+            _unlabelled_note([by_key[r.key] for r in recs], recs)
     _reproduction(every)
     if detail:
         _print_juries(juries)

@@ -11,8 +11,9 @@ judges::
                 "llama": {"verdicts": ["A", null], "texts": ["...", "..."]}}}
 
 - ``id`` (required): the item's id, a non-empty string, unique within (subset, strategy).
-- ``label`` (required): ``"A"``, ``"B"`` or ``"tie"`` (a tie label is scored as a tie:
-  only a tie verdict is right).
+- ``label`` (optional): ``"A"``, ``"B"`` or ``"tie"`` (a tie label is scored as a tie:
+  only a tie verdict is right); null or left out: unlabelled (its position figures count,
+  it has no accuracy: a position-bias study without labels, as Shi et al.'s).
 - ``judges`` (required): judge name -> its verdicts, one per order, each ``"A"``, ``"B"``,
   ``"tie"`` in terms of the ORIGINAL responses (a judge shown B first that prefers it says
   ``"B"``), or null when its text could not be parsed (a failure: counted, never scored).
@@ -24,8 +25,7 @@ judges::
 - ``subset`` (optional, default the file's name without extensions), ``strategy`` (optional,
   default ``""``): how items are grouped; one recording per (subset, judge, strategy).
 - ``systems`` (optional): the names of the two systems that wrote responses A and B,
-  ``["model-x", "baseline"]``: ``jurybox rank FILE`` ranks them (there, ``label`` may be
-  left out: a ranking needs no label).
+  ``["model-x", "baseline"]``: ``jurybox rank FILE`` ranks them (a ranking needs no label).
 - ``lengths`` (optional): the two responses' lengths in characters, ``[812, 640]``, for the
   length-controlled win rate and style control of ``jurybox rank``.
 - ``meta`` (optional): anything; ignored. Any other key is refused.
@@ -49,7 +49,7 @@ __all__ = ["read_recorded_jsonl", "write_recorded_jsonl", "looks_recorded", "mix
 
 #: Keys a line may hold.
 KEYS = ("id", "label", "judges", "orders", "subset", "strategy", "systems", "lengths", "meta")
-_REQUIRED = ("id", "label", "judges")
+_REQUIRED = ("id", "judges")
 _DEFAULT_ORDERS = ("AB", "BA")
 
 
@@ -153,7 +153,8 @@ def read_recorded_jsonl(path: str | Path, *, to_rank: bool = False) -> list[Reco
     """Read a generic recorded-judgments file (format: the module docstring).
 
     ``to_rank``: read to rank systems (``jurybox rank``): every line must name its
-    ``systems``, and may leave out ``label`` (its items' label is then None).
+    ``systems``. A line without ``label`` (or with null) is unlabelled: its item's label is
+    None.
 
     Returns:
         One :class:`Recording` per (subset, judge, strategy), in order of first appearance.
@@ -203,9 +204,9 @@ def read_recorded_jsonl(path: str | Path, *, to_rank: bool = False) -> list[Reco
                                 f"{', '.join(KEYS)}", line=line, field=str(key)[:80])
         item_id = check_name(path, line, "id", row["id"])
         label = row.get("label")
-        if label not in LABELS and not (to_rank and label is None):
-            raise DataError(path, f"a label is 'A', 'B' or 'tie', got {label!r:.40}",
-                            line=line, field="label")
+        if label not in LABELS and label is not None:
+            raise DataError(path, f"a label is 'A', 'B', 'tie' or null (unlabelled), got "
+                            f"{label!r:.40}", line=line, field="label")
         subset = once("text", check_text, line, "subset", row.get("subset", stem))
         strategy = once("text", check_text, line, "strategy", row.get("strategy", ""))
         raw_orders = row.get("orders", list(_DEFAULT_ORDERS))

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..jury.rules import jury_pairwise
-from ..stats import accuracy, paired_comparison
+from ..stats import accuracy, paired_or_none
 from ..stats.accuracy import AccuracyResult
 from ..stats.krippendorff import (AlphaResult, DegenerateAlphaWarning,
                                   InsufficientRatingsError, krippendorff_alpha)
@@ -30,7 +30,7 @@ from ..stats.profiles import PairwiseAlpha, pairwise_alpha
 from .model import Recording, Verdict, shared_items
 from .scoring import net_decision
 
-__all__ = ["JuryScore", "score_jury", "jury_groups", "CODES"]
+__all__ = ["JuryScore", "score_jury", "jury_groups", "judges_agreement", "CODES"]
 
 #: Nominal codes of the decisions for Krippendorff's alpha.
 CODES = {"A": 0.0, "B": 1.0, "tie": 2.0}
@@ -88,12 +88,35 @@ def jury_groups(recordings: Sequence[Recording]) -> dict[tuple[str, str], list[R
             if len({r.judge for r in v}) >= 2}
 
 
-def _paired(a: Mapping[str, float | None], b: Mapping[str, float | None],
-            n_resamples: int) -> PairedComparison | None:
-    try:
-        return paired_comparison(a, b, n_resamples=n_resamples)
-    except ValueError:
-        return None
+
+def judges_agreement(recordings: Sequence[Recording]) -> list[tuple[str, str, int, int]]:
+    """How often two judges of one (subset, strategy) reach the same both-orders net decision
+    (:func:`~jurybox.recorded.scoring.net_decision`), labels or not.
+
+    Returns:
+        Per pair of judges (sorted by name), ``(a, b, agree, n)``: the items both judged with
+        a decision each (a tie counts as a decision), and of those the ones they agree on.
+
+    >>> from jurybox.recorded.model import RecordedItem, Recording
+    >>> def rec(judge, verdicts):
+    ...     items = tuple(RecordedItem(str(i), None, v) for i, v in enumerate(verdicts))
+    ...     return Recording("s", judge, "", ("AB", "BA"), items)
+    >>> judges_agreement([rec("x", [("A", "A"), ("A", "B"), (None, None)]),
+    ...                   rec("y", [("A", None), ("B", "A"), ("B", "B")])])
+    [('x', 'y', 2, 2)]
+    """
+    from .scoring import net_decision
+
+    decided = {r.judge: {i.item_id: d for i in r.items
+                         if (d := net_decision(i.verdicts)) is not None} for r in recordings}
+    names = sorted(decided)
+    out = []
+    for k, a in enumerate(names):
+        for b in names[k + 1:]:
+            shared = decided[a].keys() & decided[b].keys()
+            out.append((a, b, sum(decided[a][i] == decided[b][i] for i in shared),
+                        len(shared)))
+    return out
 
 
 def _credit(decision: str | None, label: str) -> float | None:
@@ -163,8 +186,9 @@ def score_jury(recordings: Sequence[Recording], weights: Mapping[str, float] | N
         jury_order1=acc({i: _credit(jury1_dec[i], labels[i]) for i in shared}),
         judge_net=judge_net, judge_order1=judge_order1, best_judge=best,
         mean_judge=sum(finite) / len(finite) if finite else math.nan,
-        vs_best=_paired(judge_credit[best], jury_credit, n_resamples),
-        best_order1_vs_best=_paired(judge_credit[best], judge1_credit[best], n_resamples),
+        vs_best=paired_or_none(judge_credit[best], jury_credit, n_resamples=n_resamples),
+        best_order1_vs_best=paired_or_none(judge_credit[best], judge1_credit[best],
+                                           n_resamples=n_resamples),
         alpha=alpha,
         pairwise=pairwise_alpha(codes, level="nominal", min_common=10),
         disagreement=disagreement, most_disagreeing=most,

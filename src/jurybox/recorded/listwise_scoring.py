@@ -41,11 +41,11 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..protocols.aggregate import RunView, Weights, consensus, credit, winners
-from ..stats import OrderTally, accuracy, paired_comparison
+from ..stats import OrderTally, accuracy, paired_or_none
 from ..stats.accuracy import AccuracyResult
 from ..stats.interval import ConfidenceInterval
 from ..stats.length import wilson_interval
@@ -164,13 +164,6 @@ class ListwiseScore:
     pcf_combined: dict[str, tuple[float, ...]] = field(repr=False, default_factory=dict)
 
 
-def _paired(a: Mapping[str, float | None], b: Mapping[str, float | None], *,
-            n_resamples: int) -> PairedComparison | None:
-    try:
-        return paired_comparison(a, b, n_resamples=n_resamples)
-    except ValueError:
-        return None
-
 
 def score_listwise(rec: ListwiseRecording, *, n_resamples: int = 2000,
                    weights: Weights = Weights(), tolerance: float = 0.5) -> ListwiseScore:
@@ -226,7 +219,7 @@ def score_listwise(rec: ListwiseRecording, *, n_resamples: int = 2000,
     if n_labelled:
         for name, credits in (("vote", vote), ("pcf", pcf)):
             for j in range(k):
-                tests[f"{name} vs order {j + 1}"] = (_paired(by_order[j], credits,
+                tests[f"{name} vs order {j + 1}"] = (paired_or_none(by_order[j], credits,
                                                              n_resamples=n_resamples)
                                                      if credits else None)
     return ListwiseScore(
@@ -346,7 +339,7 @@ def score_listwise_jury(recordings: Sequence[ListwiseRecording], *,
         judge_vote = {name: accuracy(list(c.values()), n_resamples=n_resamples)
                       for name, c in zip(names, judge_credits)}
         best_judge = max(names, key=lambda name: _or_minus(judge_vote[name].accuracy))
-        vs_best = _paired(judge_credits[names.index(best_judge)], jury,
+        vs_best = paired_or_none(judge_credits[names.index(best_judge)], jury,
                           n_resamples=n_resamples)
     return ListwiseJury(
         subset=recordings[0].subset, strategy=recordings[0].strategy, judges=names,

@@ -37,8 +37,8 @@ class RecordedItem:
 
     Attributes:
         item_id: the item's id (unique within its recording).
-        label: ``"A"``, ``"B"`` or ``"tie"``; None only in a recording read to rank systems
-            (a line that names its systems may have no label).
+        label: ``"A"``, ``"B"`` or ``"tie"``; None: unlabelled (scored for position only,
+            never for accuracy).
         verdicts: one per order of the recording, in original-response terms; None =
             the judge's text could not be parsed (a failure, never a score).
         texts: the judge's raw text per order, or None where not recorded.

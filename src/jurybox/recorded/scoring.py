@@ -13,6 +13,8 @@ Rules, per item with verdicts v_1..v_k (original-response terms, None = unparsed
 - **agree-only**: the items whose orders all parsed and agree, scored on that verdict;
   ``coverage`` = those items / all items.
 - **consistency**: share of items with every order parsed whose verdicts agree.
+- **unlabelled items** (label None) count for consistency, the first-shown rate and parse
+  failures, never for an accuracy.
 - **first-shown rate**: share of decisive (A/B) verdicts picking the response shown first;
   its CI resamples items (both orders of an item together: a cluster bootstrap of the ratio,
   :func:`jurybox.stats.bootstrap_ratio_ci`), over the items with a decisive verdict.
@@ -24,13 +26,12 @@ Every CI is a 95% percentile bootstrap, 2,000 resamples, seed 0 (the same interv
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..protocols.pairwise import net_verdict
-from ..stats import accuracy, bootstrap_ratio_ci, judgebench_vote, paired_comparison
+from ..stats import accuracy, bootstrap_ratio_ci, judgebench_vote, paired_or_none
 from ..stats.accuracy import AccuracyResult
 from ..stats.interval import ConfidenceInterval
 from ..stats.paired import PairedComparison
@@ -81,6 +82,9 @@ class RecordingScore:
             ``llmbar`` (empty = reproduced), or None when there is no reference.
         net_decisions: item id -> the both-orders net decision (None: all unparsed).
         net_credits: item id -> the net rule's credit (for juries and paired tests).
+        n_labelled: items with a label. Accuracies count only these (an unlabelled item
+            counts for consistency, the first-shown rate and parse failures); with none, every
+            accuracy has n 0 and a NaN value.
     """
 
     subset: str
@@ -105,14 +109,8 @@ class RecordingScore:
     net_decisions: dict[str, Verdict | None] = field(repr=False, default_factory=dict)
     net_credits: Credits = field(repr=False, default_factory=dict)
     order_credits: tuple[Credits, ...] = field(repr=False, default=())
+    n_labelled: int = 0
 
-
-def _paired(a: Mapping[str, float | None], b: Mapping[str, float | None], *,
-            n_resamples: int) -> PairedComparison | None:
-    try:
-        return paired_comparison(a, b, n_resamples=n_resamples)
-    except ValueError:
-        return None
 
 
 def _no_interval(credits: Credits) -> AccuracyResult:
@@ -153,13 +151,14 @@ def score_recording(rec: Recording, *, n_resamples: int = 2000,
     strict: Credits = {}
     agree: Credits = {}
     decisions: dict[str, Verdict | None] = {}
-    consistent = parsed_all = failures = failed_items = 0
+    consistent = parsed_all = failures = failed_items = labelled = 0
     first_of, decisive_of = [], []  # per item: verdicts for the one shown first; decisive
     for item in rec.items:
         vs, label = item.verdicts, item.label
         item_first = item_decisive = 0
         for j, v in enumerate(vs):
-            by_order[j][item.item_id] = None if v is None else float(v == label)
+            if label is not None:  # an unlabelled item counts for position only
+                by_order[j][item.item_id] = None if v is None else float(v == label)
             if v in ("A", "B"):
                 item_decisive += 1
                 item_first += v == shown_first(rec.orders[j])
@@ -168,27 +167,29 @@ def score_recording(rec: Recording, *, n_resamples: int = 2000,
         missing = sum(v is None for v in vs)
         failures += missing
         failed_items += missing > 0
-        assert label is not None  # only a recording read to rank has none (to_rank)
-        net[item.item_id] = _net_credit(vs, label)
         decisions[item.item_id] = net_decision(vs)
-        strict[item.item_id] = None if missing else float(all(v == label for v in vs))
+        if label is not None:
+            labelled += 1
+            net[item.item_id] = _net_credit(vs, label)
+            strict[item.item_id] = None if missing else float(all(v == label for v in vs))
         if not missing:
             parsed_all += 1
             if len(set(vs)) == 1:
                 consistent += 1
-                agree[item.item_id] = float(vs[0] == label)
+                if label is not None:
+                    agree[item.item_id] = float(vs[0] == label)
     n = rec.n
     first, decisive = sum(first_of), sum(decisive_of)
     agree_acc = acc(agree)
-    agree_acc = AccuracyResult(agree_acc.accuracy, agree_acc.n, n,
-                               agree_acc.n / n if n else math.nan,
+    agree_acc = AccuracyResult(agree_acc.accuracy, agree_acc.n, labelled,
+                               agree_acc.n / labelled if labelled else math.nan,
                                agree_acc.confidence_interval, agree_acc.confidence_level)
     tests: dict[str, PairedComparison | None] = {}
     for j in range(1, k if every else 1):
-        tests[f"order {j + 1}"] = _paired(by_order[0], by_order[j], n_resamples=n_resamples)
+        tests[f"order {j + 1}"] = paired_or_none(by_order[0], by_order[j], n_resamples=n_resamples)
     rules = (("net", net), ("strict", strict), ("agree-only", agree)) if every else ()
     for name, credits in rules:
-        tests[name] = _paired(by_order[0], credits, n_resamples=n_resamples)
+        tests[name] = paired_or_none(by_order[0], credits, n_resamples=n_resamples)
     stats = llmbar_statistics(rec)
     mismatches = (stats.mismatches(rec.reference) if stats is not None
                   and rec.reference is not None else None)
@@ -206,4 +207,4 @@ def score_recording(rec: Recording, *, n_resamples: int = 2000,
                                           n_resamples=n_resamples, seed=0),
         parse_failures=failures, failed_items=failed_items, vs_order1=tests, llmbar=stats,
         reference_mismatches=mismatches, net_decisions=decisions, net_credits=net,
-        order_credits=tuple(by_order))
+        order_credits=tuple(by_order), n_labelled=labelled)

@@ -38,6 +38,7 @@ __all__ = [
     "length_bias",
     "order_diagnostics",
     "paired_comparison",
+    "paired_or_none",
     "paired_sign",
     "pairwise_alpha",
     "rater_profile",
@@ -58,6 +59,7 @@ if _typing.TYPE_CHECKING:
                              judgebench_counts, judgebench_vote)
     from .length import LengthBias, LengthTally, length_bias, wilson_interval
     from .order import OrderDiagnostics, OrderTally, order_diagnostics
-    from .paired import PairedComparison, paired_comparison, paired_sign, sign_test_p
+    from .paired import (PairedComparison, paired_comparison, paired_or_none, paired_sign,
+                         sign_test_p)
     from .text import TfidfIndex
     from .profiles import PairwiseAlpha, RaterProfile, pairwise_alpha, rater_profile

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 from .interval import ConfidenceInterval
 
-__all__ = ["PairedComparison", "paired_comparison", "paired_sign", "sign_test_p"]
+__all__ = ["PairedComparison", "paired_comparison", "paired_or_none", "paired_sign",
+           "sign_test_p"]
 
 #: Up to this many discordant pairs the sign test is summed in exact integers; above it,
 #: scipy.stats.binomtest (the same test, in floating point).
@@ -138,3 +139,13 @@ def paired_comparison(a: Mapping[str, float | None], b: Mapping[str, float | Non
     return PairedComparison(len(shared), up, down, len(shared) - up - down, float(p),
                             float(diffs.mean()), ci, confidence,
                             None if up + down else NO_DISCORDANT_PAIRS)
+
+
+def paired_or_none(a: Mapping[str, float | None], b: Mapping[str, float | None], *,
+                   n_resamples: int = 2000) -> PairedComparison | None:
+    """:func:`paired_comparison`, or None when no item was judged by both (a table's empty
+    cell rather than an error)."""
+    try:
+        return paired_comparison(a, b, n_resamples=n_resamples)
+    except ValueError:
+        return None
