@@ -17,6 +17,7 @@ from ..errors import ConfigError
 from ..terminal import data, safe_text
 from ._common import console
 from ._fit import print_table
+from ._recorded import cons_caption
 from ._tables import pct
 
 if TYPE_CHECKING:
@@ -32,8 +33,8 @@ LISTWISE_LEGEND = (
     "CI, p: sign test vote vs o1. pcf: PCF's consensus C_i over the orders with scores. "
     "fail: unparsed picks (never scored). Position, labelled or not: 1st, last: % of picks "
     "shown first / last (unbiased: 100/n), 95% Wilson CI. flip: items whose pick differs "
-    "across parsed orders. cons: fully parsed items with one pick (an item with an unparsed "
-    "order left out; counted inconsistent: consistency_strict in summary.json). g1st, glast: "
+    "across parsed orders. cons: items with one pick in every order (the --unparsed rule "
+    "below; both rules in summary.json). g1st, glast: "
     "accuracy when the one gold was shown first / last. Every slot, all sign tests: "
     "summary.json (--out).")
 
@@ -57,7 +58,8 @@ def _table(columns: list[str], keys: int) -> Table:
     return table
 
 
-def listwise_tables(subset: str, scores: list[ListwiseScore]) -> tuple[str, list[Table]]:
+def listwise_tables(subset: str, scores: list[ListwiseScore], *,
+                    unparsed: str = "excluded") -> tuple[str, list[Table]]:
     """One subset's recordings, one row per (judge, strategy): its title line (printed on
     its own: a table title wraps at the table's width), the accuracy table (left out when no
     item is labelled) and the position table; the strategy column only when some strategy
@@ -92,7 +94,8 @@ def listwise_tables(subset: str, scores: list[ListwiseScore]) -> tuple[str, list
         slots = s.by_gold_slot
         gold = [pct(slots[0].accuracy), pct(slots[-1].accuracy)] if slots else ["—", "—"]
         pos.add_row(*key(s), pct(s.first_slot), _ci(s.first_slot_ci), pct(s.last_slot),
-                    _ci(s.last_slot_ci), pct(s.flip_rate), pct(s.consistency),
+                    _ci(s.last_slot_ci), pct(s.flip_rate),
+                    pct(s.consistency_strict if unparsed == "inconsistent" else s.consistency),
                     *(gold if labelled else []))
     out.append(pos)
     return title, out
@@ -131,13 +134,16 @@ def _jsonable(obj: object) -> dict:
 
 
 def print_listwise_file(target: Path, *, source: str, out: Path | None,
-                        filters: dict[str, str | None], refused: dict[str, bool]) -> None:
+                        filters: dict[str, str | None], refused: dict[str, bool],
+                        unparsed: str = "excluded") -> None:
     """Score a listwise recorded file and print it (legend, tables, juries); summary.json
     in ``out`` when given.
 
     Args:
         filters: ``--subset``/``--judge``/``--strategy`` -> comma-separated values or None.
         refused: option -> whether it was given; options of pairwise recordings only.
+        unparsed: how cons counts an item with an unparsed order
+            (:data:`~jurybox.cli._recorded.UNPARSED_RULES`).
 
     Raises:
         ConfigError: a refused option was given, or a filter names nothing in the file.
@@ -166,10 +172,12 @@ def print_listwise_file(target: Path, *, source: str, out: Path | None,
     console.print(textwrap.fill(safe_text(
         f"{source}: {len(recordings)} listwise recorded (subset, judge, strategy) sets, "
         f"rescored with no model call"), width), markup=False)
-    console.print(textwrap.fill(LISTWISE_LEGEND, width), markup=False)
+    console.print(textwrap.fill(f"{LISTWISE_LEGEND} {cons_caption(unparsed)}", width),
+                  markup=False)
     for subset, group in by_subset.items():
         title, tables = listwise_tables(subset, sorted(group, key=lambda s: (s.strategy,
-                                                                              s.judge)))
+                                                                              s.judge)),
+                                        unparsed=unparsed)
         console.print()
         console.print(data(textwrap.fill(title, width), newlines=True))
         for k, table in enumerate(tables):

@@ -41,7 +41,8 @@ __all__ = ["ENV_EPILOG", "FAULTS_HELP", "PANEL_COST", "PANEL_DATA", "PANEL_JUDGE
            "PriceBatch", "PriceIn", "PriceOut", "Seed",
            "SimBias", "SimFaults", "SimLatency", "SimSeed", "Temperature", "Structured",
            "Timeout", "TransportOpt", "run_options",
-           "ExecutorOpt", "RayActorsOpt", "RayAddressOpt", "rule_option", "DetailOpt"]
+           "ExecutorOpt", "RayActorsOpt", "RayAddressOpt", "rule_option", "DetailOpt",
+           "DecimalsOpt", "UnparsedOpt"]
 
 
 def rule_option(name: str, panel: str, *, help: str, **settings: Any) -> Any:
@@ -131,6 +132,13 @@ DetailOpt = Annotated[bool, rule_option("--detail", PANEL_OUTPUT,
     help="Print every table: for recorded judgments every strategy of each set with every "
     "rule (strict, agree-only, sign tests) and the juries, not only each set's default "
     "strategy's position-bias figures.")]
+DecimalsOpt = Annotated[int, rule_option("--decimals", PANEL_OUTPUT, min=0, max=4, metavar="D",
+    help="Decimals of the percentages in the tables (default 1; summary.json keeps every "
+    "figure unrounded).")]
+UnparsedOpt = Annotated[str, rule_option("--unparsed", PANEL_OUTPUT, metavar="RULE",
+    help="Recorded judgments: how an item with an unparsed order counts for position "
+    "consistency (cons): excluded (left out of the share; default) or inconsistent (counted "
+    "as inconsistent, as Shi et al. 2024 count it). Both are in summary.json.")]
 Cache = Annotated[Optional[Path], rule_option("--cache", PANEL_RUN, metavar="FILE",
     help="SQLite response cache (default: ~/.cache/jurybox/cache.sqlite when "
     "$XDG_CACHE_HOME is unset).")]

@@ -23,16 +23,48 @@ from ..terminal import data, safe_text
 from ._common import console
 from ._fit import print_table
 from ._outputs import output_folder as _output_folder
-from ._tables import pct
+from ._tables import decimals, pct
 
 if TYPE_CHECKING:
     from ..recorded import Recording
     from ..recorded.jury import JuryScore
     from ..recorded.scoring import RecordingScore
 
-__all__ = ["DEFAULT_STRATEGIES", "POSITION_CAPTION", "RECORDED_CAPTION", "default_strategy",
+__all__ = ["DEFAULT_STRATEGIES", "POSITION_CAPTION", "RECORDED_CAPTION", "UNPARSED_RULES",
+           "cons_caption", "default_strategy",
            "jury_lines", "jury_table", "parse_weights", "position_table", "print_recorded",
            "recorded_table"]
+
+#: How an item with an unparsed order counts for position consistency (``--unparsed``).
+UNPARSED_RULES = ("excluded", "inconsistent")
+
+
+def cons_caption(unparsed: str) -> str:
+    """The caption's sentence on ``cons``'s counting rule."""
+    return ("cons counts an item with an unparsed order as inconsistent (--unparsed "
+            "inconsistent; Shi et al. 2024)." if unparsed == "inconsistent" else
+            "cons leaves out an item with an unparsed order (the default; --unparsed "
+            "inconsistent counts it inconsistent, as Shi et al. 2024).")
+
+
+def _cons(s: RecordingScore, unparsed: str) -> float:
+    return s.consistency_strict if unparsed == "inconsistent" else s.consistency
+
+
+def _orders(s: RecordingScore, k: int) -> list[str]:
+    """The per-order accuracy cells: each order up to 4 (``—`` for one the recording lacks),
+    else the lowest and the highest."""
+    per = [a.accuracy for a in s.by_order]
+    if k > 4:
+        known = [x for x in per if not math.isnan(x)]
+        return [pct(min(known)), pct(max(known))] if known else ["—", "—"]
+    return [pct(per[j]) if j < len(per) else "—" for j in range(k)]
+
+
+def _order_columns(scores: Sequence[RecordingScore]) -> tuple[int, list[str]]:
+    k = max(max(len(s.by_order) for s in scores), 2)
+    return k, ([f"o{j + 1}" for j in range(k)] if k <= 4 else ["o min", "o max"])
+
 
 #: A set's default strategy, the first of these it has (else its first by name).
 DEFAULT_STRATEGIES = ("Vanilla", "Vanilla_NoRules")
@@ -46,7 +78,9 @@ def _p(test: object) -> str:
 
 
 def _bounds(low: float, high: float) -> str:
-    return "" if math.isnan(low) or math.isnan(high) else f"{100 * low:.0f}-{100 * high:.0f}"
+    """A CI as ``57-81`` (one decimal fewer than the figures: none by default)."""
+    d = max(0, decimals() - 1)
+    return "" if math.isnan(low) or math.isnan(high) else f"{100 * low:.{d}f}-{100 * high:.{d}f}"
 
 
 def _ci(result: object) -> str:
@@ -69,50 +103,54 @@ def default_strategy(strategies: Collection[str]) -> str:
 POSITION_CAPTION = (
     "o1, o2: accuracy in each presentation order (% of parsed verdicts). both: both orders "
     "under the net rule (+1 per order for a response; a net tie is right only on a tie "
-    "label). cons: position consistency, % of pairs parsed in both orders whose verdicts "
-    "agree. 1st: % of decisive verdicts for the response shown first (50 = no lean). "
+    "label). cons: position consistency, % of pairs whose verdicts "
+    "agree across orders. 1st: % of decisive verdicts for the response shown first (50 = no lean). "
     "95% CI: of the column to its left, percentile bootstrap of the pairs (2,000 resamples, "
     "seed 0; for 1st, a pair's two verdicts drawn together). fail: unparsed verdicts (never "
     "scored).")
 
 
-def position_table(subset: str, strategy: str, scores: Sequence[RecordingScore]) -> Table:
+def position_table(subset: str, strategy: str, scores: Sequence[RecordingScore], *,
+                   unparsed: str = "excluded") -> Table:
     """One set's position-bias figures for one strategy, one row per judge (``scores``: that
-    set's and strategy's, in row order); 9 columns, at most 52 characters besides the
-    judge's name, so 80 columns hold names of up to 28 (print_table splits it beyond)."""
+    set's and strategy's, in row order): each order's accuracy (up to 4 orders, else the
+    lowest and highest), both orders' with its CI, cons (``unparsed``: its rule,
+    :data:`UNPARSED_RULES`), the first-shown rate with its CI, failures. With two orders, at
+    most 52 characters besides the judge's name, so 80 columns hold names of up to 28
+    (print_table splits it beyond)."""
     n = max(s.n for s in scores)
     title = f"{subset}, {strategy}: {n} pairs" if strategy else f"{subset}: {n} pairs"
     table = Table(title=data(title), title_justify="left", box=None, pad_edge=False,
                   padding=(0, 1), header_style="bold")
-    for col in ("judge", "o1", "o2", "both", "95% CI", "cons", "1st", "95% CI ", "fail"):
+    k, order_columns = _order_columns(scores)
+    for col in ("judge", *order_columns, "both", "95% CI", "cons", "1st", "95% CI ", "fail"):
         table.add_column(col.strip(), justify="left" if col == "judge" else "right",
                          overflow="fold")
     for s in scores:
-        o2 = s.by_order[1] if len(s.by_order) > 1 else None
-        table.add_row(data(s.judge), pct(s.by_order[0].accuracy),
-                      pct(o2.accuracy) if o2 else "—", pct(s.net.accuracy), _ci(s.net),
-                      pct(s.consistency), pct(s.first_shown_rate), _bounds(*s.first_shown_ci),
-                      str(s.parse_failures))
+        table.add_row(data(s.judge), *_orders(s, k), pct(s.net.accuracy), _ci(s.net),
+                      pct(_cons(s, unparsed)), pct(s.first_shown_rate),
+                      _bounds(*s.first_shown_ci), str(s.parse_failures))
     return table
 
 
-def recorded_table(subset: str, scores: list[RecordingScore]) -> Table:
-    """One subset's recordings with every rule, one row per (judge, strategy) (``--detail``);
-    fits 100 columns."""
+def recorded_table(subset: str, scores: list[RecordingScore], *,
+                   unparsed: str = "excluded") -> Table:
+    """One subset's recordings with every rule, one row per (judge, strategy) (``--detail``;
+    orders and ``unparsed`` as in :func:`position_table`); fits 100 columns."""
     n = max(s.n for s in scores)
     table = Table(title=data(f"{subset}: {n} pairs"), title_justify="left", box=None,
                   pad_edge=False, padding=(0, 1), header_style="bold")
-    for col in ("judge", "strategy", "o1", "o2", "both", "95% CI", "p", "strict", "agree",
+    k, order_columns = _order_columns(scores)
+    for col in ("judge", "strategy", *order_columns, "both", "95% CI", "p", "strict", "agree",
                 "cov", "cons", "1st", "fail"):
         table.add_column(col, justify="left" if col in ("judge", "strategy") else "right",
                          overflow="fold")
     for s in scores:
-        o2 = s.by_order[1] if len(s.by_order) > 1 else None
-        table.add_row(data(s.judge), data(s.strategy or "-"), pct(s.by_order[0].accuracy),
-                      pct(o2.accuracy) if o2 else "—", pct(s.net.accuracy), _ci(s.net),
-                      _p(s.vs_order1.get("net")), pct(s.strict.accuracy),
-                      pct(s.agree_only.accuracy), pct(s.agree_only.coverage),
-                      pct(s.consistency), pct(s.first_shown_rate), str(s.parse_failures))
+        table.add_row(data(s.judge), data(s.strategy or "-"), *_orders(s, k),
+                      pct(s.net.accuracy), _ci(s.net), _p(s.vs_order1.get("net")),
+                      pct(s.strict.accuracy), pct(s.agree_only.accuracy),
+                      pct(s.agree_only.coverage), pct(_cons(s, unparsed)),
+                      pct(s.first_shown_rate), str(s.parse_failures))
     return table
 
 
@@ -121,7 +159,7 @@ RECORDED_CAPTION = (
     "(+1 per order for a response; a net tie is right only on a tie label), 95% percentile "
     "bootstrap CI (2,000 resamples, seed 0), p: sign test vs o1. strict: right in both "
     "orders. agree: accuracy where the orders agree; cov: share of pairs where they do. cons: "
-    "orders agree (pairs parsed in both). 1st: decisive verdicts for the output shown first. "
+    "orders agree. 1st: decisive verdicts for the output shown first. "
     "fail: unparsed verdicts (never scored). CIs of every figure and all sign tests: "
     "summary.json (--out).")
 
@@ -276,7 +314,7 @@ def _print_juries(juries: Sequence[JuryScore]) -> None:
 
 def print_recorded(recordings: list[Recording], *, source: str, out: Path | None,
                    weights: str | None = None, pool: bool = True,
-                   detail: bool = False) -> list[RecordingScore]:
+                   detail: bool = False, unparsed: str = "excluded") -> list[RecordingScore]:
     """Score recorded judgments and print them: the legend first, then per set the default
     strategy's position-bias table (module docstring), LLMBar's statistics checked; with
     ``detail`` every strategy's every rule per set and the jury tables where several judges
@@ -307,7 +345,8 @@ def print_recorded(recordings: list[Recording], *, source: str, out: Path | None
         # agreement is under its table)
         juries = [score_jury(g, weight_map) for g in jury_groups(every).values()
                   if all(i.label is not None for r in g for i in r.items)]
-    console.print(RECORDED_CAPTION if detail else POSITION_CAPTION, markup=False)
+    console.print((RECORDED_CAPTION if detail else POSITION_CAPTION) + " "
+                  + cons_caption(unparsed), markup=False)
     console.print(safe_text(f"{source}: {len(recordings)} recorded (subset, judge, strategy) "
                             f"sets, rescored with no model call"), markup=False)
     if detail:
@@ -317,8 +356,8 @@ def print_recorded(recordings: list[Recording], *, source: str, out: Path | None
         for subset, group in by_subset.items():
             console.print()
             print_table(recorded_table(subset, sorted(group, key=lambda s: (s.strategy,
-                                                                             s.judge))),
-                        key_columns=2)
+                                                                             s.judge)),
+                                       unparsed=unparsed), key_columns=2)
             _unlabelled_note(group, [r for r in every if r.subset == subset])
     else:
         console.print(f"Shown: per set, one row per judge for its default strategy (its only "
@@ -328,7 +367,8 @@ def print_recorded(recordings: list[Recording], *, source: str, out: Path | None
                       + ". Every strategy, the other rules and the juries: --detail.",
                       markup=False)
         for subset, recs in shown.items():
-            print_table(position_table(subset, recs[0].strategy, [by_key[r.key] for r in recs]))
+            print_table(position_table(subset, recs[0].strategy, [by_key[r.key] for r in recs],
+                                       unparsed=unparsed))
             _unlabelled_note([by_key[r.key] for r in recs], recs)
     _reproduction(every)
     if detail:

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import TYPE_CHECKING
 
 from rich.table import Table
@@ -19,18 +22,48 @@ if TYPE_CHECKING:
     from ..stats import LengthBias
 
 __all__ = ["length_line", "length_table", "print_bench_result", "listwise_table", "pairwise_tables",
-           "print_pool"]
+           "decimals", "pct", "pct_decimals", "print_pool"]
+
+#: Decimals :func:`pct` shows (``jurybox score --decimals``); 1 unless set by
+#: :func:`pct_decimals`.
+_DECIMALS: ContextVar[int] = ContextVar("jurybox_pct_decimals", default=1)
+
+
+@contextmanager
+def pct_decimals(decimals: int) -> Iterator[None]:
+    """Within the block, :func:`pct` shows ``decimals`` decimals (0 to 4)."""
+    if not 0 <= decimals <= 4:
+        raise ValueError(f"decimals must be 0 to 4, got {decimals}")
+    token = _DECIMALS.set(decimals)
+    try:
+        yield
+    finally:
+        _DECIMALS.reset(token)
 
 
 def _missing(x: float | None) -> bool:
     return x is None or (isinstance(x, float) and math.isnan(x))
 
 
+def decimals() -> int:
+    """The decimals :func:`pct` shows now (1, or as :func:`pct_decimals` set)."""
+    return _DECIMALS.get()
+
+
 def pct(x: float | None, sign: bool = False) -> str:
-    """A share as a percentage with one decimal ('—' when missing)."""
+    """A share as a percentage with one decimal, or as :func:`pct_decimals` sets ('—' when
+    missing).
+
+    >>> pct(0.5996), pct(None)
+    ('60.0', '—')
+    >>> with pct_decimals(2):
+    ...     pct(0.5996)
+    '59.96'
+    """
     if x is None or math.isnan(x):
         return "—"
-    return f"{100 * x:+.1f}" if sign else f"{100 * x:.1f}"
+    d = _DECIMALS.get()
+    return f"{100 * x:+.{d}f}" if sign else f"{100 * x:.{d}f}"
 
 
 def _ci(low: float | None, high: float | None, sign: bool = False) -> str:

@@ -11,13 +11,15 @@ import typer
 from ..errors import ConfigError, did_you_mean
 from ._common import exit_for_status, fail_cleanly, warn
 from ._progress import BenchProgress
-from ._options import PANEL_DATA, PANEL_OUTPUT, DetailOpt
+from ._options import PANEL_DATA, PANEL_OUTPUT, DecimalsOpt, DetailOpt, UnparsedOpt
 from ._compose import option_groups
 from ._outputs import output_folder as _output_folder
 from ._outputs import outputs_table, print_outputs
 from ._learned import LearnOpt, SplitsOpt
-from ._recorded import jury_table, parse_weights, print_recorded, recorded_table
+from ._recorded import (UNPARSED_RULES, jury_table, parse_weights, print_recorded,
+                        recorded_table)
 from ._selective import CascadeOpt, SelectiveFlags, SignalOpt
+from ._tables import pct_decimals
 
 if TYPE_CHECKING:
     from ..recorded import Recording
@@ -65,6 +67,8 @@ def score(
     pool: Annotated[bool, _recorded("pool", "also score subsets pooled by folder (LLMBar "
                                     "Adversarial's four subsets as its 319 pairs).")] = True,
     detail: DetailOpt = False,
+    decimals: DecimalsOpt = 1,
+    unparsed: UnparsedOpt = "excluded",
     *, selective: SelectiveFlags,
     signal: SignalOpt = None,
     cascade: CascadeOpt = None,
@@ -97,12 +101,15 @@ def score(
         raise ConfigError(f"{', '.join(k for k, v in chosen.items() if v is not None)} "
                           f"choose how selective judging decides: give --target-agreement")
     opts = selective.options(signal, cascade)
+    if unparsed not in UNPARSED_RULES:
+        raise ConfigError(f"--unparsed is {' or '.join(UNPARSED_RULES)}, got {unparsed!r}")
     if recorded and target.is_file() and looks_listwise(target):  # listwise recorded lines
         from ._listwise import print_listwise_file
 
-        print_listwise_file(target, source=path, out=out, filters=filters, refused={
-            "--weights": weights is not None, "--learn-weights": learn_weights,
-            "--target-agreement": target_agreement is not None})
+        with pct_decimals(decimals):
+            print_listwise_file(target, source=path, out=out, filters=filters, refused={
+                "--weights": weights is not None, "--learn-weights": learn_weights,
+                "--target-agreement": target_agreement is not None}, unparsed=unparsed)
         return
     if not recorded:
         given = [k for k, v in filters.items() if v is not None] + (
@@ -110,7 +117,9 @@ def score(
             ["--target-agreement"] if target_agreement is not None
             and not (target / "run.json").is_file() else []) + [
             k for k, v in chosen.items() if v is not None] + (
-            ["--learn-weights"] if learn_weights else []) + (["--detail"] if detail else [])
+            ["--learn-weights"] if learn_weights else []) + (["--detail"] if detail else []) + (
+            ["--unparsed"] if unparsed != "excluded" else []) + (
+            ["--decimals"] if decimals != 1 else [])
         if given == ["--target-agreement"]:
             from ._selective import not_selectable
 
@@ -146,8 +155,9 @@ def score(
             print_selective(recordings, opts, out=out, source=path, weights=parse_weights(
                 weights, {r.judge for r in recordings}))
             return
-        print_recorded(recordings, source=path, out=out, weights=weights, pool=pool,
-                       detail=detail)
+        with pct_decimals(decimals):
+            print_recorded(recordings, source=path, out=out, weights=weights, pool=pool,
+                           detail=detail, unparsed=unparsed)
         return
     if target.is_dir() and opts is not None:  # a run's own verdicts
         from ._selective import print_run_selective

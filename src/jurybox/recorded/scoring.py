@@ -12,7 +12,9 @@ Rules, per item with verdicts v_1..v_k (original-response terms, None = unparsed
   any is unparsed.
 - **agree-only**: the items whose orders all parsed and agree, scored on that verdict;
   ``coverage`` = those items / all items.
-- **consistency**: share of items with every order parsed whose verdicts agree.
+- **consistency**: share of items with every order parsed whose verdicts agree (an item with
+  an unparsed order left out); ``consistency_strict``: consistent items over all items (it
+  counted inconsistent, as Shi et al. 2024 count it).
 - **unlabelled items** (label None) count for consistency, the first-shown rate and parse
   failures, never for an accuracy.
 - **first-shown rate**: share of decisive (A/B) verdicts picking the response shown first;
@@ -82,6 +84,8 @@ class RecordingScore:
             ``llmbar`` (empty = reproduced), or None when there is no reference.
         net_decisions: item id -> the both-orders net decision (None: all unparsed).
         net_credits: item id -> the net rule's credit (for juries and paired tests).
+        consistency_strict: consistent items / n: an item with an unparsed order counts as
+            inconsistent (Shi et al. 2024, "Judging the Judges", position consistency).
         n_labelled: items with a label. Accuracies count only these (an unlabelled item
             counts for consistency, the first-shown rate and parse failures); with none, every
             accuracy has n 0 and a NaN value.
@@ -110,6 +114,7 @@ class RecordingScore:
     net_credits: Credits = field(repr=False, default_factory=dict)
     order_credits: tuple[Credits, ...] = field(repr=False, default=())
     n_labelled: int = 0
+    consistency_strict: float = math.nan
 
 
 
@@ -200,7 +205,7 @@ def score_recording(rec: Recording, *, n_resamples: int = 2000,
         strict=acc(strict),
         agree_only=agree_acc,
         consistency=consistent / parsed_all if parsed_all else math.nan,
-        n_consistency=parsed_all,
+        n_consistency=parsed_all, consistency_strict=consistent / n if n else math.nan,
         first_shown_rate=first / decisive if decisive else math.nan, n_decisive=decisive,
         first_shown_ci=bootstrap_ratio_ci(np.array(first_of, dtype=float),
                                           np.array(decisive_of, dtype=float), confidence=0.95,
