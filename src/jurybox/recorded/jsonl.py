@@ -36,7 +36,7 @@ from __future__ import annotations
 import gzip
 import json
 import zlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
 from ..datasets.rows import json_lines
@@ -44,7 +44,8 @@ from ..datasets.validate import check_file, check_name, check_text
 from ..errors import DataError, did_you_mean
 from .model import LABELS, VERDICTS, RecordedItem, Recording, check_orders
 
-__all__ = ["read_recorded_jsonl", "write_recorded_jsonl", "looks_recorded", "mixed_kinds",
+__all__ = ["read_recorded_jsonl", "write_recorded_jsonl", "looks_recorded", "check_keys",
+           "mixed_kinds",
            "KEYS"]
 
 #: Keys a line may hold.
@@ -78,6 +79,25 @@ def looks_recorded(path: Path) -> bool:
     except DataError:
         return False
     return False
+
+
+def check_keys(path: Path, line: int, row: dict, required: Sequence[str],
+               allowed: Sequence[str], what: str) -> None:
+    """A line's keys: every one of ``required`` present, none outside ``allowed``.
+
+    Raises:
+        DataError: the first missing key (naming those ``what`` holds), or an unknown key
+            (with a did-you-mean), naming file, line and field.
+    """
+    missing = [k for k in required if k not in row]
+    if missing:
+        raise DataError(path, f"missing {', '.join(map(repr, missing))}: {what} holds "
+                        f"{', '.join(required[:-1])} and {required[-1]} (see "
+                        f"docs/recorded-format.md)", line=line, field=missing[0])
+    for key in row:
+        if key not in allowed:
+            raise DataError(path, f"unknown key{did_you_mean(key, allowed) or ';'} allowed on "
+                            f"{what}: {', '.join(allowed)}", line=line, field=str(key)[:80])
 
 
 def mixed_kinds(path: Path, line: int, first: int, listwise_here: bool) -> DataError:
@@ -193,15 +213,7 @@ def read_recorded_jsonl(path: str | Path, *, to_rank: bool = False) -> list[Reco
                                 "pairwise lines; `jurybox score FILE` scores listwise files",
                                 line=line, field="candidates")
             raise mixed_kinds(path, line, first_line, listwise_here=True)
-        missing = [k for k in required if k not in row]
-        if missing:
-            raise DataError(path, f"missing {', '.join(map(repr, missing))}: a recorded line "
-                            f"holds {', '.join(required[:-1])} and {required[-1]} (see "
-                            f"docs/recorded-format.md)", line=line, field=missing[0])
-        for key in row:
-            if key not in KEYS:
-                raise DataError(path, f"unknown key{did_you_mean(key, KEYS) or ';'} allowed: "
-                                f"{', '.join(KEYS)}", line=line, field=str(key)[:80])
+        check_keys(path, line, row, required, KEYS, "a recorded line")
         item_id = check_name(path, line, "id", row["id"])
         label = row.get("label")
         if label not in LABELS and label is not None:

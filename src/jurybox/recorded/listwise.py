@@ -37,7 +37,7 @@ from pathlib import Path
 
 from ..datasets.validate import check_file, check_name, check_text
 from ..errors import DataError, did_you_mean
-from .jsonl import _rows, mixed_kinds
+from .jsonl import _rows, check_keys, mixed_kinds
 from .model import Grouped
 
 __all__ = ["ListwiseItem", "ListwiseRecording", "read_listwise_jsonl", "looks_listwise",
@@ -239,16 +239,7 @@ def read_listwise_jsonl(path: str | Path) -> list[ListwiseRecording]:
         first_line = first_line or line
         if "candidates" not in row:
             raise mixed_kinds(path, line, first_line, listwise_here=False)
-        missing = [key for key in _REQUIRED if key not in row]
-        if missing:
-            raise DataError(path, f"missing {', '.join(map(repr, missing))}: a listwise line "
-                            f"holds id, candidates, orders and judges (see "
-                            f"docs/recorded-format.md)", line=line, field=missing[0])
-        for key in row:
-            if key not in LISTWISE_KEYS:
-                raise DataError(path, f"unknown key{did_you_mean(key, LISTWISE_KEYS) or ';'} "
-                                f"allowed on a listwise line: {', '.join(LISTWISE_KEYS)}",
-                                line=line, field=str(key)[:80])
+        check_keys(path, line, row, _REQUIRED, LISTWISE_KEYS, "a listwise line")
         item_id = check_name(path, line, "id", row["id"])
         n = _candidates(path, line, row["candidates"])
         raw = row["orders"]
