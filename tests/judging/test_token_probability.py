@@ -48,6 +48,8 @@ def test_probabilities_are_recorded_in_original_terms_cached_and_keyed_apart(tmp
     # without --logprobs the requests are other requests: asked anew, nothing recorded
     plain, plain_calls = _bench(tmp_path / "c", cache)
     assert not any(c["cached"] for c in plain_calls)
+    # the simulated judge answers alike whether or not it is asked for log-probabilities
+    assert [r["call_verdicts"] for r in plain] == [r["call_verdicts"] for r in items]
     assert not any("call_probabilities" in r or "logprobs" in c
                    for r, c in zip(plain, plain_calls))
     decided = next(i for i, r in enumerate(again) if r["verdict"] in ("A", "B"))
@@ -58,6 +60,10 @@ def test_probabilities_are_recorded_in_original_terms_cached_and_keyed_apart(tmp
 
 
 def test_logprobs_on_a_listwise_protocol_or_anthropic_are_refused_before_any_call(tmp_path):
+    # one alternative a token lists only the chosen letter: no A against B to weigh
+    one = cli.invoke(app, ["bench", "judgebench", "--protocols", "both-orders", "--logprobs",
+                           "1", "--out", str(tmp_path / "x")])
+    assert one.exit_code == 2 and "greater than or equal to 2" in one.output, one.output
     for args, message in (
             (["bench", "truthfulqa", "--protocols", "pcf"], "--logprobs is for pairwise"),
             (["bench", "judgebench", "--protocols", "both-orders", "--model",

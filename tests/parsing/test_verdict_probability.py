@@ -84,3 +84,18 @@ def test_the_letter_is_read_from_the_verdicts_value_not_its_field_name():
     assert _p(text, tokens) == pytest.approx(a / (a + b))
     assert verdict_probability("[[B<A]]", "[[B<A]]", "A", [_t("[["), _t("B", -0.1), _t("<A]]")]
                                ) is None
+
+
+def test_hostile_logprobs_are_repaired_or_dropped_never_an_error():
+    # a lone surrogate (JSON "\ud800") becomes U+FFFD, so the answer can still be stored
+    top = [{"token": "\ud800x", "logprob": 0}]
+    (tok,) = chat_logprobs({"logprobs": {"content": [
+        {"token": "\ud800", "logprob": 0.0, "top_logprobs": top}]}})
+    assert tok.token == "\ufffd" and tok.top == (("\ufffdx", 0.0),)
+    assert TokenLogprob.model_validate_json(tok.model_dump_json()) == tok
+    # an integer too large for a float is malformed, not an OverflowError
+    huge = {"logprobs": {"content": [{"token": "A", "logprob": -10 ** 400}]}}
+    assert chat_logprobs(huge) is None
+    # tokens that do not make up the answer's text are not kept
+    ok = {"logprobs": {"content": [{"token": "[[A]]", "logprob": -0.1}]}}
+    assert chat_logprobs(ok, "[[A]]") is not None and chat_logprobs(ok, "[[B]]") is None

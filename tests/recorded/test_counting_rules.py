@@ -3,6 +3,7 @@ with an unparsed order), --decimals, and every order shown when there are more t
 Figures hand-computed from the lines below."""
 
 import json
+import math
 
 from typer.testing import CliRunner
 
@@ -56,3 +57,23 @@ def test_the_counting_options_are_refused_where_they_do_not_apply(tmp_path):
     outputs.mkdir()
     result = cli.invoke(app, ["score", str(outputs), "--unparsed", "inconsistent"])
     assert result.exit_code == 2 and "--unparsed apply to recorded judgments" in result.output
+
+
+def test_one_order_has_no_consistency_to_report(tmp_path):
+    path = tmp_path / "one.jsonl"
+    path.write_text(json.dumps({"id": "1", "label": "A", "orders": ["AB"],
+                                "judges": {"j": ["A"]}}) + "\n")
+    (s,) = [score_recording(r) for r in read_recorded_jsonl(path)]
+    assert math.isnan(s.consistency) and math.isnan(s.consistency_strict)
+    assert s.by_order[0].accuracy == 1.0
+
+
+def test_a_truncated_gzip_file_is_called_that(tmp_path):
+    import gzip
+
+    body = "".join(json.dumps({"id": str(i), "label": "A", "judges": {"j": ["A", "A"]}}) + "\n"
+                   for i in range(50)).encode()
+    path = tmp_path / "cut.jsonl.gz"
+    path.write_bytes(gzip.compress(body)[:60])
+    result = cli.invoke(app, ["score", str(path)])
+    assert result.exit_code == 2 and "not a readable gzip file" in result.output, result.output

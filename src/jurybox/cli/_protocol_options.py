@@ -28,9 +28,10 @@ PairwiseRuleOpt = Annotated[Optional[str], rule_option("--pairwise-rule", PANEL_
     "orders by net vote (a win and a tie make a win) or strict (MT-Bench: a win only when "
     "both orders agree, else a tie): net or strict (default: net).")]
 LogprobsOpt = Annotated[Optional[int], rule_option("--logprobs", PANEL_PROTOCOL, metavar="N",
-    min=1, max=MAX_TOP_LOGPROBS, help="Pairwise: ask the endpoint for each answer token's "
-    "log-probability and its N likeliest alternatives (OpenAI-compatible logprobs: OpenAI, "
-    "vLLM, llama.cpp, the simulated judge; not Anthropic), and record each verdict's token "
+    min=2, max=MAX_TOP_LOGPROBS, help="Pairwise: ask the endpoint for each answer token's "
+    "log-probability and its N likeliest alternatives (at least 2: the verdict's A and B; "
+    "OpenAI-compatible logprobs: OpenAI, vLLM, llama.cpp, the simulated judge; not "
+    "Anthropic), and record each verdict's token "
     "probability: a confidence signal that --target-agreement calibrates next to order "
     "agreement. Changes the cache key (default: not asked).")]
 AdaptiveOpt = Annotated[Optional[str], rule_option("--adaptive", PANEL_PROTOCOL, metavar="MODE",

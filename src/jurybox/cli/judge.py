@@ -165,7 +165,10 @@ def print_judge_result(result: JudgeResult) -> None:
     if (lengths := s.bench.protocols[s.protocol].length_bias) is not None:
         console.print(length_line(lengths, pairwise), highlight=False)
     acc = s.bench.protocols[s.protocol].accuracy
-    if s.n_labelled:
+    if s.n_labelled and not acc.n:  # every labelled item failed: no accuracy, and why
+        console.print(f"accuracy: none: every one of the {s.n_labelled} labelled items failed "
+                      f"(failures are never scored)", highlight=False)
+    elif s.n_labelled:
         lo, hi = acc.confidence_interval
         ci = ("too few items for a CI" if math.isnan(lo) or math.isnan(hi)
               else f"95% CI {100 * lo:.1f} to {100 * hi:.1f}")

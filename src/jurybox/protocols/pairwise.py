@@ -185,9 +185,9 @@ class _PairwiseProtocol(PlannedProtocol):
         if verdict_format not in ("token", "json"):
             raise ValueError(f"verdict_format must be 'token' or 'json', got {verdict_format!r}")
         if isinstance(logprobs, bool) or not isinstance(logprobs, int) or not (
-                0 <= logprobs <= MAX_TOP_LOGPROBS):
-            raise ValueError(f"logprobs must be a whole number from 0 to {MAX_TOP_LOGPROBS}, "
-                             f"got {logprobs!r}")
+                logprobs == 0 or 2 <= logprobs <= MAX_TOP_LOGPROBS):
+            raise ValueError(f"logprobs must be 0 (not asked) or a whole number from 2 (the "
+                             f"verdict's A and B) to {MAX_TOP_LOGPROBS}, got {logprobs!r}")
         self.seed, self.temperature, self.max_tokens = seed, temperature, max_tokens
         self.verdict_format, self.logprobs = verdict_format, logprobs
         self.custom = JudgePrompt(criteria, template)

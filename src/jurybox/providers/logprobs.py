@@ -11,7 +11,9 @@ Two shapes are read, in ``choices[0].logprobs``:
 
 Log-probabilities are an extra: an answer whose log-probabilities are missing or malformed is
 still an answer (its verdict is read from its text as always); it has no token probability,
-so a selective rule on that signal never accepts it. Nothing here raises.
+so a selective rule on that signal never accepts it. Nothing here raises. Lone surrogates in
+a token become U+FFFD (as in the answer's text, :func:`~.read.repair_text`), so the tokens can
+always be stored.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import math
 from typing import Any
 
 from .base import TokenLogprob
+from .read import repair_text
 
 __all__ = ["chat_logprobs"]
 
@@ -28,7 +31,10 @@ def _logprob(value: Any) -> float | None:
     """A log-probability: a finite number <= 0 (a tiny positive rounding error is 0)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    value = float(value)
+    try:
+        value = float(value)
+    except OverflowError:  # an integer too large for a float
+        return None
     if not math.isfinite(value) or value > 1e-6:
         return None
     return min(value, 0.0)
@@ -48,7 +54,7 @@ def _alternatives(entries: Any) -> tuple[tuple[str, float], ...] | None:
         lp = _logprob(entry.get("logprob")) if isinstance(entry, dict) else None
         if lp is None or not isinstance(entry.get("token"), str):
             return None
-        top.append((entry["token"], lp))
+        top.append((repair_text(entry["token"])[0], lp))
     return tuple(sorted(top, key=lambda t: -t[1]))
 
 
@@ -60,7 +66,7 @@ def _chat_shape(content: list[Any]) -> tuple[TokenLogprob, ...] | None:
         lp, top = _logprob(entry.get("logprob")), _alternatives(entry.get("top_logprobs"))
         if lp is None or top is None:
             return None
-        tokens.append(TokenLogprob(token=entry["token"], logprob=lp, top=top))
+        tokens.append(TokenLogprob(token=repair_text(entry["token"])[0], logprob=lp, top=top))
     return tuple(tokens)
 
 
@@ -75,13 +81,14 @@ def _completion_shape(data: dict[str, Any]) -> tuple[TokenLogprob, ...] | None:
         lp, top = _logprob(value), _alternatives(alts)
         if not isinstance(name, str) or lp is None or top is None:
             return None
-        tokens.append(TokenLogprob(token=name, logprob=lp, top=top))
+        tokens.append(TokenLogprob(token=repair_text(name)[0], logprob=lp, top=top))
     return tuple(tokens)
 
 
-def chat_logprobs(choice: Any) -> tuple[TokenLogprob, ...] | None:
+def chat_logprobs(choice: Any, text: str | None = None) -> tuple[TokenLogprob, ...] | None:
     """The answer tokens' log-probabilities in a chat completion's ``choices[0]``, or None
-    when it has none or they are malformed (module docstring).
+    when it has none, they are malformed (module docstring), or ``text`` is given and their
+    tokens do not make it up (they cannot be read against the answer, and are not kept).
 
     >>> [(t.token, t.logprob, t.top) for t in chat_logprobs({"logprobs": {"content": [
     ...     {"token": "A", "logprob": -0.25, "top_logprobs": [
@@ -93,8 +100,8 @@ def chat_logprobs(choice: Any) -> tuple[TokenLogprob, ...] | None:
     data = choice.get("logprobs") if isinstance(choice, dict) else None
     if not isinstance(data, dict):
         return None
-    if isinstance(data.get("content"), list):
-        return _chat_shape(data["content"])
-    if "tokens" in data:
-        return _completion_shape(data)
-    return None
+    tokens = (_chat_shape(data["content"]) if isinstance(data.get("content"), list) else
+              _completion_shape(data) if "tokens" in data else None)
+    if tokens is not None and text is not None and "".join(t.token for t in tokens) != text:
+        return None
+    return tokens

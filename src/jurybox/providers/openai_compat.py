@@ -34,7 +34,7 @@ from ..errors import (ConfigError, ProviderError, RetryableProviderError, Server
                       TimeoutError_)
 from .base import AnswerFormat, ChatRequest, ChatResponse, Usage
 from .logprobs import chat_logprobs
-from .read import answer_text, describe, finish_reason
+from .read import answer_text, describe, finish_reason, repair_text
 from .transport import Dialect, Transport
 from .unreachable import why_unreachable
 from .urls import redact_text, split_credentials
@@ -190,11 +190,14 @@ class OpenAICompatibleProvider:
         except RecursionError:
             raise ProviderError(f"{where} answered 200 with JSON nested too deeply to read"
                                 ) from None
-        return self._response(data, time.perf_counter() - start)
+        return self._response(data, time.perf_counter() - start,
+                              logprobs=bool(request.top_logprobs))
 
     @staticmethod
-    def _response(data: Any, latency: float) -> ChatResponse:
-        """A chat completion body read into a ChatResponse (:mod:`jurybox.providers.read`).
+    def _response(data: Any, latency: float, *, logprobs: bool = True) -> ChatResponse:
+        """A chat completion body read into a ChatResponse (:mod:`jurybox.providers.read`);
+        its token log-probabilities only when ``logprobs`` (the request asked for them) and
+        they make up the answer's text (:func:`~.logprobs.chat_logprobs`).
 
         Raises:
             ServerError: no ``choices[0].message`` (a malformed body; retried).
@@ -215,7 +218,9 @@ class OpenAICompatibleProvider:
         return ChatResponse(text=text, latency_s=latency,
                             finish_reason=finish_reason(choice.get("finish_reason"),
                                                         "choices[0].finish_reason"),
-                            usage=_usage(data.get("usage")), logprobs=chat_logprobs(choice))
+                            usage=_usage(data.get("usage")),
+                            logprobs=chat_logprobs(choice, repair_text(text)[0])
+                            if logprobs else None)
 
     async def _complete_sdk(self, request: ChatRequest) -> ChatResponse:
         import openai  # imported lazily: it costs ~0.6 s
@@ -241,7 +246,8 @@ class OpenAICompatibleProvider:
             raise ProviderError(f"{self._endpoint.shown_join('/chat/completions')} answered "
                                 f"with a body that is not a chat completion "
                                 f"({str(completion)[:80]!r}); is the base URL right?")
-        return self._response(completion.model_dump(warnings=False), time.perf_counter() - start)
+        return self._response(completion.model_dump(warnings=False), time.perf_counter() - start,
+                              logprobs=bool(request.top_logprobs))
 
     async def check(self) -> None:
         """GET ``/models`` once; raise ProviderError if the endpoint is unreachable or refuses.

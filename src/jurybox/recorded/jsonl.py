@@ -72,12 +72,14 @@ def _rows(path: Path) -> Iterator[tuple[int, dict]]:
 def looks_recorded(path: Path) -> bool:
     """True when the first line of a JSON-lines file has ``judges`` and no JudgeBench
     ``judgments`` (so ``jurybox score`` reads it in this format). Never raises on bad data:
-    the reader then says what is wrong."""
+    the reader then says what is wrong (a ``.gz`` file that cannot be read is taken for
+    one: only this format is read gzip-compressed, so its reader's error is the one that
+    fits)."""
     try:
         for _, row in _rows(path):
             return "judges" in row and "judgments" not in row
     except DataError:
-        return False
+        return path.suffix == ".gz"
     return False
 
 

@@ -235,9 +235,10 @@ def score_listwise(rec: ListwiseRecording, *, n_resamples: int = 2000,
         last_slot=rates[-1], last_slot_ci=_wilson(rates[-1], n_picks),
         flip_rate=diag.flip_rate, n_flip=diag.n_items,
         mean_disagreement=diag.mean_disagreement,
-        consistency=consistent / parsed_all if parsed_all else math.nan,
+        # one order: nothing to be consistent with (NaN, not a vacuous 100%)
+        consistency=consistent / parsed_all if parsed_all and rec.n_orders > 1 else math.nan,
         n_consistency=parsed_all,
-        consistency_strict=consistent / rec.n if rec.n else math.nan,
+        consistency_strict=consistent / rec.n if rec.n and rec.n_orders > 1 else math.nan,
         parse_failures=failures, failed_items=failed_items, vs_order=tests,
         vote_sets=sets, vote_credits=vote, order_credits=tuple(by_order),
         pcf_combined=combined)

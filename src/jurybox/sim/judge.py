@@ -136,7 +136,9 @@ class SimJudge:
     def answer(self, body: dict, attempt: int) -> SimAnswer:
         """Answer one chat-completions body; ``attempt`` counts earlier identical bodies."""
         cfg, faults = self.config, self.config.faults
-        ident = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
+        # asking for log-probabilities does not change the answer (nor its rolls)
+        asked = {k: v for k, v in body.items() if k not in ("logprobs", "top_logprobs")}
+        ident = hashlib.sha256(json.dumps(asked, sort_keys=True).encode()).hexdigest()
         delay = (cfg.latency_ms + cfg.latency_jitter_ms * _u("lat", ident, attempt)) / 1000
         if attempt < faults.first_429:
             return SimAnswer(429, "rate limited (injected)", delay_s=delay,
