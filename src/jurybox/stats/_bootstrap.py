@@ -149,10 +149,13 @@ def bootstrap_ratio_ci(numerator: np.ndarray, denominator: np.ndarray, *, confid
     decisive verdicts, both orders of an item drawn together).
 
     Args:
-        numerator, denominator: ``(n,)`` per-item counts, ``0 <= numerator <= denominator``;
-            only the items with ``denominator > 0`` are resampled (so no resample divides by
-            0); their draws are the ones :func:`bootstrap_mean_ci` makes for that many items.
-        confidence, n_resamples, seed: as :func:`bootstrap_mean_ci`.
+        numerator: ``(n,)`` per-item counts, ``0 <= numerator <= denominator``.
+        denominator: ``(n,)`` per-item counts; only the items with ``denominator > 0`` are
+            resampled (so no resample divides by 0); their draws are the ones
+            :func:`bootstrap_mean_ci` makes for that many items.
+        confidence: the CI level, as :func:`bootstrap_mean_ci`.
+        n_resamples: resamples, as :func:`bootstrap_mean_ci`.
+        seed: the draws' seed, as :func:`bootstrap_mean_ci`.
 
     Returns:
         The interval with its bootstrap standard error; (nan, nan) when fewer than 2 items
