@@ -21,7 +21,9 @@ def export(
     format: Annotated[str, typer.Option(
         "--format", envvar="JURYBOX_EXPORT_FORMAT", rich_help_panel=PANEL_OUTPUT,
         help="csv, parquet (needs pip install "
-        "'jurybox[parquet]') or jsonl.")] = "csv",
+        "'jurybox[parquet]') or jsonl; or recorded: the run's pcf or both-orders verdicts "
+        "as recorded judgments (docs/recorded-format.md), `recorded.jsonl`, for `jurybox "
+        "score FILE`.")] = "csv",
     out: Annotated[Optional[Path], typer.Option(
         envvar="JURYBOX_EXPORT_OUT", rich_help_panel=PANEL_OUTPUT,
         help="Folder for `items.<format>` and `calls.<format>` "
@@ -49,6 +51,9 @@ def export(
         console.print(safe_text(f"written: {items} ({n_items} rows), {calls} ({n_calls} "
                                 f"rows)"), highlight=False, markup=False)
         return
+    if format == "recorded":
+        _export_recorded(run, out)
+        return
     from ..reports import export_run
 
     result = export_run(run, format=format, out=out, texts=texts)
@@ -61,4 +66,24 @@ def export(
     console.print(safe_text(f"written: {result.items} ({result.n_items} rows), {result.calls} "
                             f"({result.n_calls} rows)"
                             + (f", {selective[0]} ({selective[1]} rows)" if selective else "")),
+                  highlight=False, markup=False)
+
+
+def _export_recorded(run: Path, out: Path | None) -> None:
+    """``--format recorded``: ``OUT/recorded.jsonl`` (default ``RUN/export``)."""
+    import json
+
+    from ..recorded.from_run import recorded_lines
+    from ..rundir import write_text_atomic
+
+    made = recorded_lines(run)
+    folder = out if out is not None else run / "export"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "recorded.jsonl"
+    write_text_atomic(path, "".join(json.dumps(line, ensure_ascii=False) + "\n"
+                                    for line in made.lines))
+    left = ", ".join(f"{n} {protocol}" for protocol, n in made.left_out.items())
+    console.print(safe_text(f"written: {path} ({len(made.lines)} items)"
+                            + (f"; left out (no fixed orders): {left}" if left else "")
+                            + f"; rescore it with: jurybox score {path}"),
                   highlight=False, markup=False)
