@@ -54,7 +54,9 @@ def _p(test: object) -> str:
 def _table(columns: list[str], keys: int) -> Table:
     table = Table(box=None, pad_edge=False, padding=(0, 1, 0, 0), header_style="bold")
     for i, col in enumerate(columns):
-        table.add_column(col, justify="left" if i < keys else "right", overflow="fold")
+        # a long judge or strategy name wraps in its cell (the tables keep 80 columns)
+        table.add_column(col, justify="left" if i < keys else "right", overflow="fold",
+                         max_width=(18 if i == 0 else 12) if i < keys else None)
     return table
 
 

@@ -9,7 +9,8 @@ call: ``jurybox export RUN --format recorded``.
 - **both-orders** (pairwise): one pairwise line per pair, the verdicts placed in the orders
   ``["AB", "BA"]`` (A shown first, then B), ``label`` ``"A"``, ``"B"``, ``"tie"`` or null.
 
-The judge is named by the run's model label (``sim``, ``local``, ``openai/gpt-4o``), the subset
+The judge is named by the run's model spec (``sim``, ``openai/gpt-4o``; the local judge with its
+GGUF file, ``local:SmolLM2-135M-Instruct.Q4_1``), the subset
 by its dataset (with the number of candidates when its items differ in it), the strategy by
 the protocol. Other protocols (one order, keyed, APOC, direct)
 have no fixed set of orders to record and are left out, and said so.
@@ -98,6 +99,14 @@ def _split_by_size(lines: list[dict[str, Any]]) -> None:
             line["subset"] = f"{line['subset']} ({line['candidates']} candidates)"
 
 
+def _judge_name(model: dict[str, Any]) -> str:
+    """The judge's name in the lines: its model spec, with the GGUF file for the local judge
+    (``local:SmolLM2-135M-Instruct.Q4_1``), else its label."""
+    spec = str(model.get("spec") or model.get("label") or "judge")
+    gguf = (model.get("endpoint") or {}).get("gguf")
+    return f"{spec}:{str(gguf).removesuffix('.gguf')}" if spec == "local" and gguf else spec
+
+
 def recorded_lines(run_dir: str | Path) -> RecordedExport:
     """A run directory's PCF and both-orders verdicts as generic recorded lines (module
     docstring).
@@ -114,8 +123,7 @@ def recorded_lines(run_dir: str | Path) -> RecordedExport:
     if manifest is None or not (run / ITEMS_FILE).is_file() or not (run / CALLS_FILE).is_file():
         raise DataError(run, "not a judge or bench run directory (run.json, items.jsonl and "
                         "calls.jsonl): nothing to record")
-    model = manifest.get("model") or {}
-    judge = str(model.get("label") or model.get("spec") or "judge")
+    judge = _judge_name(manifest.get("model") or {})
     dataset = manifest.get("dataset") or {}
     subset = str(dataset.get("name") or run.name)
     perms = _orders_by_item(Records(run / CALLS_FILE))
