@@ -16,7 +16,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "jurybox"
 #: docs/architecture.md.
 LAYERS: tuple[tuple[str, ...], ...] = (
     # 0 foundations: no jurybox import but each other
-    ("_version", "_lazy", "errors", "limits", "fields", "terminal"),
+    ("_version", "_lazy", "_context", "errors", "limits", "fields", "terminal"),
     # 1 data, numbers, text, endpoints
     ("datasets", "stats", "ranking", "parsing", "providers", "yamlfile"),
     # 2 what a call needs: cache, prices, rubric files, the runner

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from rich.table import Table
 
+from .._context import scoped
 from ..reports.notes import no_comparison_note, no_sign_test_note, totals_note
 from ..terminal import data, safe_text
 from ._common import console
@@ -34,11 +35,8 @@ def pct_decimals(decimals: int) -> Iterator[None]:
     """Within the block, :func:`pct` shows ``decimals`` decimals (0 to 4)."""
     if not 0 <= decimals <= 4:
         raise ValueError(f"decimals must be 0 to 4, got {decimals}")
-    token = _DECIMALS.set(decimals)
-    try:
+    with scoped(_DECIMALS, decimals):
         yield
-    finally:
-        _DECIMALS.reset(token)
 
 
 def _missing(x: float | None) -> bool:

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
+from .._context import scoped
 from ..limits import DEFAULT_MAX_ANSWER_CHARS
 
 __all__ = ["MAX_REPLY_CHARS", "answer_budget", "check_length"]
@@ -33,11 +34,8 @@ def answer_budget(max_chars: int | None) -> Iterator[None]:
     """
     if max_chars is not None and max_chars < 1:
         raise ValueError(f"the answer budget must be at least 1 character, got {max_chars}")
-    token = _BUDGET.set(max_chars)
-    try:
+    with scoped(_BUDGET, max_chars):
         yield
-    finally:
-        _BUDGET.reset(token)
 
 
 def check_length(text: str, max_chars: int | None = None) -> None:
