@@ -88,3 +88,25 @@ def test_bad_settings_are_refused(kwargs):
 def test_a_nan_confidence_is_refused():
     with pytest.raises(ValueError, match="NaN"):
         calibrate_threshold([1, math.nan], [1, 1], target=0.8, delta=0.1)
+
+
+def test_choose_signal_splits_delta_and_takes_the_one_accepting_more():
+    import numpy as np
+
+    from jurybox.stats.selective import calibrate_threshold, choose_signal
+
+    # 30 items, all right; signal "a" is sure of 20 (1.0) and not of 10 (0.0, NaN for one:
+    # no verdict), signal "b" sure of all 30. At delta 0.1 / 2 = 0.05 and target 0.8:
+    # 0.8 ** 20 = 0.0115 and 0.8 ** 30 = 0.0012, both <= 0.05
+    ok = np.ones(30, bool)
+    a = np.array([1.0] * 20 + [0.0] * 9 + [np.nan])
+    b = np.ones(30)
+    rules, best = choose_signal({"a": (a, ok), "b": (b, ok)}, np.arange(30), target=0.8,
+                                delta=0.1)
+    assert best == "b" and rules["b"].n_accepted == 30 and rules["a"].n_calibration == 29
+    assert rules["a"] == calibrate_threshold(a[:29], ok[:29], target=0.8, delta=0.05)
+    # nothing certified: the first signal is named
+    wrong = np.zeros(30, bool)
+    rules, best = choose_signal({"a": (b, wrong), "b": (b, wrong)}, np.arange(30),
+                                target=0.8, delta=0.1)
+    assert best == "a" and not rules["a"].certified and not rules["b"].certified

@@ -17,7 +17,7 @@ from ..errors import ConfigError
 from ..terminal import data, safe_text
 from ._common import console
 from ._fit import print_table
-from ._recorded import cons_caption
+from ._recorded import bounds_cell, cons_caption, p_cell
 from ._tables import pct
 
 if TYPE_CHECKING:
@@ -40,15 +40,7 @@ LISTWISE_LEGEND = (
 
 
 def _ci(ci: tuple[float, float]) -> str:
-    low, high = ci
-    return "" if math.isnan(low) or math.isnan(high) else f"{100 * low:.0f}-{100 * high:.0f}"
-
-
-def _p(test: object) -> str:
-    p = getattr(test, "p_value", None)
-    if p is None or math.isnan(p):
-        return "—"
-    return f"{p:.0e}" if p < 0.001 else f"{p:.3f}"
+    return bounds_cell(*ci)
 
 
 def _table(columns: list[str], keys: int) -> Table:
@@ -86,7 +78,7 @@ def listwise_tables(subset: str, scores: list[ListwiseScore], *,
             per = [a.accuracy for a in s.by_order]
             shown = per if k <= 4 else [min(per, key=_low), max(per, key=_high)]
             acc.add_row(*key(s), *map(pct, shown), pct(s.vote.accuracy),
-                        _ci(s.vote.confidence_interval), _p(s.vs_order.get("vote vs order 1")),
+                        _ci(s.vote.confidence_interval), p_cell(s.vs_order.get("vote vs order 1")),
                         pct(s.pcf.accuracy) if s.pcf else "—", str(s.parse_failures))
         out.append(acc)
     pos = _table(keys + [
@@ -119,7 +111,7 @@ def jury_lines(j: ListwiseJury) -> list[str]:
         best = j.judge_vote[j.best_judge]
         lines.append(f"{head}: the plurality of the judges' vote sets {pct(j.vote.accuracy)}% "
                      f"[{_ci(j.vote.confidence_interval) or '—'}], best judge "
-                     f"{j.best_judge} {pct(best.accuracy)}%, sign test p = {_p(j.vs_best)}.")
+                     f"{j.best_judge} {pct(best.accuracy)}%, sign test p = {p_cell(j.vs_best)}.")
     else:
         lines.append(f"{head} (no labelled item: agreement only).")
     lines.append(f"Judges pick the same candidate in {pct(j.pick_agreement)}% of "

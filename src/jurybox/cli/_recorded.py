@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from ..recorded.scoring import RecordingScore
 
 __all__ = ["DEFAULT_STRATEGIES", "POSITION_CAPTION", "RECORDED_CAPTION", "UNPARSED_RULES",
-           "cons_caption", "default_strategy",
+           "bounds_cell", "cons_caption", "default_strategy", "p_cell",
            "jury_lines", "jury_table", "parse_weights", "position_table", "print_recorded",
            "recorded_table"]
 
@@ -70,21 +70,22 @@ def _order_columns(scores: Sequence[RecordingScore]) -> tuple[int, list[str]]:
 DEFAULT_STRATEGIES = ("Vanilla", "Vanilla_NoRules")
 
 
-def _p(test: object) -> str:
+def p_cell(test: object) -> str:
+    """A paired test's p-value as a table cell (``—``: no test)."""
     p = getattr(test, "p_value", None)
     if p is None or math.isnan(p):
         return "—"
     return f"{p:.0e}" if p < 0.001 else f"{p:.3f}"
 
 
-def _bounds(low: float, high: float) -> str:
+def bounds_cell(low: float, high: float) -> str:
     """A CI as ``57-81`` (one decimal fewer than the figures: none by default)."""
     d = max(0, decimals() - 1)
     return "" if math.isnan(low) or math.isnan(high) else f"{100 * low:.{d}f}-{100 * high:.{d}f}"
 
 
 def _ci(result: object) -> str:
-    return _bounds(*result.confidence_interval)  # type: ignore[attr-defined]
+    return bounds_cell(*result.confidence_interval)  # type: ignore[attr-defined]
 
 
 def default_strategy(strategies: Collection[str]) -> str:
@@ -129,7 +130,7 @@ def position_table(subset: str, strategy: str, scores: Sequence[RecordingScore],
     for s in scores:
         table.add_row(data(s.judge), *_orders(s, k), pct(s.net.accuracy), _ci(s.net),
                       pct(_cons(s, unparsed)), pct(s.first_shown_rate),
-                      _bounds(*s.first_shown_ci), str(s.parse_failures))
+                      bounds_cell(*s.first_shown_ci), str(s.parse_failures))
     return table
 
 
@@ -147,7 +148,7 @@ def recorded_table(subset: str, scores: list[RecordingScore], *,
                          overflow="fold")
     for s in scores:
         table.add_row(data(s.judge), data(s.strategy or "-"), *_orders(s, k),
-                      pct(s.net.accuracy), _ci(s.net), _p(s.vs_order1.get("net")),
+                      pct(s.net.accuracy), _ci(s.net), p_cell(s.vs_order1.get("net")),
                       pct(s.strict.accuracy), pct(s.agree_only.accuracy),
                       pct(s.agree_only.coverage), pct(_cons(s, unparsed)),
                       pct(s.first_shown_rate), str(s.parse_failures))
@@ -172,7 +173,7 @@ def jury_table(j: JuryScore) -> Table:
     for col in ("", "both %", "95% CI", "o1 %", "vs best p", "differs from jury"):
         table.add_column(col, justify="left" if not col else "right", overflow="fold")
     table.add_row("jury", pct(j.jury.accuracy), _ci(j.jury), pct(j.jury_order1.accuracy),
-                  _p(j.vs_best), "")
+                  p_cell(j.vs_best), "")
     for judge in j.judges:
         a, rate = j.judge_net[judge], j.disagreement[judge]
         name = judge + (" (best)" if judge == j.best_judge else "") + (
@@ -197,7 +198,7 @@ def jury_lines(j: JuryScore) -> list[str]:
     gap = j.jury.accuracy - j.judge_net[j.best_judge].accuracy
     lines.append(f"  disagrees with the jury most: {j.most_disagreeing} "
                  f"({pct(j.disagreement[j.most_disagreeing][0])}%); jury vs best judge "
-                 f"({j.best_judge}): {100 * gap:+.1f} points, sign test p = {_p(j.vs_best)}")
+                 f"({j.best_judge}): {100 * gap:+.1f} points, sign test p = {p_cell(j.vs_best)}")
     return lines
 
 

@@ -186,10 +186,10 @@ def first_shown_line(s: ProtocolSummary) -> str:
     """A pairwise protocol's first-shown rate as one sentence (``jurybox judge``): the decisive
     verdicts (calls, not ties) that picked the response shown first, with Wilson's 95% CI
     (:func:`jurybox.stats.length.wilson_interval`, each call counted as a trial) and the
-    exact two-sided binomial test against 50%, the rate of a judge without position bias."""
-    from scipy.stats import binomtest
-
+    exact two-sided binomial test against 50%, the rate of a judge without position bias
+    (:func:`jurybox.stats.sign_test_p`)."""
     from ..stats.length import wilson_interval
+    from ..stats.paired import sign_test_p
 
     n = s.n_decisive_calls or 0
     if not n or s.first_shown_win_rate is None:
@@ -198,7 +198,7 @@ def first_shown_line(s: ProtocolSummary) -> str:
     low, high = wilson_interval(k / n, n)
     return (f"first-shown rate: {k} of {n} decisive verdict{'' if n == 1 else 's'} picked "
             f"the response shown first: {pct(k / n)}% (95% CI {pct(low)} to {pct(high)}; "
-            f"50% without position bias; p {_p(binomtest(k, n, 0.5).pvalue)})")
+            f"50% without position bias; p {_p(sign_test_p(k, n))})")
 
 
 def print_bench_result(result: BenchResult, title: str) -> None:

@@ -49,7 +49,7 @@ class JudgingSettings:
             the factuality prompt; :mod:`jurybox.protocols.templates`). Left out of run.json's
             config when None.
         logprobs: pairwise: ask for each answer token's log-probability with this many
-            alternatives (1 to 20), and record each verdict's token probability (None: not
+            alternatives (2 to 20), and record each verdict's token probability (None: not
             asked). Left out of run.json's config when None.
         sim: the simulated judge's behaviour (``model="sim"`` only).
     """

@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import DataError
-from ..stats.selective import (SelectiveResult, calibrate_threshold, selective_outcome,
+from ..stats.selective import (SelectiveResult, choose_signal, selective_outcome,
                                split_items)
 from .results import ItemJudgment, judgment_of
 
@@ -95,18 +95,13 @@ def selective_judgments(judgments: Sequence[ItemJudgment], *, dataset: str, targ
         if len(labelled) < 2:
             raise ValueError(f"protocol {protocol}: {len(labelled)} labelled item(s); "
                              f"selective judging calibrates on labelled items (gold)")
-        signals = {name: np.array([_confidence(j, name) for j in labelled])
-                   for name in _signals(group)}
         agree = np.array([j.credit == 1.0 for j in labelled])
+        signals = {name: (np.array([_confidence(j, name) for j in labelled]), agree)
+                   for name in _signals(group)}
         cal, test = split_items(len(labelled), calibration_share, seed)
-        rules = {}
-        for name, conf in signals.items():
-            has = ~np.isnan(conf[cal])
-            rules[name] = calibrate_threshold(conf[cal][has], agree[cal][has], target=target,
-                                              delta=delta / len(signals))
-        best = max(rules, key=lambda s: rules[s].n_accepted if rules[s].certified else -1)
+        rules, best = choose_signal(signals, cal, target=target, delta=delta)
         rule = rules[best]
-        outcome = selective_outcome(rule, signals[best][test], agree[test])
+        outcome = selective_outcome(rule, signals[best][0][test], agree[test])
         other_conf = [c for c in (_confidence(j, best) for j in others) if not math.isnan(c)]
         accepted = sum(rule.accepts(c) for c in other_conf)
         calls = max((j.n_calls for j in group), default=0)

@@ -219,9 +219,8 @@ def score_listwise(rec: ListwiseRecording, *, n_resamples: int = 2000,
     if n_labelled:
         for name, credits in (("vote", vote), ("pcf", pcf)):
             for j in range(k):
-                tests[f"{name} vs order {j + 1}"] = (paired_or_none(by_order[j], credits,
-                                                             n_resamples=n_resamples)
-                                                     if credits else None)
+                tests[f"{name} vs order {j + 1}"] = paired_or_none(
+                    by_order[j], credits, n_resamples=n_resamples)
     return ListwiseScore(
         subset=rec.subset, judge=rec.judge, strategy=rec.strategy, n=rec.n,
         n_labelled=n_labelled, n_orders=k, n_candidates=n,
@@ -341,7 +340,7 @@ def score_listwise_jury(recordings: Sequence[ListwiseRecording], *,
                       for name, c in zip(names, judge_credits)}
         best_judge = max(names, key=lambda name: _or_minus(judge_vote[name].accuracy))
         vs_best = paired_or_none(judge_credits[names.index(best_judge)], jury,
-                          n_resamples=n_resamples)
+                                 n_resamples=n_resamples)
     return ListwiseJury(
         subset=recordings[0].subset, strategy=recordings[0].strategy, judges=names,
         n=len(shared), n_labelled=len(jury), vote=vote, judge_vote=judge_vote,

@@ -21,20 +21,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..stats.selective import (Calibration, SelectiveOutcome, SelectiveResult,
-                               calibrate_threshold, check_shares, selective_outcome,
-                               split_items)
+from ..stats.selective import (Calibration, SelectiveOutcome, SelectiveResult, calibrate_on,
+                               check_shares, choose_signal, selective_outcome, split_items)
 from .confidence import Signal, SignalTable, jury_signal, signal_table
 from .model import Recording
 
 __all__ = ["CascadeResult", "SelectiveResult", "StageResult", "cascade_split", "selective_sets",
            "selective_split", "stage_signal"]
-
-
-def _calibrate(signal: Signal, idx: np.ndarray, target: float, delta: float) -> Calibration:
-    conf, agree = signal.confidence[idx], signal.agree[idx]
-    has = ~np.isnan(conf)
-    return calibrate_threshold(conf[has], agree[has], target=target, delta=delta)
 
 
 def selective_split(table: SignalTable, *, target: float, delta: float,
@@ -61,8 +54,8 @@ def selective_split(table: SignalTable, *, target: float, delta: float,
         raise ValueError(f"unknown signal(s) {', '.join(unknown)}; this group has "
                          f"{', '.join(table.signals)}")
     cal, test = split_items(table.n, calibration_share, seed)
-    rules = {s: _calibrate(table.signals[s], cal, target, delta / len(names)) for s in names}
-    best = max(names, key=lambda s: (rules[s].n_accepted if rules[s].certified else -1))
+    rules, best = choose_signal({s: (table.signals[s].confidence, table.signals[s].agree)
+                                 for s in names}, cal, target=target, delta=delta)
     chosen = best if rules[best].certified else None
     sig = table.signals[best]
     outcome = selective_outcome(rules[best], sig.confidence[test], sig.agree[test])
@@ -150,7 +143,7 @@ def cascade_split(table: SignalTable, stages: Sequence[str], *, target: float, d
     results = []
     taken = agreeing = 0
     for name, sig in zip(stages, signals):
-        rule = _calibrate(sig, left_cal, target, share)
+        rule = calibrate_on(sig.confidence, sig.agree, left_cal, target=target, delta=share)
         if rule.certified:
             left_cal = left_cal[~(sig.confidence[left_cal] >= rule.threshold)]
             accepted = sig.confidence[left_test] >= rule.threshold

@@ -40,10 +40,10 @@ def answer_logprobs(text: str, p_first: float | None, top_logprobs: int) -> dict
     """
     letters = list(_VERDICT_LETTER.finditer(text)) if p_first is not None else []
     at = letters[-1].start(1) if letters else -1
-    content, offset = [], 0
+    content = []
     for match in _TOKEN.finditer(text):
         token = match.group(0)
-        if p_first is not None and offset == at - (len(token) - len(token.lstrip())):
+        if p_first is not None and match.start() <= at < match.end():  # the verdict's letter
             letter = token.strip()
             p = {"A": p_first, "B": 1.0 - p_first}
             ranked = sorted(p, key=lambda k: -p[k])
@@ -52,5 +52,4 @@ def answer_logprobs(text: str, p_first: float | None, top_logprobs: int) -> dict
             content.append(_entry(token, lps[letter], top))
         else:
             content.append(_entry(token, 0.0, [(token, 0.0)][:top_logprobs]))
-        offset += len(token)
     return {"content": content, "refusal": None}

@@ -21,14 +21,14 @@ this level" is a normal outcome, never a fallback to accepting everything.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Calibration", "SelectiveOutcome", "SelectiveResult", "calibrate_threshold",
-           "check_shares", "clopper_pearson_upper", "guarantee_text", "percent",
-           "selective_outcome", "split_items"]
+__all__ = ["Calibration", "SelectiveOutcome", "SelectiveResult", "calibrate_on",
+           "calibrate_threshold", "check_shares", "choose_signal", "clopper_pearson_upper",
+           "guarantee_text", "percent", "selective_outcome", "split_items"]
 
 
 def clopper_pearson_upper(k: int, n: int, confidence: float) -> float:
@@ -173,6 +173,48 @@ def calibrate_threshold(confidence: Sequence[float], agree: Sequence[bool], *, t
     lam, n, k = chosen
     return Calibration(target, delta, lam, len(conf), n, k,
                        clopper_pearson_upper(k, n, 1 - delta), tuple(tested))
+
+
+def calibrate_on(confidence: np.ndarray, agree: np.ndarray, items: np.ndarray, *,
+                 target: float, delta: float) -> Calibration:
+    """:func:`calibrate_threshold` on the calibration ``items`` (indices into the ``(n,)``
+    arrays ``confidence`` and ``agree``) that have a confidence: an item whose confidence is
+    NaN has no verdict and is left out.
+
+    Raises:
+        ValueError: as :func:`calibrate_threshold`.
+    """
+    conf, ok = confidence[items], agree[items]
+    has = ~np.isnan(conf)
+    return calibrate_threshold(conf[has], ok[has], target=target, delta=delta)
+
+
+def choose_signal(signals: Mapping[str, tuple[np.ndarray, np.ndarray]], items: np.ndarray, *,
+                  target: float, delta: float) -> tuple[dict[str, Calibration], str]:
+    """Calibrate each of several confidence signals on the calibration ``items`` at
+    ``delta / len(signals)`` (a union bound: whichever is then chosen keeps the guarantee at
+    ``delta``) and choose the one that accepts the most calibration items.
+
+    Args:
+        signals: name -> ``(confidence, agree)``, each ``(n,)`` (NaN confidence: no
+            verdict), in preference order.
+        items: the calibration items' indices.
+        target, delta: as :func:`calibrate_threshold`.
+
+    Returns:
+        (name -> its calibration, the chosen name): the certified signal accepting the most
+        calibration items, the first of those tied; the first signal when none is certified.
+
+    Raises:
+        ValueError: no signal; as :func:`calibrate_threshold`.
+    """
+    if not signals:
+        raise ValueError("no confidence signal to calibrate")
+    share = delta / len(signals)
+    rules = {name: calibrate_on(conf, ok, items, target=target, delta=share)
+             for name, (conf, ok) in signals.items()}
+    best = max(rules, key=lambda s: rules[s].n_accepted if rules[s].certified else -1)
+    return rules, best
 
 
 @dataclass(frozen=True)
