@@ -15,7 +15,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..ranking.bootstrap import DEFAULT_ROUNDS
+from ..ranking.bootstrap import DEFAULT_ROUNDS, Bootstrap
 from ..ranking.bradley_terry import BradleyTerry, fit_bradley_terry
 from ..ranking.comparisons import Comparisons
 from ..ranking.order import OrderEffects, order_effects
@@ -62,7 +62,7 @@ class Leaderboard:
         adjusted: the Bradley-Terry fit with a first-shown term (its ``first_shown``: the
             judge's position bias in logits), or None: no pair was seen with each side first.
         lc_note, notes: why a figure is missing, what a fit left out.
-        rounds, seed, confidence: of the bootstrap.
+        bootstrap: how the CIs were drawn (rounds, seed, confidence).
         source: what was ranked (a file, a folder, a live run).
     """
 
@@ -76,9 +76,7 @@ class Leaderboard:
     bradley_terry: BradleyTerry
     style: StyleControlled | None
     notes: tuple[str, ...]
-    rounds: int
-    seed: int
-    confidence: float
+    bootstrap: Bootstrap
     source: str = ""
     judge: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
@@ -119,8 +117,7 @@ class Leaderboard:
                 "first_shown": None if self.adjusted is None else {
                     "logits": _num(self.adjusted.first_shown),
                     "ci": ci(self.adjusted.first_shown_ci)},
-                "bootstrap": {"rounds": self.rounds, "seed": self.seed,
-                              "confidence": self.confidence, "resamples": "prompts"},
+                "bootstrap": self.bootstrap.as_dict(),
                 **self.extra}
 
 
@@ -203,8 +200,9 @@ def leaderboard(comparisons: Comparisons, baseline: str | None = None, *,
     return Leaderboard(systems=tuple(rows), baseline=baseline, n_comparisons=len(comparisons),
                        n_failed=n_failed, n_prompts=len(comparisons.prompts),
                        matrix=win_rate_matrix(comparisons), order=order, bradley_terry=bt,
-                       style=style, notes=tuple(notes), rounds=rounds, seed=seed,
-                       confidence=confidence, source=source, judge=judge, adjusted=adjusted)
+                       style=style, notes=tuple(notes),
+                       bootstrap=Bootstrap(rounds, seed, confidence), source=source, judge=judge,
+                       adjusted=adjusted)
 
 
 def _both_sides_first(comparisons: Comparisons) -> bool:
@@ -225,7 +223,7 @@ def _first_shown_note(fit: BradleyTerry) -> str:
 
     gamma, ci = fit.first_shown or 0.0, fit.first_shown_ci
     span = "" if ci is None or not math.isfinite(ci.low) else (
-        f"; {100 * fit.confidence:g}% CI {ci.low:+.2f} to {ci.high:+.2f}")
+        f"; {100 * fit.bootstrap.confidence:g}% CI {ci.low:+.2f} to {ci.high:+.2f}")
     return (f"position bias: the output shown first gains {gamma:+.2f} logits "
             f"({ELO_PER_LOGIT * gamma:+.0f} Elo{span}), fitted from the order verdicts; "
             f"Bradley-Terry adjusted for it: bt_adjusted (summary.json, leaderboard.csv)")

@@ -6,7 +6,7 @@ import typing as _typing
 
 from .._lazy import lazy_exports as _lazy_exports
 
-__all__ = ["DEFAULT_ROUNDS", "ELO_PER_LOGIT", "BTScore", "BradleyTerry", "Comparison",
+__all__ = ["DEFAULT_ROUNDS", "ELO_PER_LOGIT", "BTScore", "Bootstrap", "BradleyTerry", "Comparison",
            "Comparisons", "OrderEffects", "OrderVerdict", "PairOrder", "StyleCoefficient",
            "StyleControlled", "WinRate", "WinRateMatrix", "WinRates", "fit_bradley_terry",
            "markdown_counts", "order_effects", "percentile_ci", "prompt_counts",
@@ -14,7 +14,7 @@ __all__ = ["DEFAULT_ROUNDS", "ELO_PER_LOGIT", "BTScore", "BradleyTerry", "Compar
            "win_rate_matrix", "win_rates"]
 
 if _typing.TYPE_CHECKING:
-    from .bootstrap import DEFAULT_ROUNDS, percentile_ci, prompt_counts, row_weights
+    from .bootstrap import DEFAULT_ROUNDS, Bootstrap, percentile_ci, prompt_counts, row_weights
     from .bradley_terry import (ELO_PER_LOGIT, BradleyTerry, BTScore, fit_bradley_terry,
                                 rank_intervals)
     from .comparisons import Comparison, Comparisons, OrderVerdict

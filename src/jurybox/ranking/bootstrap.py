@@ -4,15 +4,32 @@ prompt bringing all of its comparisons (a prompt drawn twice counts twice)."""
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
 from ..stats.interval import ConfidenceInterval
 
-__all__ = ["DEFAULT_ROUNDS", "percentile_ci", "prompt_counts", "row_weights"]
+__all__ = ["DEFAULT_ROUNDS", "Bootstrap", "percentile_ci", "prompt_counts", "row_weights"]
 
 #: bootstrap rounds when none are given
 DEFAULT_ROUNDS = 1000
+
+
+@dataclass(frozen=True)
+class Bootstrap:
+    """How a ranking's CIs were drawn: ``rounds`` resamples of the prompts
+    (:func:`prompt_counts`; 0: no CIs) from ``seed``, percentile intervals at ``confidence``
+    (in (0, 1))."""
+
+    rounds: int
+    seed: int
+    confidence: float
+
+    def as_dict(self) -> dict[str, object]:
+        """summary.json's ``bootstrap``."""
+        return {"rounds": self.rounds, "seed": self.seed, "confidence": self.confidence,
+                "resamples": "prompts"}
 
 
 def prompt_counts(n_prompts: int, rounds: int, seed: int) -> np.ndarray:

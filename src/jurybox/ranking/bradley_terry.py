@@ -31,7 +31,7 @@ import numpy as np
 from ..stats.interval import ConfidenceInterval
 from ._bt_design import (_check_connected, _fit_pairs, _Fitter, _order_sums,
                          _pair_design, _pair_sums, _reachable, _solver)
-from .bootstrap import DEFAULT_ROUNDS, percentile_ci, prompt_counts
+from .bootstrap import DEFAULT_ROUNDS, Bootstrap, percentile_ci, prompt_counts
 from .comparisons import Comparisons
 
 __all__ = ["BTScore", "BradleyTerry", "ELO_PER_LOGIT", "fit_bradley_terry", "rank_intervals"]
@@ -75,7 +75,7 @@ class BradleyTerry:
     Attributes:
         scores: one :class:`BTScore` per system, best first (ties by name).
         baseline: the anchor system, or None (mean anchor).
-        rounds, seed, confidence: the bootstrap's.
+        bootstrap: how the CIs were drawn (rounds, seed, confidence).
         samples: shape (rounds, systems), the Elo scores of each round in the order of
             ``systems`` (NaN for a system that no drawn comparison connects to the anchor).
         systems: the systems' names, the columns of ``samples`` (sorted).
@@ -87,9 +87,7 @@ class BradleyTerry:
 
     scores: tuple[BTScore, ...]
     baseline: str | None
-    rounds: int
-    seed: int
-    confidence: float
+    bootstrap: Bootstrap
     systems: tuple[str, ...]
     samples: np.ndarray = field(repr=False, compare=False)
     first_shown: float | None = field(default=None, kw_only=True)
@@ -183,8 +181,9 @@ def fit_bradley_terry(comparisons: Comparisons, baseline: str | None = None, *,
 
     scores, samples = _bt_scores(comparisons, beta[:k], betas[:, :k], ref, confidence)
     if not first_shown:
-        return BradleyTerry(scores, baseline, rounds, seed, confidence, systems, samples)
-    return BradleyTerry(scores, baseline, rounds, seed, confidence, systems, samples,
+        return BradleyTerry(scores, baseline, Bootstrap(rounds, seed, confidence), systems,
+                            samples)
+    return BradleyTerry(scores, baseline, Bootstrap(rounds, seed, confidence), systems, samples,
                         first_shown=float(beta[k]),
                         first_shown_ci=percentile_ci(betas[:, k], confidence))
 

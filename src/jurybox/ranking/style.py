@@ -34,7 +34,7 @@ import numpy as np
 from scipy import sparse
 
 from ..stats.interval import ConfidenceInterval
-from .bootstrap import DEFAULT_ROUNDS, percentile_ci, prompt_counts, row_weights
+from .bootstrap import DEFAULT_ROUNDS, Bootstrap, percentile_ci, prompt_counts, row_weights
 from ._bt_design import _Fitter, _solver
 from .bradley_terry import BradleyTerry, _bt_scores, _fit_start
 from .comparisons import Comparison, Comparisons
@@ -236,5 +236,5 @@ def style_controlled_bt(comparisons: Comparisons, baseline: str | None = None, *
         StyleCoefficient(name, float(coef[k - 1 + j]),
                          percentile_ci(coefs[:, k - 1 + j], confidence))
         for j, name in enumerate(names))
-    return StyleControlled(scores, baseline, rounds, seed, confidence, systems, samples,
+    return StyleControlled(scores, baseline, Bootstrap(rounds, seed, confidence), systems, samples,
                            coefficients=style_coefs, features=names, notes=tuple(notes))

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..stats.interval import ConfidenceInterval
-from .bootstrap import DEFAULT_ROUNDS, percentile_ci, prompt_counts
+from .bootstrap import DEFAULT_ROUNDS, Bootstrap, percentile_ci, prompt_counts
 from .comparisons import Comparisons
 
 __all__ = ["WinRate", "WinRateMatrix", "WinRates", "win_rate_matrix", "win_rates"]
@@ -54,15 +54,13 @@ class WinRates:
         rates: one :class:`WinRate` per system that met the baseline, best first (ties by
             name); the baseline itself is not listed.
         unmatched: systems that never met the baseline (no win rate), sorted.
-        rounds, seed, confidence: the bootstrap's.
+        bootstrap: how the CIs were drawn (rounds, seed, confidence).
     """
 
     baseline: str
     rates: tuple[WinRate, ...]
     unmatched: tuple[str, ...]
-    rounds: int
-    seed: int
-    confidence: float
+    bootstrap: Bootstrap
 
     def __getitem__(self, system: str) -> WinRate:
         """The win rate of ``system``. Raises KeyError: it never met the baseline."""
@@ -154,7 +152,7 @@ def win_rates(comparisons: Comparisons, baseline: str, *, rounds: int = DEFAULT_
     rates.sort(key=lambda r: (-r.win_rate, r.system))
     met = set(int(i) for i in np.unique(other)) | {ref}
     unmatched = tuple(s for i, s in enumerate(comparisons.systems) if i not in met)
-    return WinRates(baseline, tuple(rates), unmatched, rounds, seed, confidence)
+    return WinRates(baseline, tuple(rates), unmatched, Bootstrap(rounds, seed, confidence))
 
 
 def win_rate_matrix(comparisons: Comparisons) -> WinRateMatrix:
