@@ -109,6 +109,8 @@ class Condition:
 
     @property
     def name(self) -> str:
+        """The judge's name in items.jsonl and the tables: ``judge@k`` (``personalized@5``;
+        zero-shot: ``zero-shot@0``)."""
         return f"{self.judge}@{self.k}"
 
 
