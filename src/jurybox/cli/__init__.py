@@ -34,6 +34,7 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
+# The root's one option is declared here, not in options.toml: `jurybox --help` reads no table.
 @app.callback()
 def _root(version: Annotated[bool, typer.Option(
         "--version", callback=_version, is_eager=True,

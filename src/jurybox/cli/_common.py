@@ -16,6 +16,7 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 from ..errors import BatchFilesWritten, JuryboxError
+from ._compose import option_groups
 from ._console import console, err_console
 from ._environment import bad_parameter_message, name_variables
 from ._panels import PANEL_ORDER, PANEL_START, envvar_by_rule
@@ -24,6 +25,7 @@ from ..terminal import safe_text
 __all__ = ["CONTEXT_SETTINGS", "EXIT_BAD_INPUT", "EXIT_INTERRUPTED", "EXIT_NOTHING_JUDGED",
            "EXIT_PARTIAL", "JuryboxCommand", "OneLineErrors", "console", "default_cache",
            "default_out", "envvar_by_rule", "err_console", "exit_for_status", "fail_cleanly",
+           "grouped_command",
            "judged_by", "print_warnings", "warn", "warning_lines"]
 
 try:  # typer >= 0.2x vendors click; older versions use click itself
@@ -63,6 +65,12 @@ def fail_cleanly(fn: Callable) -> Callable:
                   f"is saved; run the same command again to resume.", file=sys.stderr)
             raise typer.Exit(EXIT_INTERRUPTED + signum - signal.SIGINT) from None
     return wrapper
+
+
+def grouped_command(fn: Callable) -> Callable:
+    """A command whose parameters include option groups (:func:`._compose.option_groups`),
+    failing cleanly (:func:`fail_cleanly`): bench, judge, personalize, rank, score."""
+    return fail_cleanly(option_groups(fn))
 
 
 @contextlib.contextmanager

@@ -35,9 +35,9 @@ from ..run.options import (DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY, DEFAULT_EXECUT
 from ._compose import OptionGroup
 from ._options import (Attempts, BaseUrl, BatchFallbackOpt, BatchFilesOpt, BatchMaxTokensOpt,
                        BatchOpt, BatchPollOpt, Cache, Concurrency, DryRun, EndpointsOpt,
-                       ExecutorOpt, MaxAnswerChars, MaxTokens, NoCache, Out, PriceBatch,
-                       PriceIn, PriceOut, RayActorsOpt, RayAddressOpt, ReplicasOpt, Seed,
-                       SimBias, SimFaults, SimLatency, SimSeed, Structured, Temperature,
+                       ExecutorOpt, JuryOpt, MaxAnswerChars, MaxTokens, Model, NoCache, Out,
+                       PriceBatch, PriceIn, PriceOut, RayActorsOpt, RayAddressOpt, ReplicasOpt,
+                       Seed, SimBias, SimFaults, SimLatency, SimSeed, Structured, Temperature,
                        Timeout, TransportOpt, batch_options, run_options)
 from ._protocol_options import (AdaptiveOpt, ConfidenceOpt, CriteriaOpt, LogprobsOpt, MinK,
                                 PairwiseRuleOpt, TemplateOpt, Tolerance, VerdictFormatOpt,
@@ -48,15 +48,18 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from ..batch.options import BatchOptions
+    from ..jury import Jury
     from ..cost.prices import Price
     from ..providers.endpoints import Replica
     from ..run import RunOptions
     from ..sim import SimConfig
+    from ._selective import SelectiveOptions
 
-__all__ = ["BatchFlags", "CostOptions", "EndpointOptions", "ExecutorOptions", "OutputOptions",
+__all__ = ["BatchFlags", "CostOptions", "EndpointOptions", "ExecutorOptions", "JudgeChoice",
+           "OutputOptions",
            "PromptOptions", "ProtocolOptions", "RunFlags", "RunGroups", "SamplingOptions",
-           "SimOptions", "SimSeedOption", "judging_run_options", "protocol_settings",
-           "resolved_run"]
+           "SimOptions", "SimSeedOption", "finish_run", "judging_run_options",
+           "protocol_settings", "resolved_run"]
 
 #: A judging command's configuration (BenchConfig, JudgeConfig, PersonalizeConfig).
 C = TypeVar("C")
@@ -77,6 +80,29 @@ class RunFlags(OptionGroup):
     attempts: Attempts = DEFAULT_ATTEMPTS
     timeout: Timeout = DEFAULT_TIMEOUT_S
     max_answer_chars: MaxAnswerChars = DEFAULT_MAX_ANSWER_CHARS
+
+
+@dataclass(frozen=True)
+class JudgeChoice(OptionGroup):
+    """Who judges: one model (``--model``) or a jury (``--jury FILE``, or ``--model a,b,c``)."""
+
+    model: Model = None
+    jury: JuryOpt = None
+
+    def panel(self) -> Jury | None:
+        """The jury, or None for one judge (:func:`._jury.jury_for`).
+
+        Raises:
+            ConfigError, DataError: both given, or a bad jury.
+        """
+        from ._jury import jury_for
+
+        return jury_for(self.jury, self.model)
+
+    def config_model(self, panel: Jury | None) -> str:
+        """The model a run's configuration names: ``--model``, or ``sim`` when none is given
+        or a jury judges (each juror names its own)."""
+        return "sim" if self.model is None or panel is not None else self.model
 
 
 @dataclass(frozen=True)
@@ -348,3 +374,22 @@ def resolved_run(config: C, *, model: str | None, data: str, bundled: bool,
     units, protocols, what = plan(prepare(config))
     print_dry_run(units, protocols, model=judge, price=price, what=what, options=options)
     return None
+
+
+def finish_run(result: Any, selective: SelectiveOptions | None = None, *,
+               nothing_judged: bool | None = None) -> None:
+    """A judging command's end once its results are printed (bench, judge, personalize): what
+    it spent, its warnings, the selective table of ``--target-agreement`` (``selective``) and
+    the exit status (:func:`._common.exit_for_status`, with ``nothing_judged``).
+
+    Raises:
+        typer.Exit: nothing judged (1) or a partial run (3).
+    """
+    from ._common import exit_for_status, print_warnings
+    from ._plan import cost_line
+    from ._selective import after_run
+
+    cost_line(result)
+    print_warnings(result)
+    after_run(result.out, selective)
+    exit_for_status(result, nothing_judged=nothing_judged)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Optional
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -15,7 +15,6 @@ from ..terminal import data, safe_text
 from ._common import console, warn
 from ._progress import with_progress
 from ._fit import print_table
-from ._options import PANEL_JUDGE
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -23,16 +22,6 @@ if TYPE_CHECKING:
     from ..jury import Jury, JuryResult
     from ..jury.summary import JuryProtocol
     from ..run import RunOptions
-
-JuryOpt = Annotated[Optional[Path], typer.Option(
-    "--jury", envvar="JURYBOX_JURY", metavar="FILE", rich_help_panel=PANEL_JUDGE,
-    help="A jury of judges (YAML): `judges:` a list, each "
-    "with `model`, optional `name`, `base_url`, `weight` (default 1), `concurrency`, "
-    "`attempts`, `timeout`, `price_in`/`price_out`/`price_batch` and, for `model: sim`, "
-    "`sim:` settings (bias, seed, faults, ...). Each judge runs the protocol on every item; "
-    "the jury decides by weighted vote (pairwise) or the weighted mean of C_i (listwise). "
-    "`--model a,b,c` is the short form (weight 1 each).")]
-
 
 def jury_for(jury_file: Path | None, model: str | None) -> Jury | None:
     """The jury of a command (``--jury`` or a comma list in ``--model``), or None for one

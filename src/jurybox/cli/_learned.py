@@ -7,30 +7,21 @@ from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
-import typer
 from rich.table import Table
 
+from ._declared import declared
 from ..errors import ConfigError
 from ..terminal import data, safe_text
 from ._common import console
 from ._fit import print_table
-from ._panels import PANEL_STATS
 
 if TYPE_CHECKING:
     from ..recorded import Recording
 
 __all__ = ["LearnOpt", "SplitsOpt", "print_learned"]
 
-LearnOpt = Annotated[bool, typer.Option(
-    "--learn-weights", envvar="JURYBOX_SCORE_LEARN_WEIGHTS", rich_help_panel=PANEL_STATS,
-    help="Recorded judgments: compare jury rules out of sample where several judges judged a "
-    "set: unweighted, weights learned from the labels (log-odds of accuracy), weights learned "
-    "without labels (one-coin Dawid-Skene), the best judge alone and a strict majority that "
-    "abstains, each learned on --calibration-share of the items and scored on the rest, "
-    "averaged over --splits seeded splits (from --split-seed).")]
-SplitsOpt = Annotated[int, typer.Option(
-    "--splits", envvar="JURYBOX_SCORE_SPLITS", rich_help_panel=PANEL_STATS, min=1, max=10_000,
-    metavar="N", help="With --learn-weights: seeded calibration splits to average over.")]
+LearnOpt = Annotated[bool, declared("--learn-weights")]
+SplitsOpt = Annotated[int, declared("--splits", min=1, max=10000)]
 
 #: The rules shown, in order, and their names in the table.
 RULES = (("unweighted", "unweighted"), ("learned", "learned weights"),

@@ -15,10 +15,11 @@ import os
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Optional
 
 import typer
 
+from ._declared import declared
 from ..batch.options import DEFAULT_POLL_MAX_S, DEFAULT_POLL_S, BatchOptions
 from ..cost.prices import Price
 from ..errors import ConfigError
@@ -29,35 +30,24 @@ from ..run.options import DEFAULT_EXECUTOR, DEFAULT_RAY_ACTORS, MAX_REPLICAS, Ru
 from ..runner.retry import RetryPolicy
 from ._panels import (API_KEY_VARIABLES, ENV_EPILOG, PANEL_BATCH, PANEL_COST, PANEL_DATA,
                       PANEL_JUDGE, PANEL_ORDER, PANEL_OUTPUT, PANEL_PROTOCOL, PANEL_RUN,
-                      PANEL_SIM, PANEL_SIM_BATCH, PANEL_START, PANEL_STATS, envvar_by_rule)
+                      PANEL_SIM, PANEL_SIM_BATCH, PANEL_START, PANEL_STATS)
 
-__all__ = ["ENV_EPILOG", "FAULTS_HELP", "PANEL_COST", "PANEL_DATA", "PANEL_JUDGE",
+__all__ = ["ENV_EPILOG", "PANEL_COST", "PANEL_DATA", "PANEL_JUDGE",
            "PANEL_ORDER", "PANEL_OUTPUT", "PANEL_PROTOCOL", "PANEL_RUN", "PANEL_SIM",
            "PANEL_START", "PANEL_STATS", "PANEL_BATCH", "PANEL_SIM_BATCH", "BatchFallbackOpt",
            "BatchFilesOpt",
            "BatchMaxTokensOpt", "BatchOpt", "BatchPollOpt", "EndpointsOpt", "ReplicasOpt",
            "API_KEY_VARIABLES", "Attempts", "BaseUrl", "Cache", "Concurrency", "DryRun",
-           "MaxAnswerChars", "MaxTokens", "Model", "model_for", "NoCache", "Out",
+           "JuryOpt", "MaxAnswerChars", "MaxTokens", "Model", "model_for", "NoCache", "Out",
            "PriceBatch", "PriceIn", "PriceOut", "Seed",
            "SimBias", "SimFaults", "SimLatency", "SimSeed", "Temperature", "Structured",
            "Timeout", "TransportOpt", "run_options",
-           "ExecutorOpt", "RayActorsOpt", "RayAddressOpt", "rule_option", "DetailOpt",
+           "ExecutorOpt", "RayActorsOpt", "RayAddressOpt", "DetailOpt",
            "DecimalsOpt", "UnparsedOpt"]
 
 
-def rule_option(name: str, panel: str, *, help: str, **settings: Any) -> Any:
-    """The typer option ``name`` (``--sim-seed``) with the environment variable the rule names
-    (:func:`envvar_by_rule`: ``JURYBOX_SIM_SEED``, so ``--help`` leaves it unsaid), drawn in
-    ``--help``'s panel ``panel``; ``settings``: typer's own (``metavar``, ``min``, ...)."""
-    return typer.Option(name, envvar=envvar_by_rule(name), rich_help_panel=panel, help=help,
-                        **settings)
-
-
-Model = Annotated[Optional[str], rule_option("--model", PANEL_START, metavar="MODEL",
-    help="The judge: `provider/model`, e.g. openai/gpt-4o-mini or `vllm/<model>` (providers: "
-    "openai, anthropic, openrouter, vllm, ollama, llamacpp, sglang, lmstudio); local or "
-    "`local/<file.gguf>` (llama.cpp on this machine); sim (the simulated judge, told the gold "
-    "answers). Required for your own files; bundled datasets default to sim.")]
+Model = Annotated[Optional[str], declared("--model")]
+JuryOpt = Annotated[Optional[Path], declared("--jury")]
 
 
 def model_for(model: str | None, data: str, *, bundled: bool,
@@ -97,24 +87,10 @@ def _names(envvar: str | Sequence[str] | None) -> list[str]:
     return [] if envvar is None else [envvar] if isinstance(envvar, str) else list(envvar)
 
 
-BaseUrl = Annotated[Optional[list[str]], rule_option("--base-url", PANEL_START, metavar="URL",
-    callback=_env_base_urls,
-    help="Endpoint base URL, e.g. http://localhost:8000/v1 (default per provider). Given "
-    "several times (or comma-separated; in JURYBOX_BASE_URL, separated by commas or blanks), "
-    "the replicas of one model, judged through as one "
-    "endpoint pool: an item's calls stay on one replica, new items go to the less loaded of "
-    "two, a failing replica cools down; they share one cache.")]
-EndpointsOpt = Annotated[Optional[Path], rule_option("--endpoints", PANEL_JUDGE, metavar="FILE",
-    help="An endpoint pool from a YAML file: a list of replicas with `url` and optional "
-    "`weight`, `max_concurrency` and `key_env` (the variable holding its API key); instead "
-    "of --base-url.")]
-ReplicasOpt = Annotated[int, rule_option("--replicas", PANEL_JUDGE, min=1, max=MAX_REPLICAS,
-    metavar="N",
-    help="With --model local: start N llama.cpp servers (each with its share of the CPU "
-    "cores) and judge through them as one endpoint pool.")]
-Seed = Annotated[int, rule_option("--seed", PANEL_RUN, min=0, max=MAX_SEED, metavar="N",
-    help="Run seed: everything random in jurybox's own work (item sample, shown orders, "
-    "example draws, decoding seed sent to the endpoint, bootstrap).")]
+BaseUrl = Annotated[Optional[list[str]], declared("--base-url", callback=_env_base_urls)]
+EndpointsOpt = Annotated[Optional[Path], declared("--endpoints")]
+ReplicasOpt = Annotated[int, declared("--replicas", min=1, max=MAX_REPLICAS)]
+Seed = Annotated[int, declared("--seed", min=0, max=MAX_SEED)]
 
 
 def _out_path(value: str) -> Path:
@@ -125,32 +101,15 @@ def _out_path(value: str) -> Path:
     return Path(value)
 
 
-Out = Annotated[Optional[Path], rule_option("--out", PANEL_OUTPUT, parser=_out_path, metavar="DIR",
-    help="Run directory (default `runs/<command>-<dataset>-<model>-<config hash>`). "
-    "Rerunning into it resumes.")]
-DetailOpt = Annotated[bool, rule_option("--detail", PANEL_OUTPUT,
-    help="Print every table: for recorded judgments every strategy of each set with every "
-    "rule (strict, agree-only, sign tests) and the juries, not only each set's default "
-    "strategy's position-bias figures.")]
-DecimalsOpt = Annotated[int, rule_option("--decimals", PANEL_OUTPUT, min=0, max=4, metavar="D",
-    help="Decimals of the percentages in the tables (default 1; summary.json keeps every "
-    "figure unrounded).")]
-UnparsedOpt = Annotated[str, rule_option("--unparsed", PANEL_OUTPUT, metavar="RULE",
-    help="Recorded judgments: how an item with an unparsed order counts for position "
-    "consistency (cons): excluded (left out of the share; default) or inconsistent (counted "
-    "as inconsistent, as Shi et al. 2024 count it). Both are in summary.json.")]
-Cache = Annotated[Optional[Path], rule_option("--cache", PANEL_RUN, metavar="FILE",
-    help="SQLite response cache (default: ~/.cache/jurybox/cache.sqlite when "
-    "$XDG_CACHE_HOME is unset).")]
-NoCache = Annotated[bool, rule_option("--no-cache", PANEL_RUN,
-    help="Do not read or write the response cache.")]
-Concurrency = Annotated[int, rule_option("--concurrency", PANEL_RUN, min=1, max=MAX_CONCURRENCY,
-    metavar="N", help="Model calls in flight at once.")]
-Attempts = Annotated[int, rule_option("--attempts", PANEL_RUN, min=1, max=MAX_ATTEMPTS, metavar="N",
-    help="Attempts per call, first try included: 429, 5xx and timeouts are retried with "
-    "exponential backoff and jitter, honouring Retry-After.")]
-Timeout = Annotated[float, rule_option("--timeout", PANEL_RUN, min=0.001, max=int(MAX_TIMEOUT_S),
-    metavar="SECONDS", help="Per-request timeout, seconds.")]
+Out = Annotated[Optional[Path], declared("--out", parser=_out_path)]
+DetailOpt = Annotated[bool, declared("--detail")]
+DecimalsOpt = Annotated[int, declared("--decimals", min=0, max=4)]
+UnparsedOpt = Annotated[str, declared("--unparsed")]
+Cache = Annotated[Optional[Path], declared("--cache")]
+NoCache = Annotated[bool, declared("--no-cache")]
+Concurrency = Annotated[int, declared("--concurrency", min=1, max=MAX_CONCURRENCY)]
+Attempts = Annotated[int, declared("--attempts", min=1, max=MAX_ATTEMPTS)]
+Timeout = Annotated[float, declared("--timeout", min=0.001, max=int(MAX_TIMEOUT_S))]
 def _answer_budget(value: str | int) -> int:
     """``--max-answer-chars``: a whole number 1 to MAX_ANSWER_CHARS (checked here, not by a
     typer range, whose ``[1<=x<=33554432]`` would crowd the help's 80 columns)."""
@@ -164,72 +123,29 @@ def _answer_budget(value: str | int) -> int:
     return budget
 
 
-MaxAnswerChars = Annotated[int, rule_option("--max-answer-chars", PANEL_PROTOCOL,
-    parser=_answer_budget, metavar="CHARS",
-    help=f"Answer budget, characters, 1 to {MAX_ANSWER_CHARS:,}: a judge's answer longer "
-    "than this is a recorded parse failure naming its length and the budget, unread; within "
-    "it the verdict is found after any prefix (prose, think blocks, other JSON). Default "
-    f"{DEFAULT_MAX_ANSWER_CHARS:,}.")]
-Structured = Annotated[str, rule_option("--structured", PANEL_JUDGE, metavar="MODE",
-    help="Structured outputs: auto, json-schema, json-object or off. auto: the answer's JSON "
-    "schema for real endpoints, falling back once to json-object, then off, when a server "
-    "refuses it; off for the simulated judge. Answers are validated either way.")]
-TransportOpt = Annotated[str, rule_option("--transport", PANEL_JUDGE, metavar="CLIENT",
-    help="HTTP client: aiohttp (lean) or sdk (the openai SDK).")]
-Temperature = Annotated[float, rule_option("--temperature", PANEL_JUDGE, min=0.0,
-    max=MAX_TEMPERATURE, metavar="T", help="Judge sampling temperature.")]
-MaxTokens = Annotated[Optional[int], rule_option("--max-tokens", PANEL_JUDGE, min=1,
-    max=MAX_MAX_TOKENS, metavar="TOKENS", help="Judge completion budget, tokens (default: 1024 "
-    "listwise, 2048 pairwise, 512 rubric).")]
-SimSeed = Annotated[int, rule_option("--sim-seed", PANEL_SIM, min=0, max=MAX_SEED, metavar="N",
-    help="Seeds the simulated judge's fixed per-candidate offsets and its noise.")]
-SimBias = Annotated[str, rule_option("--sim-bias", PANEL_SIM, metavar="BIAS",
-    help="The simulated judge's position bias: none, primacy or recency.")]
-SimLatency = Annotated[float, rule_option("--sim-latency-ms", PANEL_SIM, min=0.0, metavar="MS",
-    help="The simulated judge's latency, ms.")]
-#: The simulated judge's fault rates, as ``--sim-faults`` and serve-sim's ``--faults`` say.
-FAULTS_HELP = (
-    "Faults the simulated judge injects: NAME=RATE pairs, comma-separated, each rate a "
-    "probability per attempt, from rate_429, rate_500, rate_slow, rate_malformed, "
-    "rate_truncated, rate_refusal; e.g. 'rate_429=0.05, rate_500=0.02' (default: none).")
-SimFaults = Annotated[str, rule_option("--sim-faults", PANEL_SIM, metavar="FAULTS",
-    help=FAULTS_HELP)]
+MaxAnswerChars = Annotated[int, declared("--max-answer-chars", parser=_answer_budget, fill={
+    "MAX_ANSWER_CHARS": MAX_ANSWER_CHARS, "DEFAULT_MAX_ANSWER_CHARS": DEFAULT_MAX_ANSWER_CHARS})]
+Structured = Annotated[str, declared("--structured")]
+TransportOpt = Annotated[str, declared("--transport")]
+Temperature = Annotated[float, declared("--temperature", min=0.0, max=MAX_TEMPERATURE)]
+MaxTokens = Annotated[Optional[int], declared("--max-tokens", min=1, max=MAX_MAX_TOKENS)]
+SimSeed = Annotated[int, declared("--sim-seed", min=0, max=MAX_SEED)]
+SimBias = Annotated[str, declared("--sim-bias")]
+SimLatency = Annotated[float, declared("--sim-latency-ms", min=0.0)]
+SimFaults = Annotated[str, declared("--sim-faults")]
 
 
-DryRun = Annotated[bool, rule_option("--dry-run", PANEL_START,
-    help="Make no model call: check the inputs, then print the calls the run would make, "
-    "input and output tokens (estimated when no tokenizer is known for the model), the "
-    "prompt share a provider's prefix cache could serve, and USD when prices are known.")]
-PriceIn = Annotated[Optional[float], rule_option("--price-in", PANEL_COST, metavar="USD",
-    help="USD per million input tokens (with --price-out; default: the bundled list price "
-    "of well-known models, dated).")]
-PriceOut = Annotated[Optional[float], rule_option("--price-out", PANEL_COST, metavar="USD",
-    help="USD per million output tokens (with --price-in).")]
-PriceBatch = Annotated[Optional[float], rule_option("--price-batch", PANEL_COST, metavar="SHARE",
-    help="What a call answered through the provider's batch API costs, as a share of the "
-    "online price (0 to 1; default: the bundled rate of the provider: 0.5 for openai and "
-    "anthropic, none for providers without a batch API).")]
+DryRun = Annotated[bool, declared("--dry-run")]
+PriceIn = Annotated[Optional[float], declared("--price-in")]
+PriceOut = Annotated[Optional[float], declared("--price-out")]
+PriceBatch = Annotated[Optional[float], declared("--price-batch")]
 
 
-BatchOpt = Annotated[bool, rule_option("--batch", PANEL_BATCH,
-    help="Send the calls as provider batches (OpenAI Batch API, Anthropic Message Batches, "
-    "an OpenAI-compatible server serving /v1/batches): half the price, answers within 24 h. "
-    "Each protocol stage is one batch round. Journalled in the run directory: rerun the "
-    "command after a kill to collect the batches in flight; no request is sent twice.")]
-BatchFilesOpt = Annotated[bool, rule_option("--batch-files", PANEL_BATCH,
-    help="For a self-hosted server without a batch API: write each batch round to files in "
-    "the run directory (OpenAI batch lines, for `vllm run-batch`) and stop; `jurybox batch "
-    "export` and `jurybox batch import` carry them there and back, and the rerun goes on.")]
-BatchFallbackOpt = Annotated[str, rule_option("--batch-fallback", PANEL_BATCH, metavar="WHERE",
-    help="Where a request a batch did not answer (expired, cancelled, failed) goes next: "
-    "batch (the next batch) or online (at the online price).")]
-BatchPollOpt = Annotated[float, rule_option("--batch-poll", PANEL_BATCH, min=0.01, max=3600,
-    metavar="SECONDS",
-    help="First wait before polling a batch; each poll waits 1.5x longer, up to 5 minutes.")]
-BatchMaxTokensOpt = Annotated[Optional[int], rule_option("--batch-max-tokens", PANEL_BATCH, min=1,
-    metavar="TOKENS",
-    help="Most prompt tokens enqueued in batches at once (your provider's per-model "
-    "enqueued-token limit; estimated at 4 characters a token) (default: no limit).")]
+BatchOpt = Annotated[bool, declared("--batch")]
+BatchFilesOpt = Annotated[bool, declared("--batch-files")]
+BatchFallbackOpt = Annotated[str, declared("--batch-fallback")]
+BatchPollOpt = Annotated[float, declared("--batch-poll", min=0.01, max=3600)]
+BatchMaxTokensOpt = Annotated[Optional[int], declared("--batch-max-tokens", min=1)]
 
 
 def batch_options(batch: bool, fallback: str = "batch", poll: float = DEFAULT_POLL_S,
@@ -305,14 +221,6 @@ def no_pool_with_jury(endpoints: tuple[Replica, ...], replicas: int) -> None:
 
 # -- where the calls are made (the Ray backend: jurybox.ray) ----------------------------------
 
-ExecutorOpt = Annotated[str, rule_option("--executor", PANEL_RUN, metavar="WHERE",
-    help="Where the judge's calls are made: local (this process) or ray (Ray actors, an "
-    "item's calls on one actor; this process still keeps the cache, the run directory and "
-    "every decision, so they are those of a local run; pip install 'jurybox[ray]').")]
-RayAddressOpt = Annotated[Optional[str], rule_option("--ray-address", PANEL_RUN, metavar="ADDRESS",
-    help="With --executor ray: the Ray cluster to join (the head node, host:6379; "
-    "ray://host:10001; auto) (default: RAY_ADDRESS if set, else start a local Ray on this "
-    "machine).")]
-RayActorsOpt = Annotated[int, rule_option("--ray-actors", PANEL_RUN, metavar="N",
-    help="With --executor ray: Ray actors making the calls (at least 1; a local Ray takes "
-    "at most 4 a core).")]
+ExecutorOpt = Annotated[str, declared("--executor")]
+RayAddressOpt = Annotated[Optional[str], declared("--ray-address")]
+RayActorsOpt = Annotated[int, declared("--ray-actors")]

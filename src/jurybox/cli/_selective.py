@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Optional
 
-import typer
 from rich.table import Table
 
 from ..errors import ConfigError
@@ -17,7 +16,7 @@ from ..terminal import data, safe_text
 from ._common import console
 from ._compose import OptionGroup
 from ._fit import print_table
-from ._panels import PANEL_STATS
+from ._declared import declared
 from ._tables import pct
 
 if TYPE_CHECKING:
@@ -28,41 +27,12 @@ __all__ = ["SelectiveFlags", "SelectiveOptions", "after_run", "not_selectable",
            "print_run_selective", "print_selective", "selective_for", "titled"]
 
 
-def _option(name: str, help: str, *, envvar: str | None = None, **kwargs: Any) -> Any:
-    return typer.Option(f"--{name}",
-                        envvar=envvar or f"JURYBOX_{name.upper().replace('-', '_')}",
-                        rich_help_panel=PANEL_STATS,
-                        help=f"Selective judging{'' if help.startswith('of ') else ':'} {help}",
-                        **kwargs)
-
-
-TargetOpt = Annotated[Optional[float], _option(
-    "target-agreement", "accept only the verdicts whose agreement with the labels is "
-    "guaranteed at this level, in (0, 1), e.g. 0.85 (Trust or Escalate: the threshold is "
-    "calibrated on a labelled share of the items, then applied to the rest); score then "
-    "prints the selective table only, bench and judge print it after their results.",
-    metavar="P")]
-DeltaOpt = Annotated[float, _option(
-    "delta", "the probability, over the calibration draw, that the guarantee fails, in "
-    "(0, 1).", metavar="D")]
-ShareOpt = Annotated[float, _option(
-    "calibration-share", "the share of the labelled items calibrated on (the rest are "
-    "judged and reported), in (0, 1).", metavar="S")]
-SplitSeedOpt = Annotated[int, _option("split-seed", "the seed of the calibration split.",
-                                      metavar="N")]
-SignalOpt = Annotated[Optional[str], _option(
-    "signal", "of recorded judgments, the confidence: order:JUDGE (the share of JUDGE's orders "
-    "naming its decision), jury (the share of all judges' order verdicts for their "
-    "plurality), jury:JUDGE (JUDGE's decision, with the jury's share for it), several "
-    "comma-separated or auto (all: delta is split between them, the one accepting the most "
-    "is used) (default: jury where several judges judged a set, else order:JUDGE).",
-    envvar="JURYBOX_SCORE_SIGNAL", metavar="NAME")]
-CascadeOpt = Annotated[Optional[str], _option(
-    "cascade", "judges cheapest first, comma-separated: each judge's unsure items go to the "
-    "next, each stage calibrated with an equal share of delta (needs --target-agreement). "
-    "judge: model specs, e.g. sim,openai/gpt-4o-mini (instead of --model; each stage a run "
-    "directory under --out); score: the recorded judges' names, e.g. ChatGPT,GPT-4 (a stage "
-    "may be a jury: ChatGPT+LLaMA2+PaLM2; instead of --signal).", metavar="STAGES")]
+TargetOpt = Annotated[Optional[float], declared("--target-agreement")]
+DeltaOpt = Annotated[float, declared("--delta")]
+ShareOpt = Annotated[float, declared("--calibration-share")]
+SplitSeedOpt = Annotated[int, declared("--split-seed")]
+SignalOpt = Annotated[Optional[str], declared("--signal")]
+CascadeOpt = Annotated[Optional[str], declared("--cascade")]
 
 
 @dataclass(frozen=True)

@@ -6,14 +6,14 @@ import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
 
-import typer
 from rich.table import Table
 
+from ._declared import argument, declared
 from ..errors import ConfigError
 from ..terminal import data, safe_text
 from ._common import console, fail_cleanly
 from ._fit import print_table
-from ._options import PANEL_DATA, PANEL_OUTPUT, PANEL_STATS, Seed, rule_option
+from ._options import Seed
 
 if TYPE_CHECKING:
     from ..agreement import AgreementReport, GroupAgreement
@@ -56,29 +56,17 @@ def print_agreement(report: AgreementReport) -> None:
 
 @fail_cleanly
 def agreement(
-    ratings: Annotated[str, typer.Argument(
-        help="Long-format ratings (CSV, JSONL or parquet with item_id, rater_id, dimension, "
-             "score, optional domain, group), or a bundled set: squality.")],
-    by: Annotated[str, rule_option("--by", PANEL_DATA, metavar="FIELDS",
-        help="Group by these fields: dimension, domain, group (comma list).")] = "dimension",
-    level: Annotated[str, rule_option("--level", PANEL_STATS, metavar="LEVEL",
-        help="Level of measurement for alpha: nominal, ordinal, interval or ratio.")
+    ratings: Annotated[str, argument("agreement ratings")],
+    by: Annotated[str, declared("agreement --by")] = "dimension",
+    level: Annotated[str, declared("agreement --level")
                      ] = "ordinal",
-    min_common: Annotated[int, typer.Option(
-        envvar="JURYBOX_MIN_COMMON", min=1, metavar="N", rich_help_panel=PANEL_STATS,
-        help="Co-rated items a rater pair needs for Jaccard and pairwise alpha.")] = 10,
-    resamples: Annotated[int, rule_option("--resamples", PANEL_STATS, min=0, metavar="N",
-        help="Bootstrap resamples for alpha's CI, at most 100,000 (0: no CI).")] = 1000,
+    min_common: Annotated[int, declared("agreement --min-common", min=1)] = 10,
+    resamples: Annotated[int, declared("agreement --resamples", min=0)] = 1000,
     seed: Seed = 0,
-    exclude_codes: Annotated[str, rule_option("--exclude-codes", PANEL_DATA, metavar="CODES",
-        help="Scores that mean 'not applicable' (e.g. 0), treated as missing; comma list "
-        "(default: none).")] = "",
-    out: Annotated[Optional[Path], rule_option("--out", PANEL_OUTPUT, metavar="DIR",
-        help="Folder for summary.json and PNG plots (default: `runs/agreement-<file stem>`).")
+    exclude_codes: Annotated[str, declared("agreement --exclude-codes")] = "",
+    out: Annotated[Optional[Path], declared("agreement --out")
                                ] = None,
-    no_plots: Annotated[bool, typer.Option("--no-plots", envvar="JURYBOX_NO_PLOTS",
-                                           rich_help_panel=PANEL_OUTPUT,
-                                           help="Skip the PNG plots.")] = False,
+    no_plots: Annotated[bool, declared("agreement --no-plots")] = False,
 ) -> None:
     """How much raters agree: Krippendorff's alpha with bootstrap CIs (fine agreement) and
     Jaccard of above-median item sets (coarse agreement), per dimension and domain, with rater

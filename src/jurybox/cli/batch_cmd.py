@@ -7,8 +7,8 @@ import asyncio
 from pathlib import Path
 from typing import Annotated, Optional
 
-import typer
 
+from ._declared import argument, declared
 from ..terminal import safe_text
 from ._common import console, fail_cleanly
 from ._fit import print_table
@@ -18,17 +18,10 @@ ACTIONS = ("status", "cancel", "export", "import")
 
 @fail_cleanly
 def batch(
-    action: Annotated[str, typer.Argument(
-        metavar="ACTION", help="status (the run's batches, those in flight asked about at the "
-        "provider), cancel (cancel those in flight; answered requests stay answered), export "
-        "(gather --batch-files requests into one file for `vllm run-batch -i`), import (bring "
-        "`vllm run-batch` output back into the run).")],
-    run: Annotated[Path, typer.Argument(metavar="RUN", help="The run directory.")],
-    file: Annotated[Optional[Path], typer.Argument(
-        metavar="[FILE]", help="import: the output file of `vllm run-batch -o`.")] = None,
-    out: Annotated[Optional[Path], typer.Option(
-        "--out", "-o", envvar="JURYBOX_BATCH_EXPORT_OUT", show_envvar=True, metavar="FILE",
-        help="export: where to write the requests (default RUN/batches/requests.jsonl).")
+    action: Annotated[str, argument("batch action")],
+    run: Annotated[Path, argument("batch run")],
+    file: Annotated[Optional[Path], argument("batch file")] = None,
+    out: Annotated[Optional[Path], declared("batch --out", "-o", show_envvar=True)
     ] = None,
 ) -> None:
     """A run's batches (``--batch``, ``--batch-files``): see them, cancel them, or carry

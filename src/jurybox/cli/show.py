@@ -6,20 +6,17 @@ import difflib
 from pathlib import Path
 from typing import Annotated
 
-import typer
 
+from ._declared import argument, declared
 from ..errors import DataError
 from ._common import console, fail_cleanly
-from ._options import PANEL_OUTPUT
 
 
 @fail_cleanly
 def show(
-    run: Annotated[Path, typer.Argument(help="A run directory (listwise or pairwise).")],
-    item_id: Annotated[str, typer.Argument(help="The item's id, as in items.jsonl.")],
-    prompts: Annotated[bool, typer.Option("--prompts/--no-prompts", envvar="JURYBOX_PROMPTS",
-                                          rich_help_panel=PANEL_OUTPUT,
-                                          help="Print every call's prompt too.")] = False,
+    run: Annotated[Path, argument("show run")],
+    item_id: Annotated[str, argument("show item_id")],
+    prompts: Annotated[bool, declared("show --prompts/--no-prompts")] = False,
 ) -> None:
     """One item: its question and candidates, every order shown, scores, rankings and
     verdicts per call, each protocol's decision, the raw judge texts and any failures
