@@ -10,19 +10,20 @@ from __future__ import annotations
 import csv
 import json
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from ..compare.summary import BenchSummary
 from ..errors import discard, write_error
+from ..parsing.verdict_probability import verdict_token_probability
 from ..protocols.pairwise import orders_disagree
 from ..stats.accuracy import accuracy
 from ..stats.interval import ConfidenceInterval
 
 __all__ = ["ItemJudgment", "JudgeSummary", "PairwiseOutcome", "judgment_of", "pairwise_outcome",
-           "verdict_token_probability", "write_judgments", "read_judgments", "CSV_COLUMNS",
+           "write_judgments", "read_judgments", "CSV_COLUMNS",
            "JUDGMENTS_SCHEMA"]
 
 JUDGMENTS_SCHEMA = 1
@@ -63,7 +64,8 @@ class ItemJudgment:
         credit: share of winners that are gold (pairwise: 1, 0.5 for a tie, 0), in [0, 1];
             None when unlabelled or failed.
         token_probability: pairwise, asked with log-probabilities: the verdict's mean token
-            probability over the item's calls (:func:`verdict_token_probability`), in
+            probability over the item's calls
+            (:func:`~jurybox.parsing.verdict_probability.verdict_token_probability`), in
             [0, 1]; None otherwise (and then left out of :meth:`to_json`).
     """
 
@@ -93,35 +95,6 @@ class ItemJudgment:
         if data["token_probability"] is None:
             del data["token_probability"]
         return {"schema": JUDGMENTS_SCHEMA, **data}
-
-
-def verdict_token_probability(verdict: str | None, calls: Sequence[str | None],
-                              probabilities: Sequence[float | None]) -> float | None:
-    """A pairwise verdict's token probability: over the calls with a verdict, the mean of the
-    probability each gave it (``p`` for ``"A"``, ``1 - p`` for ``"B"``, where ``p`` is the
-    call's token probability that original response A is better; a call that said tie gives
-    0.5).
-
-    Returns:
-        In [0, 1]; None for a tie or failed verdict, no probabilities, or a call with an A or
-        B verdict but no probability (it cannot be told how sure that call was).
-
-    >>> verdict_token_probability("A", ["A", "B", "tie"], [0.9, 0.4, None])
-    0.6
-    >>> verdict_token_probability("B", ["B"], [None]) is None
-    True
-    """
-    if verdict not in ("A", "B") or len(probabilities) != len(calls):
-        return None
-    given = []
-    for call, p in zip(calls, probabilities):
-        if call == "tie":
-            given.append(0.5)
-        elif call is not None:
-            if p is None:
-                return None
-            given.append(p if verdict == "A" else 1.0 - p)
-    return sum(given) / len(given) if given else None
 
 
 _PAIRWISE_WINNERS = {"A": (0,), "B": (1,), "tie": (0, 1)}

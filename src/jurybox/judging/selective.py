@@ -7,9 +7,10 @@ The confidence of an item's verdict is its order agreement: for PCF, the share o
 whose top pick is among the winners; for both orders and APOC, the share of the calls whose
 verdict is the decision (:attr:`~jurybox.judging.results.ItemJudgment.agreement_rate`). A
 pairwise run asked with log-probabilities (``--logprobs``) has a second signal, the verdict's
-token probability (:func:`~jurybox.judging.results.verdict_token_probability`); each signal
-is then calibrated at delta / 2 (a union bound over the two) and the one accepting more
-calibration items is used, and named. A verdict agrees with the label when it earns full
+token probability
+(:func:`~jurybox.parsing.verdict_probability.verdict_token_probability`); each signal is then
+calibrated at delta / 2 (a union bound over the two) and the one accepting more calibration
+items is used, and named. A verdict agrees with the label when it earns full
 credit (a listwise pick that is gold, or the labelled response; a tie earns half and does
 not). An item that failed has no verdict: it is
 never accepted, and counts against coverage. Items without a label are judged by the rule

@@ -35,7 +35,7 @@ from collections.abc import Sequence
 
 from ..providers import TokenLogprob
 
-__all__ = ["verdict_probability"]
+__all__ = ["verdict_probability", "verdict_token_probability"]
 
 _LETTER = re.compile(r"[AaBb]")
 
@@ -99,3 +99,32 @@ def verdict_probability(text: str, token: str, verdict: str,
             mass[side] += math.exp(lp)
     total = mass["A"] + mass["B"]
     return mass["A"] / total if total > 0 else None
+
+
+def verdict_token_probability(verdict: str | None, calls: Sequence[str | None],
+                              probabilities: Sequence[float | None]) -> float | None:
+    """A pairwise verdict's token probability: over the calls with a verdict, the mean of the
+    probability each gave it (``p`` for ``"A"``, ``1 - p`` for ``"B"``, where ``p`` is the
+    call's token probability that original response A is better; a call that said tie gives
+    0.5).
+
+    Returns:
+        In [0, 1]; None for a tie or failed verdict, no probabilities, or a call with an A or
+        B verdict but no probability (it cannot be told how sure that call was).
+
+    >>> verdict_token_probability("A", ["A", "B", "tie"], [0.9, 0.4, None])
+    0.6
+    >>> verdict_token_probability("B", ["B"], [None]) is None
+    True
+    """
+    if verdict not in ("A", "B") or len(probabilities) != len(calls):
+        return None
+    given = []
+    for call, p in zip(calls, probabilities):
+        if call == "tie":
+            given.append(0.5)
+        elif call is not None:
+            if p is None:
+                return None
+            given.append(p if verdict == "A" else 1.0 - p)
+    return sum(given) / len(given) if given else None

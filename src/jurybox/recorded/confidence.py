@@ -14,6 +14,12 @@ None when there is none), whether it agrees with the label, and a confidence in 
   none). Two options sharing the largest weight give the verdict ``"tie"`` at confidence 0.
 - ``jury:<judge>`` (two or more judges): the judge's net decision, with the jury's weighted
   share of votes naming it as its confidence: one judge's verdict backed by the others.
+- ``probability:<judge>`` (a judge recorded with ``probabilities``): the judge's net decision,
+  with its token probability as the confidence: the mean over the orders with a verdict of
+  the probability each gave it (:func:`~jurybox.parsing.verdict_probability.
+  verdict_token_probability`; a tie verdict gives 0.5). NaN, so never accepted and left out
+  of calibration, where the decision is a tie or an order's A or B verdict has no
+  probability.
 
 A stage of a cascade may also be a jury of some of the judges (``jury:<a>+<b>``, see
 :func:`jury_signal`).
@@ -26,10 +32,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..parsing.verdict_probability import verdict_token_probability
 from .model import Recording, Verdict, shared_items
 from .scoring import net_decision
 
-__all__ = ["Signal", "SignalTable", "jury_signal", "order_signal", "signal_table"]
+__all__ = ["Signal", "SignalTable", "jury_signal", "order_signal", "probability_signal",
+           "signal_table"]
 
 
 @dataclass(frozen=True)
@@ -96,6 +104,19 @@ def order_signal(judge: str, verdicts: Sequence[tuple[Verdict | None, ...]],
     return _signal(f"order:{judge}", (judge,), labels, decided)
 
 
+def probability_signal(judge: str, verdicts: Sequence[tuple[Verdict | None, ...]],
+                       probabilities: Sequence[tuple[float | None, ...]],
+                       labels: Sequence[str]) -> Signal:
+    """``probability:<judge>``: the net decision and its token probability (per item; an
+    item's ``probabilities``, one per order, P(original A better) or None)."""
+    decided: list[tuple[Verdict | None, float]] = []
+    for v, p in zip(verdicts, probabilities, strict=True):
+        net = net_decision(tuple(v))
+        given = verdict_token_probability(net, list(v), list(p)) if p else None
+        decided.append((net, np.nan if given is None else given))
+    return _signal(f"probability:{judge}", (judge,), labels, decided)
+
+
 def _votes(judges: Sequence[str], table: Mapping[str, Sequence[tuple[Verdict | None, ...]]],
            weights: Mapping[str, float], i: int) -> dict[Verdict, float]:
     totals: dict[Verdict, float] = {}
@@ -140,8 +161,9 @@ def jury_signal(judges: Sequence[str], verdicts: Mapping[str, Sequence[tuple[Ver
 
 def signal_table(recordings: Sequence[Recording], *,
                  weights: Mapping[str, float] | None = None) -> SignalTable:
-    """The signals of one (subset, strategy): every judge's ``order:``, and with two or more
-    judges ``jury`` and each ``jury:<judge>``, on the items every judge judged.
+    """The signals of one (subset, strategy): every judge's ``order:``, with two or more
+    judges ``jury`` and each ``jury:<judge>``, and ``probability:<judge>`` for each judge
+    recorded with token probabilities, on the items every judge judged.
 
     Raises:
         ValueError: no recording, mixed subsets or strategies, a judge twice, orders of
@@ -165,5 +187,10 @@ def signal_table(recordings: Sequence[Recording], *,
         for j in names:
             signals[f"jury:{j}"] = jury_signal(names, verdicts, gold, weights=weights,
                                                backing=j)
+    for j, items in zip(names, by_judge):
+        probabilities = tuple(items[i].probabilities for i in shared)
+        if any(any(p is not None for p in ps) for ps in probabilities):
+            signals[f"probability:{j}"] = probability_signal(j, verdicts[j], probabilities,
+                                                             gold)
     return SignalTable(recs[0].subset, recs[0].strategy, names, shared, gold,
                        len(recs[0].orders), verdicts, signals)

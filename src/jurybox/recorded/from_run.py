@@ -7,7 +7,8 @@ call: ``jurybox export RUN --format recorded``.
   ``picks`` each order's top pick (null where the order failed), ``label`` the gold index
   (a list for several, null for none), ``candidates`` their number.
 - **both-orders** (pairwise): one pairwise line per pair, the verdicts placed in the orders
-  ``["AB", "BA"]`` (A shown first, then B), ``label`` ``"A"``, ``"B"``, ``"tie"`` or null.
+  ``["AB", "BA"]`` (A shown first, then B), ``label`` ``"A"``, ``"B"``, ``"tie"`` or null;
+  a run asked with ``--logprobs`` adds each order's token probability (``probabilities``).
 
 The judge is named by the run's model spec (``sim``, ``openai/gpt-4o``; the local judge with its
 GGUF file, ``local:SmolLM2-135M-Instruct.Q4_1``), the subset
@@ -78,12 +79,18 @@ def _listwise_line(record: dict, perms: dict[int, tuple], judge: str,
 
 
 def _pairwise_line(record: dict, judge: str, subset: str) -> dict[str, Any] | None:
-    by_order = dict(zip(record.get("call_ids") or (), record.get("call_verdicts") or ()))
+    ids = record.get("call_ids") or ()
+    by_order = dict(zip(ids, record.get("call_verdicts") or ()))
     if set(by_order) != {"AB", "BA"}:
         return None
+    verdicts: Any = [by_order["AB"], by_order["BA"]]
+    probabilities = dict(zip(ids, record.get("call_probabilities") or ()))
+    if any(p is not None for p in probabilities.values()):  # asked with --logprobs
+        verdicts = {"verdicts": verdicts,
+                    "probabilities": [probabilities.get("AB"), probabilities.get("BA")]}
     return {"id": record["item_id"], "subset": subset, "strategy": record["protocol"],
             "label": _PAIRWISE_LABELS.get(record.get("label") or ""),
-            "orders": ["AB", "BA"], "judges": {judge: [by_order["AB"], by_order["BA"]]}}
+            "orders": ["AB", "BA"], "judges": {judge: verdicts}}
 
 
 def _split_by_size(lines: list[dict[str, Any]]) -> None:

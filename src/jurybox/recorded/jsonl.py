@@ -17,8 +17,11 @@ judges::
 - ``judges`` (required): judge name -> its verdicts, one per order, each ``"A"``, ``"B"``,
   ``"tie"`` in terms of the ORIGINAL responses (a judge shown B first that prefers it says
   ``"B"``), or null when its text could not be parsed (a failure: counted, never scored).
-  Either the list itself or an object with ``verdicts`` and optional ``texts`` (the raw
-  judge text per order, strings or null). A judge absent from a line did not judge it.
+  Either the list itself or an object with ``verdicts``, optional ``texts`` (the raw judge
+  text per order, strings or null) and optional ``probabilities`` (per order the judge's
+  token probability that original response A is better, in [0, 1], or null: the
+  ``probability:<judge>`` confidence signal of selective judging). A judge absent from a line
+  did not judge it.
 - ``orders`` (optional, default ``["AB", "BA"]``): the order the responses were shown in for
   each verdict slot, each ``"AB"`` or ``"BA"``; any number >= 1. It must be the same on
   every line of one (subset, strategy).
@@ -111,19 +114,25 @@ def mixed_kinds(path: Path, line: int, first: int, listwise_here: bool) -> DataE
                      f"line; put them in two files", line=line, field="candidates")
 
 
+_JUDGE_KEYS = ("verdicts", "texts", "probabilities")
+
+
 def _verdicts(path: Path, line: int, field: str, value: object, n: int
-              ) -> tuple[tuple, tuple]:
+              ) -> tuple[tuple, tuple, tuple]:
     texts: object = ()
+    probabilities: tuple[float | None, ...] = ()
     if isinstance(value, dict):
-        unknown = sorted(set(value) - {"verdicts", "texts"})
+        unknown = sorted(set(value) - set(_JUDGE_KEYS))
         if unknown:
             raise DataError(path, f"unknown key {unknown[0]!r:.40}"
-                            f"{did_you_mean(unknown[0], ('verdicts', 'texts')) or ';'} a judge's "
-                            f"entry holds 'verdicts' and optional 'texts'", line=line,
-                            field=f"{field}.{unknown[0]}"[:120])
+                            f"{did_you_mean(unknown[0], _JUDGE_KEYS) or ';'} a judge's entry "
+                            f"holds 'verdicts' and optional 'texts' and 'probabilities'",
+                            line=line, field=f"{field}.{unknown[0]}"[:120])
         if "verdicts" not in value:
             raise DataError(path, "missing 'verdicts'", line=line, field=field)
         texts = value.get("texts", ())
+        probabilities = _probabilities(path, line, f"{field}.probabilities",
+                                       value.get("probabilities", ()), n)
         value = value["verdicts"]
         field = f"{field}.verdicts"
     if not isinstance(value, list):
@@ -136,7 +145,7 @@ def _verdicts(path: Path, line: int, field: str, value: object, n: int
             raise DataError(path, f"a verdict is 'A', 'B', 'tie' or null, got {v!r:.40}",
                             line=line, field=f"{field}[{k}]")
     if texts == ():
-        return tuple(value), ()
+        return tuple(value), (), probabilities
     tfield = field.rsplit(".", 1)[0] + ".texts"
     if not isinstance(texts, list) or len(texts) != n:
         raise DataError(path, f"must be a list of {n} texts (strings or null)", line=line,
@@ -144,7 +153,24 @@ def _verdicts(path: Path, line: int, field: str, value: object, n: int
     for k, t in enumerate(texts):
         if t is not None:
             check_text(path, line, f"{tfield}[{k}]", t)
-    return tuple(value), tuple(texts)
+    return tuple(value), tuple(texts), probabilities
+
+
+def _probabilities(path: Path, line: int, field: str, value: object, n: int
+                   ) -> tuple[float | None, ...]:
+    """A judge's ``probabilities``: per order P(original A better), a number in [0, 1] or
+    null; left out: ()."""
+    if value == ():
+        return ()
+    if not isinstance(value, list) or len(value) != n:
+        raise DataError(path, f"must be a list of {n} probabilities (numbers in [0, 1] or "
+                        f"null), one per order", line=line, field=field)
+    for k, p in enumerate(value):
+        number = isinstance(p, (int, float)) and not isinstance(p, bool)
+        if p is not None and not (number and 0.0 <= p <= 1.0):
+            raise DataError(path, f"a probability is a number in [0, 1] or null, got "
+                            f"{p!r:.40}", line=line, field=f"{field}[{k}]")
+    return tuple(None if p is None else float(p) for p in value)
 
 
 def _systems(path: Path, line: int, row: dict) -> tuple[tuple[str, str] | None,
@@ -248,10 +274,10 @@ def read_recorded_jsonl(path: str | Path, *, to_rank: bool = False) -> list[Reco
                             "judge)", line=line, field="judges")
         for judge, value in judges.items():
             judge = once("name", check_name, line, "judges", judge)
-            verdicts, texts = _verdicts(path, line, f"judges.{judge}"[:120], value,
-                                        len(orders))
+            verdicts, texts, probabilities = _verdicts(path, line, f"judges.{judge}"[:120],
+                                                       value, len(orders))
             groups.setdefault((subset, judge, strategy), []).append(
-                RecordedItem(item_id, label, verdicts, texts, systems, lengths))
+                RecordedItem(item_id, label, verdicts, texts, systems, lengths, probabilities))
     if not groups:
         raise DataError(path, "no items in the file")
     return [Recording(subset, judge, strategy, orders_of[(subset, strategy)][0],
@@ -279,10 +305,12 @@ def write_recorded_jsonl(recordings: Iterable[Recording], path: str | Path, *,
             for key in ("systems", "lengths"):
                 if getattr(item, key) is not None:
                     row[key] = list(getattr(item, key))
-            has_text = texts and any(t is not None for t in item.texts)
-            row["judges"][rec.judge] = ({"verdicts": list(item.verdicts),
-                                         "texts": list(item.texts)} if has_text
-                                        else list(item.verdicts))
+            entry: dict[str, list] = {"verdicts": list(item.verdicts)}
+            if texts and any(t is not None for t in item.texts):
+                entry["texts"] = list(item.texts)
+            if any(p is not None for p in item.probabilities):
+                entry["probabilities"] = list(item.probabilities)
+            row["judges"][rec.judge] = entry if len(entry) > 1 else list(item.verdicts)
     path = Path(path)
     body = "".join(json.dumps(r, ensure_ascii=False, separators=(",", ":")) + "\n"
                    for r in lines.values()).encode()

@@ -45,6 +45,10 @@ class RecordedItem:
         systems: the names of the systems that wrote responses A and B, where recorded
             (``jurybox rank`` ranks them); None otherwise.
         lengths: the responses' lengths in characters (A, B), where recorded; None otherwise.
+        probabilities: per order, the judge's token probability that original response A is
+            the better one, in [0, 1] (from its answer's log-probabilities:
+            :func:`~jurybox.parsing.verdict_probability.verdict_probability`), or None where
+            not recorded; empty: none recorded.
     """
 
     item_id: str
@@ -53,6 +57,7 @@ class RecordedItem:
     texts: tuple[str | None, ...] = ()
     systems: tuple[str, str] | None = None
     lengths: tuple[int, int] | None = None
+    probabilities: tuple[float | None, ...] = ()
 
 
 class Grouped:
