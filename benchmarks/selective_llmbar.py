@@ -22,12 +22,14 @@ import time
 import numpy as np
 
 from jurybox.recorded.bundle import load_bundled
-from jurybox.recorded.confidence import signal_table
+from jurybox.recorded.confidence import named_signal, signal_table
 from jurybox.recorded.selective import cascade_split, selective_split
 from jurybox.stats import wilson_interval
 
 GROUPS = [("Processed/MT-Bench", "Vanilla_NoRules"), ("LLMBar/Natural", "Vanilla")]
-SIGNALS = ["order:GPT-4", "jury", "jury:GPT-4"]
+SIGNALS = ["order:GPT-4", "jury", "jury:GPT-4", "lex:GPT-4"]
+#: how a cascade's stages are calibrated (jurybox.recorded.selective.cascade_split)
+CASCADE_RULES = ("per-stage", "joint", "auto")
 CHEAP = {"Processed/MT-Bench": "ChatGPT+LLaMA2+PaLM2",
          "LLMBar/Natural": "ChatGPT+LLaMA2+PaLM2"}
 TARGETS = (0.80, 0.85, 0.90)
@@ -48,15 +50,16 @@ def main() -> None:
         return
     print(f"{args.splits} random 50/50 splits per row, delta {args.delta}; fail: share of "
           f"splits whose test agreement < target [Wilson 95%]; must be <= delta + 0.03")
-    print(f"{'group':32} {'rule':34} {'target':>6} {'fail':>20} {'coverage':>8} "
+    print(f"{'group':32} {'rule':42} {'target':>6} {'fail':>20} {'coverage':>8} "
           f"{'agree':>6} {'to GPT-4':>8}")
     for subset, strategy in GROUPS:
         table = signal_table([r for r in recordings
                               if r.subset == subset and r.strategy == strategy])
         group = f"{subset.split('/')[-1]} {strategy} (n={table.n})"
         rules: list[tuple[str, object]] = [(s, s) for s in SIGNALS]
-        rules += [("cascade ChatGPT > GPT-4", ["ChatGPT", "GPT-4"]),
-                  (f"cascade {CHEAP[subset]} > GPT-4", [CHEAP[subset], "GPT-4"])]
+        for how in CASCADE_RULES:
+            rules += [(f"{how}: ChatGPT > GPT-4", (how, ["ChatGPT", "GPT-4"])),
+                      (f"{how}: {CHEAP[subset]} > GPT-4", (how, [CHEAP[subset], "GPT-4"]))]
         for label, rule in rules:
             for target in TARGETS:
                 fails, cov, agree, last = 0, [], [], []
@@ -65,10 +68,11 @@ def main() -> None:
                         out = selective_split(table, target=target, delta=args.delta,
                                               seed=seed, signals=[rule]).test
                     else:
-                        res = cascade_split(table, rule, target=target, delta=args.delta,
-                                            seed=seed)
+                        how, stages = rule
+                        res = cascade_split(table, stages, target=target, delta=args.delta,
+                                            seed=seed, rule=how)
                         out = res.test
-                        last.append(res.share_reaching(len(rule) - 1))
+                        last.append(res.share_reaching(len(stages) - 1))
                     fails += out.n_accepted > 0 and out.agreement < target
                     cov.append(out.coverage)
                     if out.n_accepted:
@@ -77,7 +81,7 @@ def main() -> None:
                 lo, hi = wilson_interval(share, args.splits)
                 to_last = f"{np.mean(last):8.1%}" if last else f"{'':8}"
                 mean_agree = np.mean(agree) if agree else math.nan
-                print(f"{group:32} {label:34} {target:6.2f} {share:6.3f} [{lo:.3f}, {hi:.3f}] "
+                print(f"{group:32} {label:42} {target:6.2f} {share:6.3f} [{lo:.3f}, {hi:.3f}] "
                       f"{np.mean(cov):8.1%} {mean_agree:6.1%} {to_last}")
     print(f"total {time.perf_counter() - start:.1f} s")
 
@@ -91,7 +95,7 @@ def sweep(recordings: list, splits: int, delta: float, target: float = 0.9) -> N
                               if r.subset == "LLMBar/Natural" and r.strategy == strategy])
         cells = []
         for name in SIGNALS:
-            if name not in table.signals:
+            if named_signal(table, name) is None:
                 continue
             fails, cov = 0, 0.0
             for seed in range(splits):

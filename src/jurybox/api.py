@@ -237,7 +237,8 @@ def rank(path: str | Path, *, baseline: str | None = None, model: str | None = N
 
 def selective(recordings: str | Path | list[Recording], *, target: float, delta: float = 0.1,
               calibration_share: float = 0.5, seed: int = 0, signal: str | None = None,
-              cascade: list[str] | None = None) -> list[SelectiveResult | CascadeResult]:
+              cascade: list[str] | None = None, cascade_rule: str = "per-stage"
+              ) -> list[SelectiveResult | CascadeResult]:
     """Selective judging with a guarantee of agreement (Trust or Escalate, Jung et al., ICLR
     2025), or a cascade of judges, on recorded judgments, with no model call: per (subset,
     strategy), a threshold calibrated on a seeded share of the items, applied to the rest.
@@ -254,6 +255,8 @@ def selective(recordings: str | Path | list[Recording], *, target: float, delta:
         signal: the confidence signal(s), as
             :func:`jurybox.recorded.selective.selective_sets` takes them.
         cascade: judges cheapest first, instead of ``signal``.
+        cascade_rule: how a cascade is calibrated: ``"per-stage"``, ``"joint"`` or
+            ``"auto"`` (:func:`jurybox.recorded.selective.cascade_split`).
 
     Returns:
         One result per (subset, strategy) that has what was asked for.
@@ -278,7 +281,7 @@ def selective(recordings: str | Path | list[Recording], *, target: float, delta:
             else list(recordings))
     return selective_sets(recs, target=target, delta=delta,
                           calibration_share=calibration_share, seed=seed, signal=signal,
-                          cascade=cascade)[0]
+                          cascade=cascade, cascade_rule=cascade_rule)[0]
 
 
 def cascade(items: list[dict[str, Any]], models: list[str | dict[str, Any]], *, target: float,

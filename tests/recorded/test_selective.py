@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from jurybox.cli import app
 from jurybox.recorded import RecordedItem, Recording
-from jurybox.recorded.confidence import jury_signal, signal_table
+from jurybox.recorded.confidence import jury_signal, named_signal, signal_table
 from jurybox.recorded.selective import cascade_split, selective_sets, selective_split
 from jurybox.stats.selective import split_items
 
@@ -204,3 +204,81 @@ def test_the_guarantee_never_rounds_the_target_or_the_confidence_up():
 
     text = guarantee_text(0.855, 0.001, "jury", 100)
     assert "at least 99.9% over the calibration draw" in text and "at least 85.5% of" in text
+
+
+def test_lex_ranks_a_judge_whose_orders_agree_above_the_jury_elsewhere():
+    table = signal_table(_recordings(TINY))
+    assert "lex:X" not in table.signals  # built when named: auto does not split delta over it
+    lex = named_signal(table, "lex:X")
+    # i1: X (A, A) agrees with itself: A, the jury's 5 of 6 for it, at (1 + 5/6) / 2;
+    # i2: X contradicts itself: the jury's plurality B at 5/6 / 2; i3: X (A, tie), not all
+    # orders alike: the jury ties, "tie" at 0; i4: X unparsed: the jury's A at 2/3 / 2
+    assert lex.verdicts == ("A", "B", "tie", "A")
+    assert _values(lex) == [round((1 + 5 / 6) / 2, 4), round(5 / 12, 4), 0.0, round(1 / 3, 4)]
+    assert lex.agree.tolist() == [True, False, False, True]
+    assert named_signal(table, "lex:nobody") is None
+    assert named_signal(table, "X+Y").name == "jury:X+Y"
+    one = selective_split(table, target=0.5, delta=0.5, calibration_share=0.5, seed=0,
+                          signals=["lex:X"])
+    assert list(one.rules) == ["lex:X"]
+
+
+def _cascade_table():
+    # 80 items, label A. cheap: both orders right (conf 1) on 0-39, a wrong B then a tie
+    # (conf 0.5) on 40-59, no verdict on 60-79; strong: right wherever its orders agree
+    # (40-79, conf 1), its orders split on 0-39 (a net tie: wrong, conf 0)
+    cheap = [("A", "A")] * 40 + [("B", "tie")] * 20 + [(None, None)] * 20
+    strong = [("A", "B")] * 40 + [("A", "A")] * 40
+    return signal_table(_recordings({"cheap": cheap, "strong": strong}))
+
+
+def test_a_joint_cascade_lets_the_cheap_stage_take_what_the_guarantee_allows():
+    table = _cascade_table()
+    per = cascade_split(table, ["cheap", "strong"], target=0.8, delta=0.2, seed=0)
+    joint = cascade_split(table, ["cheap", "strong"], target=0.8, delta=0.2, seed=0,
+                          rule="joint")
+    assert (per.rule, joint.rule) == ("per-stage", "joint")
+    cal, test = split_items(80, 0.5, 0)
+    sure = int((test < 40).sum())  # test items the cheap judge is sure of
+    # either rule: the cheap stage takes its sure items (at 0.5 its wrong ones would join:
+    # a quarter of what is accepted disagrees, the test fails); the strong stage the rest,
+    # where its orders agree: every test item accepted, all right
+    for r in (per, joint):
+        assert (r.stages[0].accepted, r.stages[1].reached) == (sure, len(test) - sure)
+        assert r.stages[1].accepted == len(test) - sure
+        assert r.test.n_accepted == len(test) and r.test.agreement == 1.0
+    assert joint.joint.thresholds == (1.0, 1.0) and joint.joint.certified
+    # the joint path: strong at its top alone, cheap at 1 (passes), cheap at 0.5 (fails)
+    assert [t[0] for t in joint.joint.tested] == [(None, 1.0), (1.0, 1.0), (0.5, 1.0)]
+    assert joint.joint.tested[-1][3] > 0.2
+    assert joint.stages[0].rule.threshold == 1.0 and joint.stages[0].rule.upper_bound is None
+    assert per.stages[0].rule.delta == 0.1  # delta / 2 stages
+    auto = cascade_split(table, ["cheap", "strong"], target=0.8, delta=0.2, seed=0,
+                         rule="auto")
+    assert auto.delta == 0.2 and auto.test.n_accepted == len(test)
+    # both accept every calibration item: the tie goes to the one sending fewer to the
+    # strong stage (the same here), and the joint rule is tried first
+    assert auto.rule == "joint" and auto.joint.delta == 0.1
+    with pytest.raises(ValueError, match="per-stage, joint or auto"):
+        cascade_split(table, ["cheap", "strong"], target=0.8, delta=0.2, rule="both")
+
+
+def test_the_cascade_rule_option_is_checked_and_reaches_the_table(tmp_path):
+    path = write_recorded(tmp_path, {"a": TINY["X"], "b": TINY["Y"]}, ["A"] * 4)
+    result = cli.invoke(app, ["score", str(path), "--target-agreement", "0.8",
+                              "--cascade-rule", "joint"])
+    assert result.exit_code == 2 and "give --cascade too" in result.output
+    result = cli.invoke(app, ["score", str(path), "--target-agreement", "0.8", "--cascade",
+                              "a,b", "--cascade-rule", "all"])
+    assert result.exit_code == 2 and "--cascade-rule is per-stage, joint, auto" in result.output
+    result = cli.invoke(app, ["score", str(path), "--target-agreement", "0.8", "--cascade",
+                              "a,b", "--cascade-rule", "joint"])
+    assert result.exit_code == 0, result.output
+    assert "delta 0.1 for the whole cascade (joint)" in " ".join(result.output.split())
+
+
+def test_the_cli_knows_the_librarys_cascade_rules():
+    from jurybox.cli._selective import CASCADE_RULES as cli_rules
+    from jurybox.recorded.selective import CASCADE_RULES
+
+    assert cli_rules == CASCADE_RULES

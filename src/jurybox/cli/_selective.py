@@ -33,6 +33,10 @@ ShareOpt = Annotated[float, declared("--calibration-share")]
 SplitSeedOpt = Annotated[int, declared("--split-seed")]
 SignalOpt = Annotated[Optional[str], declared("--signal")]
 CascadeOpt = Annotated[Optional[str], declared("--cascade")]
+CascadeRuleOpt = Annotated[str, declared("--cascade-rule")]
+
+#: --cascade-rule's values (jurybox.recorded.selective.CASCADE_RULES; a test keeps them equal)
+CASCADE_RULES = ("per-stage", "joint", "auto")
 
 
 @dataclass(frozen=True)
@@ -45,17 +49,18 @@ class SelectiveFlags(OptionGroup):
     calibration_share: ShareOpt = 0.5
     split_seed: SplitSeedOpt = 0
 
-    def options(self, signal: str | None = None,
-                cascade: str | None = None) -> SelectiveOptions | None:
+    def options(self, signal: str | None = None, cascade: str | None = None,
+                cascade_rule: str = "per-stage") -> SelectiveOptions | None:
         """The settings, checked; None without --target-agreement.
 
         Raises:
-            ConfigError: a share outside (0, 1); --signal with --cascade.
+            ConfigError: a share outside (0, 1); --signal with --cascade; an unknown
+                --cascade-rule, or one without --cascade.
         """
         if self.target_agreement is None:
             return None
         opts = SelectiveOptions(self.target_agreement, self.delta, self.calibration_share,
-                                signal, cascade, self.split_seed)
+                                signal, cascade, self.split_seed, cascade_rule)
         opts.check()
         return opts
 
@@ -70,9 +75,11 @@ class SelectiveOptions:
     signal: str | None = None
     cascade: str | None = None
     seed: int = 0
+    cascade_rule: str = "per-stage"
 
     def check(self) -> None:
-        """Raises ConfigError: a share outside (0, 1); --signal and --cascade together."""
+        """Raises ConfigError: a share outside (0, 1); --signal and --cascade together; an
+        unknown --cascade-rule, or one other than per-stage without --cascade."""
         for flag, value in (("--target-agreement", self.target), ("--delta", self.delta),
                             ("--calibration-share", self.share)):
             if not 0 < value < 1:
@@ -82,6 +89,12 @@ class SelectiveOptions:
         if self.signal is not None and self.cascade is not None:
             raise ConfigError("give --signal or --cascade, not both (a cascade's stages are "
                               "its judges' signals)")
+        if self.cascade_rule not in CASCADE_RULES:
+            raise ConfigError(f"--cascade-rule is {', '.join(CASCADE_RULES)}, got "
+                              f"{self.cascade_rule!r:.40}")
+        if self.cascade_rule != "per-stage" and self.cascade is None:
+            raise ConfigError(f"--cascade-rule {self.cascade_rule} is how a cascade is "
+                              f"calibrated: give --cascade too")
 
 
 def _agree(agreement: float, ci: tuple[float, float]) -> str:
@@ -148,12 +161,17 @@ def _selective_table(rows: list[SelectiveResult], opts: SelectiveOptions) -> Tab
     return table
 
 
+_SPENT = {"per-stage": " split between the stages", "joint": " for the whole cascade (joint)",
+          "auto": " split between the per-stage and joint rules"}
+
+
 def _cascade_table(rows: list[CascadeResult], opts: SelectiveOptions) -> Table:
-    table = titled("cascade", opts, " split between the stages", "set, strategy: stage")
+    table = titled("cascade", opts, _SPENT[opts.cascade_rule], "set, strategy: stage")
     for name in ("asked", "accepted", "agree % [95% CI]", "calls"):
         table.add_column(name, justify="right")
     for r in rows:
-        table.add_row(data(f"{r.subset}, {r.strategy}"), style="bold")
+        rule = f" ({r.rule} rule)" if opts.cascade_rule == "auto" else ""
+        table.add_row(data(f"{r.subset}, {r.strategy}{rule}"), style="bold")
         for s in r.stages:
             rate = s.agree / s.accepted if s.accepted else math.nan
             table.add_row(data("  " + s.stage),
@@ -164,8 +182,8 @@ def _cascade_table(rows: list[CascadeResult], opts: SelectiveOptions) -> Table:
                       _agree(r.test.agreement, r.test.agreement_ci),
                       str(sum(s.calls for s in r.stages)), end_section=True)
     table.caption = ("asked: test items that reached the stage; none*: the stage could not "
-                     "be certified at its share of delta and accepts nothing; calls: the "
-                     "judge calls its asked items cost")
+                     "be certified and accepts nothing; calls: the judge calls its asked "
+                     "items cost")
     table.caption_justify = "left"
     return table
 
@@ -283,7 +301,7 @@ def print_selective(recordings: list[Recording], opts: SelectiveOptions, *,
         results, skipped = selective_sets(recordings, target=opts.target, delta=opts.delta,
                                           calibration_share=opts.share, seed=opts.seed,
                                           signal=opts.signal, cascade=opts.cascade,
-                                          weights=weights)
+                                          weights=weights, cascade_rule=opts.cascade_rule)
     except ValueError as exc:
         raise ConfigError(f"selective judging: {exc}") from None
     if not results:

@@ -17,7 +17,7 @@ from ._outputs import outputs_table, print_outputs
 from ._learned import LearnOpt, SplitsOpt
 from ._recorded import (UNPARSED_RULES, jury_table, parse_weights, print_recorded,
                         recorded_table)
-from ._selective import CascadeOpt, SelectiveFlags, SignalOpt
+from ._selective import CASCADE_RULES, CascadeOpt, CascadeRuleOpt, SelectiveFlags, SignalOpt
 from ._tables import pct_decimals
 
 if TYPE_CHECKING:
@@ -45,6 +45,7 @@ def score(
     *, selective: SelectiveFlags,
     signal: SignalOpt = None,
     cascade: CascadeOpt = None,
+    cascade_rule: CascadeRuleOpt = "per-stage",
     learn_weights: LearnOpt = False,
     splits: SplitsOpt = 100,
 ) -> None:
@@ -68,12 +69,16 @@ def score(
         target.is_file() and (target.suffix == ".json" or (
             target.suffix in (".jsonl", ".gz") and looks_recorded(target))))
     filters = {"--subset": subset, "--judge": judge, "--strategy": strategy}
-    chosen = {"--signal": signal, "--cascade": cascade}
+    if cascade_rule not in CASCADE_RULES:
+        raise ConfigError(f"--cascade-rule is {', '.join(CASCADE_RULES)}, got "
+                          f"{cascade_rule!r:.40}")
+    chosen = {"--signal": signal, "--cascade": cascade,
+              "--cascade-rule": None if cascade_rule == "per-stage" else cascade_rule}
     target_agreement = selective.target_agreement
     if target_agreement is None and any(v is not None for v in chosen.values()):
         raise ConfigError(f"{', '.join(k for k, v in chosen.items() if v is not None)} "
                           f"choose how selective judging decides: give --target-agreement")
-    opts = selective.options(signal, cascade)
+    opts = selective.options(signal, cascade, cascade_rule)
     if unparsed not in UNPARSED_RULES:
         raise ConfigError(f"--unparsed is {' or '.join(UNPARSED_RULES)}, got {unparsed!r}")
     if recorded and target.is_file() and looks_listwise(target):  # listwise recorded lines

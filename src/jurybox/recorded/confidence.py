@@ -21,14 +21,22 @@ None when there is none), whether it agrees with the label, and a confidence in 
   of calibration, where the decision is a tie or an order's A or B verdict has no
   probability.
 
-A stage of a cascade may also be a jury of some of the judges (``jury:<a>+<b>``, see
-:func:`jury_signal`).
+Built when named (:func:`named_signal`; not among a table's signals, so ``auto`` does not
+split delta over them):
+
+- ``lex:<judge>`` (two or more judges): lexicographic, the judge's order agreement first and
+  the jury second. Where every order of the judge names one option, that verdict, ranked by
+  the jury's weighted share for it, at ``(1 + share) / 2`` (in (1/2, 1]); elsewhere (its
+  orders contradict each other, or one is unparsed) the jury's plurality, ranked below, at
+  ``share / 2`` (a jury tie: ``"tie"`` at 0). Above 1/2 it orders items as ``jury:<judge>``
+  does; below, where ``jury:<judge>`` has no verdict to accept, the jury still has one.
+- a jury of some of the judges, ``<a>+<b>`` (a cascade stage: :func:`jury_signal`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -36,8 +44,8 @@ from ..parsing.verdict_probability import verdict_token_probability
 from .model import Recording, Verdict, shared_items
 from .scoring import net_decision
 
-__all__ = ["Signal", "SignalTable", "jury_signal", "order_signal", "probability_signal",
-           "signal_table"]
+__all__ = ["Signal", "SignalTable", "jury_signal", "lex_signal", "named_signal",
+           "order_signal", "probability_signal", "signal_table"]
 
 
 @dataclass(frozen=True)
@@ -69,6 +77,7 @@ class SignalTable:
         orders: recorded orders a judge's item (the calls one judge makes an item).
         verdicts: judge -> per item its order verdicts.
         signals: name -> :class:`Signal`, in the order described in the module docstring.
+        weights: judge -> weight of its jury signals (judges not named weigh 1).
     """
 
     subset: str
@@ -79,6 +88,7 @@ class SignalTable:
     orders: int
     verdicts: Mapping[str, tuple[tuple[Verdict | None, ...], ...]]
     signals: Mapping[str, Signal]
+    weights: Mapping[str, float] = field(default_factory=dict)
 
     @property
     def n(self) -> int:
@@ -159,6 +169,48 @@ def jury_signal(judges: Sequence[str], verdicts: Mapping[str, Sequence[tuple[Ver
     return _signal(name or default, tuple(judges), labels, decided)
 
 
+def lex_signal(judge: str, judges: Sequence[str],
+               verdicts: Mapping[str, Sequence[tuple[Verdict | None, ...]]],
+               labels: Sequence[str], *, weights: Mapping[str, float] | None = None) -> Signal:
+    """``lex:<judge>``: the judge's verdict where all its orders name it, ranked by the jury's
+    share for it, above the jury's plurality elsewhere (module docstring).
+
+    Raises:
+        ValueError: as :func:`jury_signal`.
+    """
+    backed = jury_signal(judges, verdicts, labels, weights=weights, backing=judge)
+    plural = jury_signal(judges, verdicts, labels, weights=weights)
+    decided: list[tuple[Verdict | None, float]] = []
+    for i, orders in enumerate(verdicts[judge]):
+        if orders[0] is not None and all(v == orders[0] for v in orders):
+            decided.append((backed.verdicts[i], (1 + float(backed.confidence[i])) / 2))
+        elif plural.verdicts[i] is None:
+            decided.append((None, 0.0))
+        else:
+            decided.append((plural.verdicts[i], float(plural.confidence[i]) / 2))
+    return _signal(f"lex:{judge}", tuple(judges), labels, decided)
+
+
+def named_signal(table: SignalTable, name: str) -> Signal | None:
+    """A signal of ``table`` by name: one of its ``signals``, or one built when named
+    (``lex:<judge>``, a jury ``<a>+<b>`` of two or more of its judges); None: no such signal.
+
+    Raises:
+        ValueError: as :func:`jury_signal`.
+    """
+    if name in table.signals:
+        return table.signals[name]
+    kind, _, judge = name.partition(":")
+    if kind == "lex" and judge in table.judges and len(table.judges) >= 2:
+        return lex_signal(judge, table.judges, table.verdicts, table.labels,
+                          weights=table.weights)
+    judges = list(dict.fromkeys(j.strip() for j in name.split("+")))  # each judge once
+    if len(judges) >= 2 and all(j in table.judges for j in judges):
+        return jury_signal(judges, table.verdicts, table.labels, weights=table.weights,
+                           name=f"jury:{name}")
+    return None
+
+
 def signal_table(recordings: Sequence[Recording], *,
                  weights: Mapping[str, float] | None = None) -> SignalTable:
     """The signals of one (subset, strategy): every judge's ``order:``, with two or more
@@ -193,4 +245,4 @@ def signal_table(recordings: Sequence[Recording], *,
             signals[f"probability:{j}"] = probability_signal(j, verdicts[j], probabilities,
                                                              gold)
     return SignalTable(recs[0].subset, recs[0].strategy, names, shared, gold,
-                       len(recs[0].orders), verdicts, signals)
+                       len(recs[0].orders), verdicts, signals, dict(weights or {}))
