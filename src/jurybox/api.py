@@ -228,7 +228,9 @@ def rank(path: str | Path, *, baseline: str | None = None, model: str | None = N
     Bradley-Terry scores with rank intervals, each with a prompt-bootstrap CI, and the
     judge's order effects per pair: :func:`jurybox.leaderboard.run.rank` (``path``: systems'
     outputs judged by ``model``, recorded judgments naming their systems, or an AlpacaEval
-    ``results/`` folder; other arguments, result and errors as there)."""
+    ``results/`` folder; ``target=`` and ``calibration=``: only the verdicts a rule calibrated
+    on labelled pairs accepts, :mod:`jurybox.leaderboard.selective`; other arguments, result
+    and errors as there)."""
     from .leaderboard.run import rank as rank_path
 
     return rank_path(path, baseline=baseline, model=model, out=out, options=options,

@@ -203,3 +203,131 @@ def test_a_jurys_dry_run_prices_each_judge_on_the_planned_pairs_and_calls_none(t
     assert out.count("units: 8 calls: 16") == 2
     assert "judge served (weight 1):" in out and "judge simulated (weight 1):" in out
     assert re.search(r"jury of 2 judges: \d+\.\d{4} to \d+\.\d{4} USD", out)
+
+
+# -- selective ranking: only the verdicts a calibrated rule accepts ------------------------
+
+# the calibration pairs: 30 the judge gets right in both orders (quality 5 vs 4), 10 where it
+# picks whatever is shown first ("hard": its two orders disagree, a net tie)
+CALIBRATION = [{"id": f"c{i}", "prompt": f"Calibration {i}?",
+                "candidates": [f"cal strong {i}", f"cal weak {i}"] if i % 2 else
+                [f"cal weak {i}", f"cal strong {i}"], "gold": i % 2 == 0}
+               for i in range(30)]
+CALIBRATION += [{"id": f"h{i}", "prompt": f"Hard {i}?",
+                 "candidates": [f"hard one {i}", f"hard two {i}"], "gold": 0}
+                for i in range(10)]
+for row in CALIBRATION[:30]:
+    QUALITY.update({t: 5 if "strong" in t else 4 for t in row["candidates"]})
+    row["gold"] = 0 if "strong" in row["candidates"][0] else 1
+# the ranking: good's answer to prompt 2 is "hard" for the judge (its orders disagree)
+SELECTIVE_ROWS = [dict(r, outputs=dict(r["outputs"], good="hard good answer 2"))
+                  if r["id"] == "p2" else r for r in ROWS]
+
+
+def choosy(request: dict) -> str:
+    text = request["messages"][-1]["content"]
+    a, b = _shown(text, "A"), _shown(text, "B")
+    if "hard" in a or "hard" in b:
+        return completion("[[A>B]]")  # the first shown, whatever it is
+    return fair(request)
+
+
+def test_a_selective_ranking_ranks_only_the_accepted_verdicts(tmp_path):
+    systems = tmp_path / "systems.jsonl"
+    systems.write_text("".join(json.dumps(r) + "\n" for r in SELECTIVE_ROWS))
+    calibration = tmp_path / "calibration.jsonl"
+    calibration.write_text("".join(json.dumps(r) + "\n" for r in CALIBRATION))
+    with fake_server(choosy) as url:
+        result = cli.invoke(app, [
+            "rank", str(systems), "--model", "vllm/m", "--base-url", url, "--structured", "off",
+            "--attempts", "1", "--no-cache", "--rounds", "200", "--baseline", "base",
+            "--out", str(tmp_path / "rank"), "--target-agreement", "0.8",
+            "--calibration", str(calibration)])
+    assert result.exit_code == 0, result.output
+    s = json.loads((tmp_path / "rank" / "summary.json").read_text())
+    sel = s["selective"]
+    # half the 40 calibration pairs calibrate: the judge's both-orders agreement (1 on the
+    # 30 it gets right, 0 on the hard ones) certifies 80% at threshold 1; the other half
+    # measures it: every accepted held-out pair right
+    assert sel["signal"] == "order agreement" and sel["rules"]["order agreement"]["threshold"] == 1
+    assert sel["test"]["agreement"] == 1.0 and sel["test"]["n"] == 20
+    assert sel["guarantee"].startswith("with probability at least 90%")
+    # 8 pairs judged (good and bad vs base on 4 prompts); good's prompt-2 pair is abstained
+    assert (sel["pairs_accepted"], sel["pairs_judged"]) == (7, 8)
+    rows = {r["name"]: r for r in s["systems"]}
+    # good: wins p0, p1, loses p3 (p2 left out, not a tie): 2 of 3; bad: wins p3 only
+    assert rows["good"]["win_rate"] == pytest.approx(100 * 2 / 3)
+    assert rows["bad"]["win_rate"] == 25.0
+    assert s["n_comparisons"] == 7 and s["n_failed"] == 0
+    assert any("only the 7 of 8 judged pairs" in n for n in s["notes"])
+    assert "7 of 8 unlabelled items accepted" in " ".join(result.output.split())
+    # the calibration pairs are a judge run of their own
+    assert (tmp_path / "rank" / "calibration" / "items.jsonl").is_file()
+
+
+def test_without_selective_the_hard_pair_is_a_tie(tmp_path):
+    systems = tmp_path / "systems.jsonl"
+    systems.write_text("".join(json.dumps(r) + "\n" for r in SELECTIVE_ROWS))
+    with fake_server(choosy) as url:
+        result = cli.invoke(app, [
+            "rank", str(systems), "--model", "vllm/m", "--base-url", url, "--structured", "off",
+            "--attempts", "1", "--no-cache", "--rounds", "200", "--baseline", "base",
+            "--out", str(tmp_path / "rank")])
+    assert result.exit_code == 0, result.output
+    s = json.loads((tmp_path / "rank" / "summary.json").read_text())
+    good = next(r for r in s["systems"] if r["name"] == "good")
+    assert good["win_rate"] == 62.5  # (1 + 1 + 0.5 + 0) / 4: the orders' net tie counts half
+    assert "selective" not in s
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--target-agreement", "0.8"], "--target-agreement and --calibration go together"),
+    (["--calibration", "x.jsonl"], "--target-agreement and --calibration go together"),
+])
+def test_selective_ranking_needs_both_options(tmp_path, extra, message):
+    systems = tmp_path / "systems.jsonl"
+    systems.write_text("".join(json.dumps(r) + "\n" for r in ROWS))
+    result = cli.invoke(app, ["rank", str(systems), "--model", "sim", *extra])
+    assert result.exit_code == 2 and message in result.output
+
+
+def test_a_bad_calibration_file_is_refused_before_any_call(tmp_path):
+    systems = tmp_path / "systems.jsonl"
+    systems.write_text("".join(json.dumps(r) + "\n" for r in ROWS))
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "x", "prompt": "q", "candidates": ["a", "b"], "gold": 0}\n{"id": 1\n')
+    calls = []
+
+    def counting(request):
+        calls.append(1)
+        return fair(request)
+
+    with fake_server(counting) as url:
+        result = cli.invoke(app, ["rank", str(systems), "--model", "vllm/m", "--base-url", url,
+                                  "--structured", "off", "--no-cache", "--out",
+                                  str(tmp_path / "r"), "--baseline", "base",
+                                  "--target-agreement", "0.8",
+                                  "--calibration", str(bad)])
+    assert result.exit_code == 2 and "bad.jsonl" in result.output and ":2" in result.output
+    assert calls == []
+
+
+def test_the_python_api_ranks_the_accepted_verdicts_too(tmp_path):
+    from jurybox.leaderboard.run import rank
+    from jurybox.run import RunOptions
+    from jurybox.runner import RetryPolicy
+
+    systems = tmp_path / "systems.jsonl"
+    systems.write_text("".join(json.dumps(r) + "\n" for r in SELECTIVE_ROWS))
+    calibration = tmp_path / "calibration.jsonl"
+    calibration.write_text("".join(json.dumps(r) + "\n" for r in CALIBRATION))
+    options = RunOptions(structured="off", cache_path=None, retry=RetryPolicy(attempts=1))
+    with fake_server(choosy) as url:
+        ranked = rank(systems, baseline="base", model="vllm/m", base_url=url, rounds=200,
+                      out=tmp_path / "rank", options=options, target=0.8,
+                      calibration=calibration)
+    sel = ranked.summary["selective"]
+    assert (sel["pairs_accepted"], sel["pairs_judged"]) == (7, 8)
+    assert ranked.leaderboard.n_comparisons == 7
+    with pytest.raises(Exception, match="target= and calibration="):
+        rank(systems, baseline="base", model="sim", target=0.8, out=tmp_path / "x")

@@ -24,7 +24,8 @@ if TYPE_CHECKING:
     from ..recorded.selective import CascadeResult, SelectiveResult
 
 __all__ = ["SelectiveFlags", "SelectiveOptions", "after_run", "not_selectable",
-           "print_run_selective", "print_selective", "selective_for", "titled"]
+           "print_run_selective", "print_selective", "report_selective", "selective_for",
+           "titled"]
 
 
 TargetOpt = Annotated[Optional[float], declared("--target-agreement")]
@@ -307,6 +308,12 @@ def print_selective(recordings: list[Recording], opts: SelectiveOptions, *,
     if not results:
         raise ConfigError("selective judging: no recorded set to judge")
     return _report(results, skipped, opts, out, source=source, of="recorded")
+
+
+def report_selective(results: list[Any], opts: SelectiveOptions) -> None:
+    """Print selective judging's table and guarantee (``rank --target-agreement``: the rule
+    calibrated on the calibration pairs; its unlabelled items are the ranking's pairs)."""
+    _report(results, [], opts, None)
 
 
 def _report(results: list[Any], skipped: list[str], opts: SelectiveOptions,

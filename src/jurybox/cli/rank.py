@@ -14,6 +14,7 @@ from ._groups import (BatchFlags, CostOptions, EndpointOptions, ExecutorOptions,
                       SamplingOptions, SimOptions, protocol_settings)
 from ._plan import cost_line
 from ._progress import with_progress
+from ._selective import SelectiveFlags, SelectiveOptions, report_selective, selective_for
 
 if TYPE_CHECKING:
     from ..leaderboard.run import RankResult
@@ -32,7 +33,8 @@ def rank(
     rounds: Annotated[int, declared("rank --rounds", min=10, max=100000)] = 1000,
     prompt: PromptOptions, run: RunFlags, output: OutputOptions, endpoint: EndpointOptions,
     settings: ProtocolOptions, sampling: SamplingOptions, sim: SimOptions, cost: CostOptions,
-    batching: BatchFlags, execution: ExecutorOptions,
+    batching: BatchFlags, execution: ExecutorOptions, selective: SelectiveFlags,
+    calibration: Annotated[Optional[str], declared("rank --calibration")] = None,
 ) -> None:
     """Rank systems against a baseline: per system the win rate (ties half), AlpacaEval's
     length-controlled win rate, the Bradley-Terry score (Elo points, baseline 1000) with its
@@ -55,11 +57,19 @@ def rank(
             raise ConfigError(f"{flag} {value!r} is for {what}; {path} holds "
                               f"{kind.replace('_', ' ')}")
     out = Path(output.out) if output.out else Path("runs") / f"rank-{source.stem or 'run'}"
+    chosen = selective.options()
+    if (chosen is None) != (calibration is None):
+        raise ConfigError("--target-agreement and --calibration go together: the judge's "
+                          "confidence is calibrated on --calibration's labelled pairs")
+    if chosen is not None and kind != "outputs":
+        raise ConfigError("--target-agreement ranks a live judge's accepted verdicts; for "
+                          "recorded judgments use jurybox score FILE --target-agreement P")
     if kind != "outputs":  # recorded: no model call
         print_ranking(rank_path(source, baseline=baseline, judge=judge_name,
                                 annotator=annotator, rounds=rounds, seed=run.seed, out=out))
         return
     model, panel = choice.model, choice.panel()
+    selective_for(selective, panel)  # one judge's confidence, not a jury's
     groups = RunGroups(run, endpoint, execution, batching, cost)
     if panel is not None:
         _rank_jury(source, out, panel, protocol=protocol, pairing=pairing, budget=budget,
@@ -68,21 +78,26 @@ def rank(
         return
     _rank_live(source, out, model=model, protocol=protocol, pairing=pairing, budget=budget,
                baseline=baseline, rounds=rounds, prompt=prompt, settings=settings,
-               sampling=sampling, sim=sim, groups=groups)
+               sampling=sampling, sim=sim, groups=groups,
+               selective=(chosen, calibration) if chosen and calibration else None)
 
 
 def _rank_live(source: Path, out: Path, *, model: str | None, protocol: str, pairing: str,
                budget: int | None, baseline: str | None, rounds: int, prompt: PromptOptions,
                settings: ProtocolOptions, sampling: SamplingOptions, sim: SimOptions,
-               groups: RunGroups) -> None:
-    """Plan the pairs, judge them into OUT/judge, rank the decisions."""
+               groups: RunGroups, selective: tuple[SelectiveOptions, str] | None = None
+               ) -> None:
+    """Plan the pairs, judge them into OUT/judge (and, selective, the calibration pairs
+    into OUT/calibration), rank the (accepted) decisions."""
     import tempfile
+    from dataclasses import replace
 
     from ..errors import ConfigError
     from ..judging import JudgeConfig, prepare_judge, run_judge
     from ..protocols import protocol_class
     from ..leaderboard.live import JUDGE_FOLDER
     from ..leaderboard.run import pairs_file, plan, rank_judged
+    from ..leaderboard.selective import CALIBRATION_FOLDER, selective_pairs
 
     if getattr(protocol_class(protocol), "task", None) != "pairwise":
         raise ConfigError(f"--protocol {protocol!r} is not a pairwise protocol: rank judges "
@@ -97,18 +112,37 @@ def _rank_live(source: Path, out: Path, *, model: str | None, protocol: str, pai
                              model="sim" if model is None else model, protocol=protocol,
                              seed=seed, **protocol_settings(settings, prompt, sampling,
                                                             sim=sim.config(), base_url=url))
+        opts, calibration = selective if selective is not None else (None, "")
+        calibrating = replace(config, input=calibration) if opts is not None else None
+        if calibrating is not None:  # its data checked before any model call
+            prepare_judge(calibrating)
         judged = groups.judged(
             config, model=model, data=str(source), bundled=False, prepare=prepare_judge,
             plan=lambda p: (p.selection, p.protocols,
                             _planned(source, len(pairs), len(outputs.systems), protocol)),
             pool=pool, execute=run_judge, out=lambda c: out / JUDGE_FOLDER)
+        calibrated = None if calibrating is None else groups.judged(
+            calibrating, model=model, data=calibration, bundled=False, prepare=prepare_judge,
+            plan=lambda p: (p.selection, p.protocols, f"calibration: {calibration}, "
+                            f"{p.selection.n_items} labelled pairs, protocol {protocol}"),
+            pool=pool, execute=run_judge, out=lambda c: out / CALIBRATION_FOLDER)
         if judged is None:  # --dry-run: the plan is printed
             return
         result, judge = judged
+    chosen = None
+    if opts is not None:
+        rule, accepted = selective_pairs(out / CALIBRATION_FOLDER, out / JUDGE_FOLDER,
+                                         target=opts.target, delta=opts.delta,
+                                         calibration_share=opts.share, seed=opts.seed)
+        chosen = (rule, accepted, calibration)
     ranked = rank_judged(source, out, pairs, outputs, baseline=baseline, rounds=rounds,
                          seed=seed, judge=judge, protocol=protocol,
-                         simulated=result.simulated)
+                         simulated=result.simulated, selective=chosen)
     print_ranking(ranked, simulated_note=False)
+    if opts is not None and chosen is not None:
+        report_selective([chosen[0]], opts)
+        if calibrated is not None:
+            print_warnings(calibrated[0])
     print_warnings(result)
     cost_line(result)
     s = result.summary

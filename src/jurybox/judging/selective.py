@@ -32,8 +32,8 @@ from ..stats.selective import (SelectiveResult, choose_signal, selective_outcome
                                split_items)
 from .results import ItemJudgment, judgment_of
 
-__all__ = ["ORDER_SIGNAL", "PROBABILITY_SIGNAL", "run_judgments", "selective_judgments",
-           "selective_run"]
+__all__ = ["ORDER_SIGNAL", "PROBABILITY_SIGNAL", "accepted_items", "run_judgments",
+           "selective_judgments", "selective_run"]
 
 #: The name of a run's order-agreement confidence signal.
 ORDER_SIGNAL = "order agreement"
@@ -123,6 +123,15 @@ def _confidence(j: ItemJudgment, signal: str) -> float:
     """``j``'s confidence on ``signal``; NaN when it has none (failed: never accepted)."""
     value = j.agreement_rate if signal == ORDER_SIGNAL else j.token_probability
     return math.nan if j.failed or value is None else value
+
+
+def accepted_items(result: SelectiveResult, judgments: Sequence[ItemJudgment]) -> set[str]:
+    """The item ids of ``judgments`` that ``result``'s rule accepts (none when it certified
+    nothing; a failed item never)."""
+    if result.signal is None:
+        return set()
+    rule = result.rules[result.signal]
+    return {j.item_id for j in judgments if rule.accepts(_confidence(j, result.signal))}
 
 
 def selective_run(run_dir: str | Path, *, target: float, delta: float = 0.1,

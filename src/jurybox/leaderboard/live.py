@@ -46,13 +46,16 @@ def _order_calls(protocol: str, n: int) -> range:
     return range(1, 3) if protocol == "apoc" and n == 4 else range(n)
 
 
-def comparisons_of_run(folder: Path, pairs: Iterable[RankPair], outputs: SystemOutputs
-                       ) -> tuple[list[Comparison], int]:
+def comparisons_of_run(folder: Path, pairs: Iterable[RankPair], outputs: SystemOutputs,
+                       only: set[str] | None = None) -> tuple[list[Comparison], int]:
     """The judge run's decisions as comparisons (with lengths, texts and per-order verdicts),
     and how many pairs have no decision (a failure, or not judged yet): never a tie. Pairs of
-    identical outputs are ties, with no order verdicts (nothing was shown)."""
+    identical outputs are ties, with no order verdicts (nothing was shown). ``only``: the
+    pairs (item ids) whose decisions are kept (selective judging's accepted ones); the others
+    are left out and not counted as failed."""
     pairs = list(pairs)
-    by_id = {p.item.item_id: p for p in pairs if not p.identical}
+    by_id = {p.item.item_id: p for p in pairs
+             if not p.identical and (only is None or p.item.item_id in only)}
     comparisons: list[Comparison] = [_tie(p, outputs) for p in pairs if p.identical]
     decided: set[str] = set()
     path = folder / ITEMS_FILE

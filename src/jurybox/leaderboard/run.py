@@ -18,7 +18,7 @@ import csv
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import ConfigError, DataError, write_error
 from ..ranking.bootstrap import DEFAULT_ROUNDS
@@ -27,6 +27,9 @@ from ..rundir.files import write_json_atomic
 from .board import Leaderboard, leaderboard
 from .outputs import SystemOutputs, looks_like_outputs, read_outputs
 from .pairing import Pairing, RankPair, plan_pairs
+
+if TYPE_CHECKING:
+    from ..stats.selective import SelectiveResult
 
 __all__ = ["PAIRS_FILE", "RankResult", "SourceKind", "source_kind",
            "recorded_source", "rank_comparisons", "write_ranking", "pairs_file", "plan", "rank",
@@ -180,6 +183,8 @@ def rank(path: str | Path, *, baseline: str | None = None, model: str | None = N
          budget: int | None = None, judge: str | None = None, annotator: str | None = None,
          rounds: int = DEFAULT_ROUNDS, seed: int = 0, out: str | Path | None = None,
          jury: Any = None, options: Any = None, hooks: Any = None,
+         target: float | None = None, calibration: str | Path | None = None,
+         delta: float = 0.1, calibration_share: float = 0.5,
          **settings: Any) -> RankResult:
     """Rank the systems of ``path`` (module docstring) and write the leaderboard to ``out``.
 
@@ -201,6 +206,11 @@ def rank(path: str | Path, *, baseline: str | None = None, model: str | None = N
             jury's weighted vote, its judge run ``out/judge`` a jury's folder, and the order
             effects are each judge's (summary.json ``order_by_judge``).
         options, hooks: the judge run's :class:`~jurybox.RunOptions` and hooks.
+        target, calibration, delta, calibration_share: selective judging
+            (:mod:`.selective`): rank only the verdicts accepted at ``target`` agreement,
+            calibrated on the labelled pairs of ``calibration`` (a judge input file or a
+            bundled pairwise dataset, judged into ``out/calibration``) at failure
+            probability ``delta``, on a ``calibration_share`` of them; one judge (not a jury).
         settings: other :class:`~jurybox.judging.JudgeConfig` fields (``base_url``,
             ``temperature``, ``criteria``, ...).
 
@@ -227,6 +237,12 @@ def rank(path: str | Path, *, baseline: str | None = None, model: str | None = N
                           "(or 'sim' to try the tool), or jury=")
     if model is not None and jury is not None:
         raise ConfigError("give model= or jury=, not both (a jury names its judges' models)")
+    if (target is None) != (calibration is None):
+        raise ConfigError("selective ranking needs target= and calibration= (the labelled "
+                          "pairs the judge's confidence is calibrated on), both or neither")
+    if target is not None and jury is not None:
+        raise ConfigError("selective ranking calibrates one judge's confidence: give model=, "
+                          "not a jury")
     from ..judging import JudgeConfig
     from .live import JUDGE_FOLDER
 
@@ -246,28 +262,66 @@ def rank(path: str | Path, *, baseline: str | None = None, model: str | None = N
 
     config = JudgeConfig(input=input_file, model=str(model), protocol=protocol, seed=seed,
                          **settings)
+    chosen = None
+    if target is not None:
+        from dataclasses import replace
+
+        from ..judging import prepare_judge
+        from ..stats.selective import check_shares
+        from .selective import CALIBRATION_FOLDER, selective_pairs
+
+        check_shares(target=target, delta=delta, calibration_share=calibration_share)
+        calibrating = replace(config, input=str(calibration))
+        prepare_judge(calibrating)  # its data checked before any model call
     result = run_judge(config, folder / JUDGE_FOLDER, options=options, hooks=hooks)
+    if target is not None:
+        run_judge(calibrating, folder / CALIBRATION_FOLDER, options=options, hooks=hooks)
+        rule, accepted = selective_pairs(folder / CALIBRATION_FOLDER, folder / JUDGE_FOLDER,
+                                         target=target, delta=delta,
+                                         calibration_share=calibration_share, seed=seed)
+        chosen = (rule, accepted, str(calibration))
     return rank_judged(source, folder, pairs, outputs, baseline=baseline, rounds=rounds,
                        seed=seed, judge=str(model), protocol=protocol,
-                       simulated=result.simulated)
+                       simulated=result.simulated, selective=chosen)
 
 
 def rank_judged(source: Path, folder: Path, pairs: list[RankPair], outputs: SystemOutputs, *,
                 baseline: str | None, rounds: int, seed: int, judge: str, protocol: str,
-                simulated: bool, jury: bool = False) -> RankResult:
+                simulated: bool, jury: bool = False,
+                selective: tuple[SelectiveResult, set[str], str] | None = None) -> RankResult:
     """Rank the decisions of the judge run in ``folder/judge`` (one judge's, or a jury's
-    with each judge's order effects) and write the ranking to ``folder``.
+    with each judge's order effects) and write the ranking to ``folder``; with
+    ``selective`` (the rule, the pairs it accepts, the calibration file:
+    :func:`.selective.selective_pairs`), only the accepted pairs' decisions.
 
     Raises:
-        ConfigError: no pair decided; an unknown baseline.
+        ConfigError: no pair decided (or, selective, none accepted); an unknown baseline.
     """
     from .live import JUDGE_FOLDER, comparisons_of_run, judges_order_effects
 
     judged = folder / JUDGE_FOLDER
-    comparisons, failed = comparisons_of_run(judged, pairs, outputs)
+    only = selective[1] if selective is not None else None
+    comparisons, failed = comparisons_of_run(judged, pairs, outputs, only=only)
+    if selective is not None:
+        from dataclasses import replace
+
+        from .selective import selective_summary
+
+        rule, accepted, calibration = selective
+        summary = selective_summary(rule, calibration)
+        if not accepted:
+            raise ConfigError(f"nothing to rank: {summary['guarantee']} (selective judging "
+                              f"accepted none of the {rule.unlabelled[1]} pairs; rank "
+                              f"without --target-agreement ranks every verdict)")
     board = rank_comparisons(comparisons, baseline=baseline, rounds=rounds, seed=seed,
                              n_failed=failed, source=str(source), judge=judge,
                              systems=outputs.systems)
+    if selective is not None:
+        board = replace(board, extra={**board.extra, "selective": summary}, notes=(
+            *board.notes, f"selective judging: only the {len(accepted)} of "
+            f"{rule.unlabelled[1]} judged pairs accepted at {100 * rule.target:g}% "
+            f"guaranteed agreement are ranked (abstained pairs left out, never a tie): "
+            f"{summary['guarantee']}"))
     if jury:
         from dataclasses import replace
 
