@@ -281,3 +281,9 @@ def test_batch_files_go_to_a_server_and_back(tmp_path: Path) -> None:
     assert status.exit_code == 0, status.output
     assert "0-1" in status.output and "file:0-1" in status.output
     assert "1 batch(es), 0 in flight" in status.output
+    # export's variable does not stop the other actions; an explicit -o does
+    env = {"JURYBOX_BATCH_EXPORT_OUT": str(requests)}
+    again = cli.invoke(app, ["batch", "status", str(run)], terminal_width=200, env=env)
+    assert again.exit_code == 0 and again.output == status.output
+    refused = cli.invoke(app, ["batch", "status", str(run), "-o", str(requests)])
+    assert refused.exit_code == 2 and "--out is for export" in refused.output

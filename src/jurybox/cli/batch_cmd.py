@@ -7,6 +7,7 @@ import asyncio
 from pathlib import Path
 from typing import Annotated, Optional
 
+import typer
 
 from ._declared import argument, declared
 from ..terminal import safe_text
@@ -18,6 +19,7 @@ ACTIONS = ("status", "cancel", "export", "import")
 
 @fail_cleanly
 def batch(
+    ctx: typer.Context,
     action: Annotated[str, argument("batch action")],
     run: Annotated[Path, argument("batch run")],
     file: Annotated[Optional[Path], argument("batch file")] = None,
@@ -36,7 +38,11 @@ def batch(
                           "actions take only RUN" if file is not None else
                           "import needs FILE: the output file of `vllm run-batch -o`")
     if out is not None and action != "export":
-        raise ConfigError("--out is for export")
+        source = ctx.get_parameter_source("out")
+        if getattr(source, "name", None) != "ENVIRONMENT":  # JURYBOX_BATCH_EXPORT_OUT: export's
+            raise ConfigError(f"--out is for export (jurybox batch export RUN -o FILE), not "
+                              f"{action}")
+        out = None
     if action == "status":
         _status(run)
     elif action == "cancel":
