@@ -232,19 +232,23 @@ def choosy(request: dict) -> str:
     return fair(request)
 
 
-def test_a_selective_ranking_ranks_only_the_accepted_verdicts(tmp_path):
+def _rank_choosy(tmp_path, *extra):
     systems = tmp_path / "systems.jsonl"
     systems.write_text("".join(json.dumps(r) + "\n" for r in SELECTIVE_ROWS))
-    calibration = tmp_path / "calibration.jsonl"
-    calibration.write_text("".join(json.dumps(r) + "\n" for r in CALIBRATION))
     with fake_server(choosy) as url:
         result = cli.invoke(app, [
             "rank", str(systems), "--model", "vllm/m", "--base-url", url, "--structured", "off",
             "--attempts", "1", "--no-cache", "--rounds", "200", "--baseline", "base",
-            "--out", str(tmp_path / "rank"), "--target-agreement", "0.8",
-            "--calibration", str(calibration)])
+            "--out", str(tmp_path / "rank"), *extra])
     assert result.exit_code == 0, result.output
-    s = json.loads((tmp_path / "rank" / "summary.json").read_text())
+    return result, json.loads((tmp_path / "rank" / "summary.json").read_text())
+
+
+def test_a_selective_ranking_ranks_only_the_accepted_verdicts(tmp_path):
+    calibration = tmp_path / "calibration.jsonl"
+    calibration.write_text("".join(json.dumps(r) + "\n" for r in CALIBRATION))
+    result, s = _rank_choosy(tmp_path, "--target-agreement", "0.8",
+                             "--calibration", str(calibration))
     sel = s["selective"]
     # half the 40 calibration pairs calibrate: the judge's both-orders agreement (1 on the
     # 30 it gets right, 0 on the hard ones) certifies 80% at threshold 1; the other half
@@ -266,15 +270,7 @@ def test_a_selective_ranking_ranks_only_the_accepted_verdicts(tmp_path):
 
 
 def test_without_selective_the_hard_pair_is_a_tie(tmp_path):
-    systems = tmp_path / "systems.jsonl"
-    systems.write_text("".join(json.dumps(r) + "\n" for r in SELECTIVE_ROWS))
-    with fake_server(choosy) as url:
-        result = cli.invoke(app, [
-            "rank", str(systems), "--model", "vllm/m", "--base-url", url, "--structured", "off",
-            "--attempts", "1", "--no-cache", "--rounds", "200", "--baseline", "base",
-            "--out", str(tmp_path / "rank")])
-    assert result.exit_code == 0, result.output
-    s = json.loads((tmp_path / "rank" / "summary.json").read_text())
+    _, s = _rank_choosy(tmp_path)
     good = next(r for r in s["systems"] if r["name"] == "good")
     assert good["win_rate"] == 62.5  # (1 + 1 + 0.5 + 0) / 4: the orders' net tie counts half
     assert "selective" not in s

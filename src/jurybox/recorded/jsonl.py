@@ -105,6 +105,23 @@ def check_keys(path: Path, line: int, row: dict, required: Sequence[str],
                             f"{what}: {', '.join(allowed)}", line=line, field=str(key)[:80])
 
 
+def check_entry(path: Path, line: int, field: str, entry: dict, keys: Sequence[str]) -> None:
+    """A judge's entry (an object): ``keys[0]`` present, no key outside ``keys``.
+
+    Raises:
+        DataError: an unknown key (with a did-you-mean) or the missing first key, naming file,
+            line and field (``field.key``).
+    """
+    unknown = sorted(set(entry) - set(keys))
+    if unknown:
+        raise DataError(path, f"unknown key {unknown[0]!r:.40}"
+                        f"{did_you_mean(unknown[0], keys) or ';'} a judge's entry holds "
+                        f"{keys[0]!r} and optional {', '.join(map(repr, keys[1:]))}",
+                        line=line, field=f"{field}.{unknown[0]}"[:120])
+    if keys[0] not in entry:
+        raise DataError(path, f"missing {keys[0]!r}", line=line, field=field)
+
+
 def mixed_kinds(path: Path, line: int, first: int, listwise_here: bool) -> DataError:
     """The error of a line of the other kind than the file's first line (pairwise lines have
     no ``candidates``; listwise ones do: :mod:`jurybox.recorded.listwise`)."""
@@ -122,14 +139,7 @@ def _verdicts(path: Path, line: int, field: str, value: object, n: int
     texts: object = ()
     probabilities: tuple[float | None, ...] = ()
     if isinstance(value, dict):
-        unknown = sorted(set(value) - set(_JUDGE_KEYS))
-        if unknown:
-            raise DataError(path, f"unknown key {unknown[0]!r:.40}"
-                            f"{did_you_mean(unknown[0], _JUDGE_KEYS) or ';'} a judge's entry "
-                            f"holds 'verdicts' and optional 'texts' and 'probabilities'",
-                            line=line, field=f"{field}.{unknown[0]}"[:120])
-        if "verdicts" not in value:
-            raise DataError(path, "missing 'verdicts'", line=line, field=field)
+        check_entry(path, line, field, value, _JUDGE_KEYS)
         texts = value.get("texts", ())
         probabilities = _probabilities(path, line, f"{field}.probabilities",
                                        value.get("probabilities", ()), n)

@@ -36,8 +36,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..datasets.validate import check_file, check_name, check_text
-from ..errors import DataError, did_you_mean
-from .jsonl import _rows, check_keys, mixed_kinds
+from ..errors import DataError
+from .jsonl import _rows, check_entry, check_keys, mixed_kinds
 from .model import Grouped
 
 __all__ = ["ListwiseItem", "ListwiseRecording", "read_listwise_jsonl", "looks_listwise",
@@ -169,14 +169,7 @@ def _judge(path: Path, line: int, field: str, value: object, k: int, n: int
     """(picks, scores, rankings, texts) of one judge's entry, each () when not recorded."""
     entry: dict = {"picks": value} if isinstance(value, list) else {}
     if isinstance(value, dict):
-        unknown = sorted(set(value) - set(_JUDGE_KEYS))
-        if unknown:
-            raise DataError(path, f"unknown key {unknown[0]!r:.40}"
-                            f"{did_you_mean(unknown[0], _JUDGE_KEYS) or ';'} a judge's entry "
-                            f"holds 'picks' and optional 'scores', 'ranking', 'texts'",
-                            line=line, field=f"{field}.{unknown[0]}"[:120])
-        if "picks" not in value:
-            raise DataError(path, "missing 'picks'", line=line, field=field)
+        check_entry(path, line, field, value, _JUDGE_KEYS)
         entry = value
         field = f"{field}.picks"
     elif not isinstance(value, list):

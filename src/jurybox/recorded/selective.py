@@ -83,10 +83,10 @@ def stage_signal(table: SignalTable, stage: str) -> Signal:
     if len(judges) == 1 and f"order:{judges[0]}" in table.signals:
         return table.signals[f"order:{judges[0]}"]
     signal = named_signal(table, stage)
-    if signal is None:
-        raise ValueError(f"cascade stage {stage!r}: not a judge of {table.subset} "
-                         f"({', '.join(table.judges)}), a signal, or a jury a+b")
-    return signal
+    if signal is not None:
+        return signal
+    raise ValueError(f"cascade stage {stage!r}: not a judge of {table.subset} "
+                     f"({', '.join(table.judges)}), a signal, or a jury a+b")
 
 
 @dataclass(frozen=True)
