@@ -272,9 +272,9 @@ def selective(recordings: str | Path | list[Recording], *, target: float, delta:
     from .recorded.selective import selective_sets
 
     if isinstance(recordings, (str, Path)) and (Path(recordings) / "run.json").is_file():
-        if signal is not None or cascade is not None:
-            raise ConfigError("a run's verdicts have one signal, their order agreement: give "
-                              "no signal or cascade")
+        if signal is not None or cascade is not None or cascade_rule != "per-stage":
+            raise ConfigError("a run's verdicts have their own signals (order agreement, "
+                              "token probability): give no signal, cascade or cascade rule")
         from .judging.selective import selective_run
 
         return list(selective_run(recordings, target=target, delta=delta,

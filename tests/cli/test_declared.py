@@ -5,7 +5,6 @@ from __future__ import annotations
 import tomllib
 from importlib.resources import files
 
-import click
 import pytest
 from typer.main import get_command
 
@@ -17,12 +16,12 @@ def _table() -> dict[str, dict[str, str]]:
     return tomllib.loads(files("jurybox.cli").joinpath("options.toml").read_text("utf-8"))
 
 
-def _every_param() -> list[tuple[str, click.Parameter]]:
+def _every_param() -> list[tuple[str, object]]:
     root = get_command(app)
-    ctx = click.Context(root)
+    ctx = root.context_class(root)  # typer's own click, vendored or not
     out = []
 
-    def walk(cmd: click.Command, path: str) -> None:
+    def walk(cmd, path: str) -> None:
         for p in cmd.params:
             out.append((path, p))
         for name in getattr(cmd, "list_commands", lambda ctx: [])(ctx):
@@ -50,7 +49,7 @@ def test_every_entry_names_a_known_panel_and_only_known_fields():
         assert ("help" in entry) != ("help_as" in entry), key
 
 
-def _param(command: str, name: str) -> click.Parameter:
+def _param(command: str, name: str):
     return next(p for c, p in _every_param() if c == command and p.name == name)
 
 

@@ -282,3 +282,41 @@ def test_the_cli_knows_the_librarys_cascade_rules():
     from jurybox.recorded.selective import CASCADE_RULES
 
     assert cli_rules == CASCADE_RULES
+
+
+def test_a_probability_signal_needs_only_its_judge(tmp_path):
+    from jurybox.recorded.selective import _judges_needed
+
+    assert _judges_needed(["probability:X", "order:Y"], ["X", "Y", "Z"]) == ["X", "Y"]
+    assert _judges_needed(["lex:X"], ["X", "Y", "Z"]) == ["X", "Y", "Z"]
+
+
+def test_jury_weights_count_by_their_ratios_whatever_their_scale():
+    votes = {j: v for j, v in TINY.items()}
+    labels = ["A"] * 4
+    one = jury_signal(["X", "Y", "Z"], votes, labels, weights={"X": 1, "Y": 1, "Z": 1})
+    huge = jury_signal(["X", "Y", "Z"], votes, labels,
+                       weights={"X": 1e308, "Y": 1e308, "Z": 1e308})
+    assert one.verdicts == huge.verdicts and _values(one) == _values(huge)
+
+
+def test_the_joint_rule_lowers_the_stage_nearest_the_strongest_first():
+    from jurybox.stats.joint_cascade import calibrate_cascade
+
+    # three stages on 40 items: a weak first stage (conf 1, always wrong), a good middle one
+    # (conf 1, right), the strongest (conf 1, right); the weak stage's first test fails, but
+    # only after the middle one has been lowered and kept
+    n = 40
+    weak, good, strong = np.ones(n), np.ones(n), np.ones(n)
+    agree = [np.zeros(n, bool), np.ones(n, bool), np.ones(n, bool)]
+    c = calibrate_cascade([weak, good, strong], agree, np.arange(n), target=0.8, delta=0.1)
+    assert [t[0] for t in c.tested] == [(None, None, 1.0), (None, 1.0, 1.0), (1.0, 1.0, 1.0)]
+    assert c.thresholds == (None, 1.0, 1.0) and c.n_accepted == n and c.n_disagree == 0
+
+
+def test_the_cascade_rule_is_checked_once_up_front():
+    recs = _recordings(TINY)
+    with pytest.raises(ValueError, match="^the cascade rule is per-stage, joint or auto"):
+        selective_sets(recs, target=0.8, cascade=["X", "Y"], cascade_rule="JOINT")
+    with pytest.raises(ValueError, match="give a cascade too"):
+        selective_sets(recs, target=0.8, cascade_rule="joint")

@@ -307,7 +307,8 @@ def print_selective(recordings: list[Recording], opts: SelectiveOptions, *,
         raise ConfigError(f"selective judging: {exc}") from None
     if not results:
         raise ConfigError("selective judging: no recorded set to judge")
-    return _report(results, skipped, opts, out, source=source, of="recorded")
+    return _report(results, skipped, opts, out, source=source, of="recorded",
+                   weights=weights)
 
 
 def report_selective(results: list[Any], opts: SelectiveOptions) -> None:
@@ -318,7 +319,7 @@ def report_selective(results: list[Any], opts: SelectiveOptions) -> None:
 
 def _report(results: list[Any], skipped: list[str], opts: SelectiveOptions,
             out: Path | None, *, file: Path | None = None, source: str = "",
-            of: str = "recorded") -> list[Any]:
+            of: str = "recorded", weights: dict[str, float] | None = None) -> list[Any]:
     """Print the table, the guarantee and what was skipped; write ``out/summary.json`` (or
     ``file``)."""
     from ..stats.selective import percent
@@ -352,6 +353,7 @@ def _report(results: list[Any], skipped: list[str], opts: SelectiveOptions,
         write_json_atomic(target, {"selective": {
             "target": opts.target, "delta": opts.delta, "calibration_share": opts.share,
             "seed": opts.seed, "signal": opts.signal, "cascade": opts.cascade,
+            "cascade_rule": opts.cascade_rule if opts.cascade else None, "weights": weights,
             "source": source, "of": of, "sets": [_result_json(r) for r in results],
             "not_applicable": skipped}})
         console.print(safe_text(f"written: {target}"), markup=False)

@@ -151,6 +151,10 @@ def jury_signal(judges: Sequence[str], verdicts: Mapping[str, Sequence[tuple[Ver
     w = dict(weights or {})
     if any(not np.isfinite(x) or x < 0 for x in w.values()):
         raise ValueError(f"jury weights must be finite and >= 0, got {w}")
+    w = {j: w.get(j, 1.0) for j in judges}  # judges not named weigh 1
+    top = max(w.values(), default=0.0)
+    if top > 1:  # only ratios matter: scaled so that vote totals stay finite
+        w = {j: x / top for j, x in w.items()}
     decided: list[tuple[Verdict | None, float]] = []
     for i in range(len(labels)):
         totals = _votes(judges, verdicts, w, i)

@@ -245,7 +245,7 @@ def _judges_needed(names: Sequence[str], judges: Sequence[str]) -> list[str]:
     needed: list[str] = []
     for name in names:
         kind, _, rest = name.partition(":")
-        if kind == "order" and rest:
+        if kind in ("order", "probability") and rest:
             parts = [rest]
         elif kind in ("jury", "lex"):  # the jury, or a judge backed by it: every judge
             return list(judges)
@@ -293,6 +293,12 @@ def selective_sets(recordings: Sequence[Recording], *, target: float, delta: flo
     if signal is not None and cascade is not None:
         raise ValueError("give a signal or a cascade, not both (a cascade's stages are its "
                          "judges' signals)")
+    if cascade_rule not in CASCADE_RULES:
+        raise ValueError(f"the cascade rule is per-stage, joint or auto, got "
+                         f"{cascade_rule!r:.40}")
+    if cascade_rule != "per-stage" and cascade is None:
+        raise ValueError(f"the cascade rule {cascade_rule!r} is how a cascade is calibrated: "
+                         f"give a cascade too")
     check_shares(target=target, delta=delta, calibration_share=calibration_share)
     if isinstance(cascade, str):
         cascade = _names(cascade, "cascade")

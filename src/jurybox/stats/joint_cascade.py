@@ -14,9 +14,12 @@ The thresholds move along a path fixed from the calibration confidences alone (b
 label is read), step by step:
 
 1. the strongest stage at its highest calibration confidence, every other stage off;
-2. each cheaper stage in turn, cheapest first, its threshold going down its distinct
-   calibration confidences (high to low), the stages before it held at their lowest value;
-3. last, the strongest stage's threshold going down the same way.
+2. each cheaper stage in turn, from the one just before the strongest back to the cheapest,
+   its threshold going down its distinct calibration confidences (high to low), the stages
+   already lowered held at their lowest value (so a weak cheap stage, whose first test
+   fails, ends the sequence only after the stronger ones have taken what they can);
+3. last, the strongest stage's threshold going down the same way (reached only when every
+   cheaper stage passed at its lowest value).
 
 Each step tests "the cascade's disagreement rate on what it accepts exceeds alpha" with the
 exact binomial p-value ``P(Binomial(n, alpha) <= k)`` (``n`` accepted calibration items, ``k``
@@ -96,7 +99,7 @@ def _path(confidence: Sequence[np.ndarray], items: np.ndarray) -> list[tuple[flo
     if len(values[-1]):
         held[-1] = float(values[-1][0])
         steps.append(tuple(held))
-    for s in [*range(k - 1), k - 1]:
+    for s in [*range(k - 2, -1, -1), k - 1]:
         for lam in values[s][1:] if s == k - 1 else values[s]:
             held[s] = float(lam)
             steps.append(tuple(held))
