@@ -23,9 +23,9 @@ if TYPE_CHECKING:
     from ..recorded import Recording
     from ..recorded.selective import CascadeResult, SelectiveResult
 
-__all__ = ["SelectiveFlags", "SelectiveOptions", "after_run", "not_selectable",
-           "print_run_selective", "print_selective", "report_selective", "selective_for",
-           "titled"]
+__all__ = ["SelectiveFlags", "SelectiveOptions", "after_run", "check_cascade_rule",
+           "not_selectable", "print_run_selective", "print_selective", "report_selective",
+           "selective_for", "titled"]
 
 
 TargetOpt = Annotated[Optional[float], declared("--target-agreement")]
@@ -38,6 +38,12 @@ CascadeRuleOpt = Annotated[str, declared("--cascade-rule")]
 
 #: --cascade-rule's values (jurybox.recorded.selective.CASCADE_RULES; a test keeps them equal)
 CASCADE_RULES = ("per-stage", "joint", "auto")
+
+
+def check_cascade_rule(rule: str) -> None:
+    """Raises ConfigError: ``rule`` is not one of :data:`CASCADE_RULES`."""
+    if rule not in CASCADE_RULES:
+        raise ConfigError(f"--cascade-rule is {', '.join(CASCADE_RULES)}, got {rule!r:.40}")
 
 
 @dataclass(frozen=True)
@@ -90,9 +96,7 @@ class SelectiveOptions:
         if self.signal is not None and self.cascade is not None:
             raise ConfigError("give --signal or --cascade, not both (a cascade's stages are "
                               "its judges' signals)")
-        if self.cascade_rule not in CASCADE_RULES:
-            raise ConfigError(f"--cascade-rule is {', '.join(CASCADE_RULES)}, got "
-                              f"{self.cascade_rule!r:.40}")
+        check_cascade_rule(self.cascade_rule)
         if self.cascade_rule != "per-stage" and self.cascade is None:
             raise ConfigError(f"--cascade-rule {self.cascade_rule} is how a cascade is "
                               f"calibrated: give --cascade too")

@@ -17,7 +17,8 @@ from ._outputs import outputs_table, print_outputs
 from ._learned import LearnOpt, SplitsOpt
 from ._recorded import (UNPARSED_RULES, jury_table, parse_weights, print_recorded,
                         recorded_table)
-from ._selective import CASCADE_RULES, CascadeOpt, CascadeRuleOpt, SelectiveFlags, SignalOpt
+from ._selective import (CascadeOpt, CascadeRuleOpt, SelectiveFlags, SignalOpt,
+                         check_cascade_rule)
 from ._tables import pct_decimals
 
 if TYPE_CHECKING:
@@ -69,9 +70,7 @@ def score(
         target.is_file() and (target.suffix == ".json" or (
             target.suffix in (".jsonl", ".gz") and looks_recorded(target))))
     filters = {"--subset": subset, "--judge": judge, "--strategy": strategy}
-    if cascade_rule not in CASCADE_RULES:
-        raise ConfigError(f"--cascade-rule is {', '.join(CASCADE_RULES)}, got "
-                          f"{cascade_rule!r:.40}")
+    check_cascade_rule(cascade_rule)  # a bad JURYBOX_CASCADE_RULE too, selective or not
     chosen = {"--signal": signal, "--cascade": cascade,
               "--cascade-rule": None if cascade_rule == "per-stage" else cascade_rule}
     target_agreement = selective.target_agreement

@@ -140,6 +140,11 @@ class CascadeResult:
 CASCADE_RULES = ("per-stage", "joint", "auto")
 
 
+def _check_rule(rule: str) -> None:
+    if rule not in CASCADE_RULES:
+        raise ValueError(f"the cascade rule is per-stage, joint or auto, got {rule!r:.40}")
+
+
 def cascade_split(table: SignalTable, stages: Sequence[str], *, target: float, delta: float,
                   calibration_share: float = 0.5, seed: int = 0,
                   rule: str = "per-stage") -> CascadeResult:
@@ -154,8 +159,7 @@ def cascade_split(table: SignalTable, stages: Sequence[str], *, target: float, d
     """
     if not stages:
         raise ValueError("a cascade needs at least one stage")
-    if rule not in CASCADE_RULES:
-        raise ValueError(f"the cascade rule is per-stage, joint or auto, got {rule!r:.40}")
+    _check_rule(rule)
     signals = [stage_signal(table, s) for s in stages]
     cal, test = split_items(table.n, calibration_share, seed)
     if rule == "auto":
@@ -293,9 +297,7 @@ def selective_sets(recordings: Sequence[Recording], *, target: float, delta: flo
     if signal is not None and cascade is not None:
         raise ValueError("give a signal or a cascade, not both (a cascade's stages are its "
                          "judges' signals)")
-    if cascade_rule not in CASCADE_RULES:
-        raise ValueError(f"the cascade rule is per-stage, joint or auto, got "
-                         f"{cascade_rule!r:.40}")
+    _check_rule(cascade_rule)
     if cascade_rule != "per-stage" and cascade is None:
         raise ValueError(f"the cascade rule {cascade_rule!r} is how a cascade is calibrated: "
                          f"give a cascade too")

@@ -34,13 +34,12 @@ allows: fewer items reach the strongest judge than when every stage spends only 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from .selective import check_shares, clopper_pearson_upper
+from .selective import check_shares, clopper_pearson_upper, least_testable
 
 __all__ = ["JointCalibration", "calibrate_cascade", "cascade_stage_of"]
 
@@ -146,7 +145,7 @@ def calibrate_cascade(confidence: Sequence[np.ndarray], agree: Sequence[np.ndarr
     conf = [np.asarray(c, dtype=float) for c in confidence]
     ok = [np.asarray(a, dtype=bool) for a in agree]
     alpha = 1 - target
-    least = max(1, math.ceil(math.log(delta) / math.log(target) - 1e-9))
+    least = least_testable(target, delta)
     tested: list[tuple[tuple[float | None, ...], int, int, float]] = []
     chosen: tuple[tuple[float | None, ...], int, int] | None = None
     for step in _path(conf, items):

@@ -28,7 +28,7 @@ import numpy as np
 
 __all__ = ["Calibration", "SelectiveOutcome", "SelectiveResult", "calibrate_on",
            "calibrate_threshold", "check_shares", "choose_signal", "clopper_pearson_upper",
-           "guarantee_text", "percent", "selective_outcome", "split_items"]
+           "guarantee_text", "least_testable", "percent", "selective_outcome", "split_items"]
 
 
 def clopper_pearson_upper(k: int, n: int, confidence: float) -> float:
@@ -112,6 +112,18 @@ def check_shares(**shares: object) -> None:
             raise ValueError(f"{name} must be a number in (0, 1), got {value!r:.40}")
 
 
+def least_testable(target: float, delta: float) -> int:
+    """The fewest accepted items a threshold can pass with: fewer fail the exact test even
+    with no disagreement (``target ** n > delta``), whatever the labels, so a threshold (or a
+    cascade's step) accepting fewer is not tested and cannot end the sequence; which ones are
+    tested then depends on the confidences alone.
+
+    >>> least_testable(0.8, 0.1)  # 0.8 ** 10 = 0.107 > 0.1, 0.8 ** 11 = 0.086
+    11
+    """
+    return max(1, math.ceil(math.log(delta) / math.log(target) - 1e-9))
+
+
 def calibrate_threshold(confidence: Sequence[float], agree: Sequence[bool], *, target: float,
                         delta: float) -> Calibration:
     """Choose the lowest confidence threshold whose agreement is certified (fixed-sequence
@@ -152,10 +164,7 @@ def calibrate_threshold(confidence: Sequence[float], agree: Sequence[bool], *, t
     if np.isnan(conf).any():
         raise ValueError("a confidence is NaN: leave items without a verdict out")
     alpha = 1 - target
-    # a threshold accepting fewer items than this fails even with no disagreement
-    # ((1 - alpha) ** n > delta), whatever the labels: it is not tested, so that it cannot
-    # end the sequence (which thresholds are tested depends on the confidences alone)
-    least = max(1, math.ceil(math.log(delta) / math.log(target) - 1e-9))
+    least = least_testable(target, delta)
     tested: list[tuple[float, int, int, float]] = []
     chosen: tuple[float, int, int] | None = None
     for lam in np.unique(conf)[::-1]:
