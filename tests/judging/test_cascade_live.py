@@ -168,3 +168,49 @@ def test_pairs_of_identical_responses_are_refused_before_any_call(tmp_path):
     assert result.exit_code == 2, result.output
     assert "have identical candidates" in " ".join(result.output.split())
     assert not (tmp_path / "out").exists()
+
+
+def test_bench_cascade_judges_the_datasets_pairs_with_both_orders(tmp_path):
+    # the same 80 pairs as JudgeBench lines (its label the gold): bench's default protocol
+    # for pairwise data is both-orders, so the stages are the judge command's
+    import json
+
+    from typer.testing import CliRunner
+
+    from jurybox.cli import app
+
+    path = tmp_path / "pairs.jsonl"
+    path.write_text("".join(json.dumps({
+        "pair_id": item["id"], "question": item["prompt"], "response_A": item["candidates"][0],
+        "response_B": item["candidates"][1], "label": "A>B", "source": "mmlu-pro-law"}) + "\n"
+        for item in ITEMS))
+    with fake_server(by_model) as url:
+        result = CliRunner().invoke(app, [
+            "bench", str(path), "--cascade", "vllm/cheap,vllm/strong", "--base-url", url,
+            "--structured", "off", "--attempts", "1", "--no-cache",
+            "--target-agreement", "0.8", "--split-seed", "1", "--out", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    record = json.loads((tmp_path / "out" / "cascade.json").read_text())["cascade"]
+    assert [(s["model"], s["asked"], s["accepted"], s["model_calls"])
+            for s in record["stages"]] == [("vllm/cheap", 80, 40, 160),
+                                           ("vllm/strong", 40, 40, 80)]
+    assert (record["test"]["n_accepted"], record["test"]["agreement"]) == (40, 1.0)
+    run = json.loads((tmp_path / "out" / "stage-1-vllm-cheap" / "run.json").read_text())
+    assert run["config"]["protocol"] == "both-orders"
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--protocols", "pcf,direct"], "--cascade judges with one protocol"),
+    (["--protocols", "both-orders"], "protocol 'both-orders' judges pairwise items"),
+    (["--model", "sim"], "give it instead of --model or --jury"),
+])
+def test_bench_cascade_refuses_before_any_call(tmp_path, args, message):
+    from typer.testing import CliRunner
+
+    from jurybox.cli import app
+
+    result = CliRunner().invoke(app, ["bench", "truthfulqa", "--limit", "4", "--cascade",
+                                      "sim", "--target-agreement", "0.8",
+                                      "--out", str(tmp_path / "out"), *args])
+    assert result.exit_code == 2 and message in " ".join(result.output.split()), result.output
+    assert not (tmp_path / "out").exists()

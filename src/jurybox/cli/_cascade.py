@@ -1,10 +1,11 @@
-"""``jurybox judge FILE --cascade a,b --target-agreement P``: a live cascade of judges,
-cheapest first (:func:`jurybox.judging.cascade.cascade_judge`), from the command line."""
+"""``jurybox judge FILE --cascade a,b --target-agreement P`` and ``jurybox bench DATASET
+--cascade a,b --target-agreement P``: a live cascade of judges, cheapest first
+(:func:`jurybox.judging.cascade.cascade_judge`), from the command line."""
 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import replace
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,19 +18,26 @@ from ._selective import SelectiveOptions, titled
 __all__ = ["print_live_cascade", "run_cascade_command"]
 
 
-def run_cascade_command(file: str, cascade: str, config: Any, groups: Any, selective: Any, *,
-                        pool: tuple, out: Path | None, model: str | None,
-                        jury: object | None, settings: dict[str, Any]) -> None:
-    """Check the request (before any model call), read the items as the judge run reads
-    them, run the cascade and print it; ``settings``: the judge settings every stage takes
-    (``k`` and the command's protocol settings).
+def run_cascade_command(data: str, cascade: str, groups: Any, selective: Any, *,
+                        select: Callable[[str], tuple[list[Any], str]], pool: tuple,
+                        out: Path | None, model: str | None, jury: object | None,
+                        settings: dict[str, Any], folder_key: str) -> None:
+    """Check the request (before any model call), read the items as the command's run reads
+    them, run the cascade and print it.
+
+    Args:
+        data: the command's file or bundled dataset (named in errors).
+        select: the first stage's model spec -> (the items, checked and selected as the
+            command selects them, and the protocol every stage judges with).
+        settings: the judge settings every stage takes (``k`` and the command's protocol
+            settings).
+        folder_key: what names the default folder (``runs/cascade-<stem>-<hash>``).
 
     Raises:
         ConfigError: no --target-agreement; --model or --jury with --cascade; a dry run; a
             stage named twice or none; as ``jurybox judge``.
         DataError: bad items (file, line, field).
     """
-    from ..judging import prepare_judge
     from ..judging.cascade import cascade_judge
     from ..providers.spec import require_model
 
@@ -46,24 +54,23 @@ def run_cascade_command(file: str, cascade: str, config: Any, groups: Any, selec
     if not stages or len(set(stages)) != len(stages):
         raise ConfigError(f"--cascade needs one or more different judges, got {cascade!r}")
     for stage in stages:
-        require_model(stage, file)
-    prepared = prepare_judge(replace(config, model=stages[0]))  # the items, checked
+        require_model(stage, data)
     from ..datasets.items import PairwiseItem
 
-    items = list(prepared.selection)  # --limit: its seeded sample
+    items, protocol = select(stages[0])
     same = [i.item_id for i in items if (i.response_a == i.response_b
                                           if isinstance(i, PairwiseItem)
                                           else len(set(i.candidates)) < len(i.candidates))]
     if same:  # each stage is given its items again, as the generic format, which refuses them
-        raise ConfigError(f"{file}: {len(same)} item(s) have identical candidates (e.g. id "
+        raise ConfigError(f"{data}: {len(same)} item(s) have identical candidates (e.g. id "
                           f"{same[0]!r:.60}), which a cascade cannot judge: judge or bench "
                           f"them with --model (a pair of identical responses is a tie)")
-    folder = out or Path("runs") / ("cascade-" + Path(file).stem + "-" + hashlib.sha256(
-        f"{file}|{cascade}|{config.protocol}".encode()).hexdigest()[:8])
+    folder = out or Path("runs") / ("cascade-" + Path(data).stem + "-" + hashlib.sha256(
+        folder_key.encode()).hexdigest()[:8])
     try:
         result = cascade_judge(items, stages, target=opts.target, delta=opts.delta,
                                calibration_share=opts.share, seed=opts.seed, out=folder,
-                               protocol=config.protocol, options=groups.jury_options(pool),
+                               protocol=protocol, options=groups.jury_options(pool),
                                **settings)
     except ValueError as exc:
         raise ConfigError(f"--cascade: {exc}") from None
@@ -80,8 +87,8 @@ def _per_accepted(accepted: int, calls: int, usd: list[float | None]) -> str:
 
 
 def print_live_cascade(result: Any, opts: SelectiveOptions, out: Path) -> None:
-    """A live cascade's stages (``judge --cascade``), its outcome, the guarantee; written to
-    ``out/cascade.json``."""
+    """A live cascade's stages (``judge`` or ``bench --cascade``), its outcome, the
+    guarantee; written to ``out/cascade.json``."""
     from dataclasses import asdict
 
     from ..rundir import write_json_atomic

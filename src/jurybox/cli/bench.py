@@ -11,7 +11,7 @@ from ._common import default_out, grouped_command, judged_by
 from ._groups import (BatchFlags, CostOptions, EndpointOptions, ExecutorOptions, JudgeChoice,
                       OutputOptions, PromptOptions, ProtocolOptions, RunFlags, RunGroups,
                       SamplingOptions, SimOptions, finish_run, protocol_settings)
-from ._selective import SelectiveFlags, selective_for
+from ._selective import CascadeOpt, SelectiveFlags, selective_for
 from ._protocol_options import K
 
 if TYPE_CHECKING:
@@ -41,7 +41,7 @@ def bench(
     *, run: RunFlags, output: OutputOptions, endpoint: EndpointOptions,
     settings: ProtocolOptions, prompt: PromptOptions, sampling: SamplingOptions,
     sim: SimOptions, cost: CostOptions, batching: BatchFlags, execution: ExecutorOptions,
-    selective: SelectiveFlags,
+    selective: SelectiveFlags, cascade: CascadeOpt = None,
 ) -> None:
     """Judge a dataset with several protocols and compare them with paired statistics:
     listwise (best-of-N: direct vs permutation consensus) or pairwise (JudgeBench: one call,
@@ -56,12 +56,16 @@ def bench(
     subset = bench_subset(subset, dataset)
     model, panel = choice.model, choice.panel()
     chosen = selective_for(selective, panel)
+    judging = protocol_settings(settings, prompt, sampling, sim=sim_config, base_url=url)
     config = BenchConfig(
         dataset=dataset, model=choice.config_model(panel), protocols=names,
         baseline=baseline, k=k, limit=limit, seed=run.seed,
-        subset=None if subset == "all" else subset, n_candidates=n_candidates,
-        **protocol_settings(settings, prompt, sampling, sim=sim_config, base_url=url))
+        subset=None if subset == "all" else subset, n_candidates=n_candidates, **judging)
     groups = RunGroups(run, endpoint, execution, batching, cost)
+    if cascade is not None:
+        _bench_cascade(config, cascade, groups, selective, pool=pool, out=output.out,
+                       model=model, jury=choice.jury, settings={"k": k, **judging})
+        return
     if panel is not None:
         _bench_jury(config, panel, output.out, dry_run=cost.dry_run,
                     options=groups.jury_options(pool))
@@ -114,6 +118,43 @@ def bench_subset(subset: str | None, dataset: str) -> str:
                           f"{dataset_format(dataset)} data: leave --subset (and "
                           f"JURYBOX_SUBSET) unset")
     return subset or "Factuality"
+
+
+#: The protocol a bench cascade judges with when --protocols names none: its confidence is the
+#: share of permutations (orders) agreeing with the verdict.
+CASCADE_PROTOCOLS = {"listwise": "pcf", "pairwise": "both-orders"}
+
+
+def _bench_cascade(config: BenchConfig, cascade: str, groups: RunGroups, selective: object, *,
+                   pool: tuple, out: Path | None, model: str | None, jury: object | None,
+                   settings: dict) -> None:
+    """``bench --cascade a,b --target-agreement P``: the dataset's selected items (its gold
+    the labels) judged by a cascade of judges with one protocol.
+
+    Raises:
+        ConfigError: --protocols naming more than one protocol; as ``jurybox judge --cascade``.
+    """
+    from dataclasses import replace
+
+    from ..compare import prepare_bench
+    from ._cascade import run_cascade_command
+
+    if config.protocols is not None and len(config.protocols) != 1:
+        raise ConfigError(f"--cascade judges with one protocol, got --protocols "
+                          f"{','.join(config.protocols)}: name one (default: pcf for "
+                          f"listwise data, both-orders for pairwise)")
+
+    def select(first: str) -> tuple[list, str]:  # the items, checked; --limit's sample
+        prepared = prepare_bench(replace(config, model=first))  # the task's default protocols
+        if config.protocols is None:  # one: the one whose confidence is the orders' agreement
+            one = (CASCADE_PROTOCOLS[prepared.dataset.task],)
+            prepared = prepare_bench(replace(config, model=first, protocols=one),
+                                     dataset=prepared.dataset)
+        return list(prepared.selection), (prepared.config.protocols or ("pcf",))[0]
+
+    run_cascade_command(config.dataset, cascade, groups, selective, select=select, pool=pool,
+                        out=out, model=model, jury=jury, settings=settings,
+                        folder_key=f"{sorted(config.as_dict().items())}|{cascade}")
 
 
 def _bench_jury(config: BenchConfig, panel: Jury, out: Path | None, *, dry_run: bool,

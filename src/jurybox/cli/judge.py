@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import TYPE_CHECKING, Annotated, Optional
 
 
@@ -62,9 +63,13 @@ def judge(
     if cascade is not None:
         from ._cascade import run_cascade_command
 
-        run_cascade_command(file, cascade, config, groups, selective, pool=pool,
+        def select(first: str) -> tuple[list, str]:  # the items, checked; --limit's sample
+            return list(prepare_judge(replace(config, model=first)).selection), protocol
+
+        run_cascade_command(file, cascade, groups, selective, select=select, pool=pool,
                             out=output.out, model=model, jury=choice.jury,
-                            settings={"k": k, **judging})
+                            settings={"k": k, **judging},
+                            folder_key=f"{file}|{cascade}|{protocol}")
         return
     if panel is not None:
         from ..jury.run import default_jury_out
